@@ -1,0 +1,653 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/download"
+	"github.com/tributary-dev/tributary/internal/jsonx"
+	"github.com/tributary-dev/tributary/internal/transport"
+	"github.com/tributary-dev/tributary/pagination"
+)
+
+// maxBody bounds a page or record body read into memory.
+const maxBody = 256 << 20
+
+// maxErrorBody bounds an error body read for parsing.
+const maxErrorBody = 64 << 10
+
+// Setup is what a kind passes to Open.
+type Setup struct {
+	Kind *Kind
+	// Options are the caller's options.
+	Options tributary.Options
+	// DefaultBaseURL is the vendor's origin (and path prefix) for this
+	// account; Options.BaseURL replaces it.
+	DefaultBaseURL string
+	// Auth applies the credentials.
+	Auth transport.Auth
+	// Header is sent on every request to the origin.
+	Header http.Header
+	// Secrets are credential values that must never appear in an error.
+	Secrets []string
+	// MaxConcurrency is the kind's default cap (Options.MaxConcurrency wins).
+	MaxConcurrency int
+}
+
+// Connector is a direct-mode connector driven by a Kind.
+type Connector struct {
+	kind     *Kind
+	base     *url.URL
+	client   *transport.Client
+	catalog  []tributary.Entity
+	byName   map[string]*Entity
+	secrets  []string
+	now      func() time.Time
+	download download.Options
+}
+
+// Open builds a Connector.
+func Open(s Setup) (*Connector, error) {
+	raw := s.DefaultBaseURL
+	if s.Options.BaseURL != "" {
+		raw = s.Options.BaseURL
+	}
+	base, err := ParseBaseURL(raw)
+	if err != nil {
+		return nil, &tributary.Error{Kind: s.Kind.Type, Err: tributary.ErrInvalidCredentials, Message: "base URL: " + err.Error()}
+	}
+	c := &Connector{kind: s.Kind, base: base, byName: map[string]*Entity{}, now: time.Now}
+	for i := range s.Kind.Entities {
+		e := &s.Kind.Entities[i]
+		c.byName[e.Name] = e
+		c.catalog = append(c.catalog, e.Entity)
+	}
+	for _, sec := range s.Secrets {
+		if len(sec) >= 4 {
+			c.secrets = append(c.secrets, sec)
+		}
+	}
+	o := s.Options
+	cfg := transport.Config{
+		Origin:           &url.URL{Scheme: base.Scheme, Host: base.Host},
+		Auth:             s.Auth,
+		Header:           s.Header,
+		Base:             o.HTTPClient,
+		Logger:           o.Logger,
+		UserAgent:        o.UserAgent,
+		MaxRetries:       o.Retry.MaxRetries,
+		MinBackoff:       o.Retry.MinBackoff,
+		MaxBackoff:       o.Retry.MaxBackoff,
+		MaxRateLimitWait: o.Retry.MaxRateLimitWait,
+		MaxConcurrency:   s.MaxConcurrency,
+		Classify:         s.Kind.Retryable,
+	}
+	if o.MaxConcurrency > 0 {
+		cfg.MaxConcurrency = o.MaxConcurrency
+	}
+	if o.RatePerSecond > 0 {
+		burst := o.RateBurst
+		if burst < 1 {
+			burst = 1
+		}
+		cfg.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), burst)
+	}
+	if s.Kind.RetryAfter != nil {
+		ra := s.Kind.RetryAfter
+		cfg.RetryAfter = func(resp *http.Response) (time.Duration, bool) { return ra(resp, time.Now()) }
+	}
+	c.client = transport.New(cfg)
+	return c, nil
+}
+
+// ParseBaseURL checks a base URL: absolute http(s), no query or fragment;
+// a trailing slash of its path is dropped.
+func ParseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a URL", raw)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("%q must be an absolute http(s) URL", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, fmt.Errorf("%q must not carry a query, fragment or user info", raw)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// Type implements tributary.Connector.
+func (c *Connector) Type() string { return c.kind.Type }
+
+// Entities implements tributary.Connector.
+func (c *Connector) Entities() []tributary.Entity { return c.catalog }
+
+// BaseURL returns the base URL requests go to.
+func (c *Connector) BaseURL() string { return c.base.String() }
+
+// Format prints the connector without its credentials, for every verb.
+func (c *Connector) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "tributary.Connector{type: %s, base: %s}", c.kind.Type, c.base)
+}
+
+// List implements tributary.Connector.
+func (c *Connector) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
+	return c.page(ctx, entity, tributary.ActionList, p)
+}
+
+// APISearch implements tributary.Connector.
+func (c *Connector) APISearch(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
+	return c.page(ctx, entity, tributary.ActionAPISearch, p)
+}
+
+func (c *Connector) page(ctx context.Context, entity string, a tributary.Action, p tributary.Params) (*tributary.Page, error) {
+	norm, rt, err := c.prepare(entity, a, p)
+	if err != nil {
+		return nil, err
+	}
+	return c.fetchPage(ctx, entity, a, rt, norm)
+}
+
+// Walk implements tributary.Walker: it pages through a list from p,
+// switching to the route's preferred walking mode when it has one.
+func (c *Connector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
+	norm, rt, err := c.prepare(entity, tributary.ActionList, p)
+	if err != nil {
+		return func(yield func(tributary.Record, error) bool) { yield(tributary.Record{}, err) }
+	}
+	if rt.Walk != nil {
+		norm = rt.Walk(norm)
+	}
+	return c.Pager(entity, tributary.ActionList, norm).All(ctx)
+}
+
+// Pager returns a pager over the pages of entity's action from p.
+func (c *Connector) Pager(entity string, a tributary.Action, p tributary.Params) *pagination.Pager[tributary.Record] {
+	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
+		page, err := c.page(ctx, entity, a, tributary.Params(params))
+		if err != nil {
+			return nil, err
+		}
+		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next}, nil
+	})
+}
+
+// Get implements tributary.Connector.
+func (c *Connector) Get(ctx context.Context, entity string, p tributary.Params) (tributary.Record, error) {
+	a := tributary.ActionGet
+	norm, rt, err := c.prepare(entity, a, p)
+	if err != nil {
+		return tributary.Record{}, err
+	}
+	resp, err := c.send(ctx, entity, a, rt, norm)
+	if err != nil {
+		return tributary.Record{}, err
+	}
+	body, err := c.readBody(entity, a, resp)
+	if err != nil {
+		return tributary.Record{}, err
+	}
+	raw := body
+	if rt.Records != "" {
+		v, ok := jsonx.Lookup(body, rt.Records)
+		if !ok || jsonx.IsNull(v) {
+			return tributary.Record{}, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the response has no %q object", rt.Records), nil)
+		}
+		raw = v
+	} else if _, err := jsonx.Members(body); err != nil {
+		return tributary.Record{}, c.unexpected(entity, a, resp.StatusCode, "the response is not a JSON object", err)
+	}
+	return tributary.NewRecord(raw), nil
+}
+
+// Download implements tributary.Connector.
+func (c *Connector) Download(ctx context.Context, entity string, p tributary.Params) (*download.Stream, error) {
+	a := tributary.ActionDownload
+	norm, rt, err := c.prepare(entity, a, p)
+	if err != nil {
+		return nil, err
+	}
+	var rng *download.Range
+	if v, ok := norm["range_header"].(string); ok {
+		r, err := download.ParseRange(v)
+		if err != nil {
+			return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: "range_header", Err: tributary.ErrInvalidParams, Message: err.Error()}
+		}
+		rng = &r
+	}
+	delete(norm, "range_header")
+
+	var fetch download.Fetch
+	if rt.FileURL == nil {
+		fetch = func(ctx context.Context, h http.Header) (*http.Response, error) {
+			req, err := c.build(ctx, rt, norm)
+			if err != nil {
+				return nil, c.invalid(entity, a, err)
+			}
+			for k, v := range h {
+				req.Header[k] = v
+			}
+			return c.do(ctx, entity, a, req)
+		}
+	} else {
+		resp, err := c.send(ctx, entity, a, rt, norm)
+		if err != nil {
+			return nil, err
+		}
+		body, err := c.readBody(entity, a, resp)
+		if err != nil {
+			return nil, err
+		}
+		raw, ok := jsonx.Lookup(body, rt.FileURL...)
+		fileURL, isStr := jsonx.String(raw)
+		if !ok || !isStr || fileURL == "" {
+			return nil, c.unexpected(entity, a, resp.StatusCode, "the response names no file URL at "+strings.Join(rt.FileURL, "."), nil)
+		}
+		u, err := c.base.Parse(fileURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+			return nil, c.unexpected(entity, a, resp.StatusCode, "the file URL is not an http(s) URL", err)
+		}
+		if c.base.Scheme == "https" && u.Scheme != "https" {
+			return nil, c.unexpected(entity, a, resp.StatusCode, "refused to download over http from an https source", transport.ErrInsecureRedirect)
+		}
+		fetch = func(ctx context.Context, h http.Header) (*http.Response, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+			if err != nil {
+				return nil, c.invalid(entity, a, err)
+			}
+			for k, v := range h {
+				req.Header[k] = v
+			}
+			return c.do(ctx, entity, a, req)
+		}
+	}
+	s, err := download.Open(ctx, fetch, rng, c.download)
+	if err != nil {
+		var te *tributary.Error
+		if errors.As(err, &te) {
+			return nil, err
+		}
+		return nil, c.unexpected(entity, a, 0, err.Error(), err)
+	}
+	return s, nil
+}
+
+// prepare validates and picks the route.
+func (c *Connector) prepare(entity string, a tributary.Action, p tributary.Params) (tributary.Params, Route, error) {
+	norm, err := tributary.Validate(c.kind.Type, c.catalog, entity, a, p)
+	if err != nil {
+		return nil, Route{}, err
+	}
+	e := c.byName[entity]
+	for _, rt := range e.Routes[a] {
+		ok := true
+		for _, w := range rt.When {
+			if _, present := norm[w]; !present {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if rt.Prepare != nil {
+				norm = rt.Prepare(norm)
+			}
+			return norm, rt, nil
+		}
+	}
+	return nil, Route{}, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: tributary.ErrUnsupportedAction,
+		Message: "this action is not available in direct mode"}
+}
+
+func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*tributary.Page, error) {
+	resp, err := c.send(ctx, entity, a, rt, norm)
+	if err != nil {
+		var te *tributary.Error
+		if errors.As(err, &te) && te.StatusCode >= 400 && c.kind.EmptyList != nil && c.kind.EmptyList(te) {
+			return &tributary.Page{Records: []tributary.Record{}, Meta: map[string]any{}}, nil
+		}
+		return nil, err
+	}
+	body, err := c.readBody(entity, a, resp)
+	if err != nil {
+		return nil, err
+	}
+	split, err := jsonx.SplitPage(body, rt.Records)
+	if err != nil {
+		return nil, c.unexpected(entity, a, resp.StatusCode, "the page is not valid JSON", err)
+	}
+	if !split.Found && rt.Records != "" {
+		return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the page has no %q list", rt.Records), nil)
+	}
+	recs := make([]tributary.Record, 0, len(split.Records))
+	for _, r := range split.Records {
+		if rt.Keep != nil && !rt.Keep(r) {
+			continue
+		}
+		recs = append(recs, tributary.NewRecord(r))
+	}
+	page := &tributary.Page{Records: recs, Meta: map[string]any{}}
+	style := rt.Paging
+	if style == nil {
+		style = pagination.None{}
+	}
+	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: len(split.Records)})
+	if err != nil {
+		return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrPaging, Message: err.Error(), Cause: err}
+	}
+	if meta != nil {
+		page.Meta = meta
+	}
+	if next != nil {
+		page.Next = tributary.Params(next)
+	}
+	return page, nil
+}
+
+// send builds and sends the request of a route and returns a 2xx response.
+func (c *Connector) send(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*http.Response, error) {
+	req, err := c.build(ctx, rt, norm)
+	if err != nil {
+		return nil, c.invalid(entity, a, err)
+	}
+	return c.do(ctx, entity, a, req)
+}
+
+func (c *Connector) invalid(entity string, a tributary.Action, err error) error {
+	var pe *paramErr
+	if errors.As(err, &pe) {
+		return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: pe.param, Err: tributary.ErrInvalidParams, Message: pe.msg}
+	}
+	return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: tributary.ErrInvalidParams, Message: c.redact(err.Error())}
+}
+
+// do sends req and turns failures and non-2xx answers into *tributary.Error.
+func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, req *http.Request) (*http.Response, error) {
+	resp, err := c.client.Do(req)
+	if err != nil {
+		e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a}
+		switch {
+		case ctx.Err() != nil:
+			e.Err = ctx.Err()
+			e.Message = "request cancelled"
+		case errors.Is(err, transport.ErrAuth):
+			e.Err = tributary.ErrUnauthorized
+			e.Message = c.redact(err.Error())
+		case errors.Is(err, transport.ErrInsecureRedirect):
+			e.Err = tributary.ErrUnexpectedResponse
+			e.Message = "refused a redirect from https to http"
+		default:
+			e.Err = tributary.ErrServer
+			e.Retryable = true
+			e.Message = c.redact(err.Error())
+		}
+		return nil, e
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, c.httpError(entity, a, resp, body)
+}
+
+func (c *Connector) httpError(entity string, a tributary.Action, resp *http.Response, body []byte) *tributary.Error {
+	e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.SentinelForStatus(resp.StatusCode)}
+	if c.kind.ParseError != nil {
+		c.kind.ParseError(resp.StatusCode, resp.Header, body, e)
+	}
+	if e.Message == "" {
+		if t := strings.TrimSpace(string(body)); t != "" && len(t) < 300 && !strings.HasPrefix(t, "<") {
+			e.Message = t
+		} else {
+			e.Message = http.StatusText(resp.StatusCode)
+		}
+	}
+	if c.kind.Classify != nil {
+		c.kind.Classify(resp.StatusCode, resp.Header, body, e)
+	}
+	if errors.Is(e.Err, tributary.ErrRateLimited) || errors.Is(e.Err, tributary.ErrServer) {
+		e.Retryable = true
+	}
+	if d, ok := c.client.RetryAfter(resp); ok && (resp.StatusCode == 429 || resp.StatusCode == 403 || resp.StatusCode >= 500) {
+		e.RetryAfter = d
+	}
+	e.Message = c.redact(e.Message)
+	return e
+}
+
+func (c *Connector) unexpected(entity string, a tributary.Action, status int, msg string, cause error) error {
+	return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: status, Err: tributary.ErrUnexpectedResponse, Message: c.redact(msg), Cause: cause}
+}
+
+func (c *Connector) redact(s string) string {
+	for _, sec := range c.secrets {
+		s = strings.ReplaceAll(s, sec, "[REDACTED]")
+	}
+	return s
+}
+
+func (c *Connector) readBody(entity string, a tributary.Action, resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	size := 64 << 10
+	if resp.ContentLength > 0 && resp.ContentLength < maxBody {
+		size = int(resp.ContentLength) + 1
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrServer, Retryable: true,
+			Message: "the connection broke while reading the response", Cause: err}
+		if ctxErr := resp.Request.Context().Err(); ctxErr != nil {
+			e.Err, e.Retryable, e.Message = ctxErr, false, "request cancelled"
+		}
+		return nil, e
+	}
+	if n > maxBody {
+		return nil, c.unexpected(entity, a, resp.StatusCode, "the response is larger than 256 MiB", nil)
+	}
+	return buf.Bytes(), nil
+}
+
+type paramErr struct{ param, msg string }
+
+func (e *paramErr) Error() string { return e.param + ": " + e.msg }
+
+// build makes the HTTP request of a route.
+func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*http.Request, error) {
+	method := rt.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	if rt.URLParam != "" {
+		if raw, ok := p[rt.URLParam].(string); ok {
+			u, err := c.base.Parse(raw)
+			if err != nil {
+				return nil, &paramErr{rt.URLParam, "is not a URL"}
+			}
+			if !transport.SameOrigin(u, c.base) {
+				return nil, &paramErr{rt.URLParam, "points to another host; only the source's own URLs are followed"}
+			}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+			if err != nil {
+				return nil, err
+			}
+			addHeader(req, rt.Header)
+			return req, nil
+		}
+	}
+	path, used, err := expandPath(rt.Path, p)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(c.base.String() + path)
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	q := url.Values{}
+	inQuery := map[string]bool{}
+	for _, k := range rt.Query {
+		inQuery[k] = true
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if used[k] || k == rt.URLParam || k == "range_header" {
+			continue
+		}
+		v := p[k]
+		name := k
+		if r, ok := rt.Rename[k]; ok {
+			name = r
+		}
+		if rt.Body && !inQuery[k] {
+			if body == nil {
+				body = map[string]any{}
+			}
+			body[name] = v
+			continue
+		}
+		if arr, ok := v.([]any); ok && rt.RepeatArrays {
+			for _, e := range arr {
+				s, err := queryValue(e)
+				if err != nil {
+					return nil, &paramErr{k, err.Error()}
+				}
+				q.Add(name, s)
+			}
+			continue
+		}
+		s, err := queryValue(v)
+		if err != nil {
+			return nil, &paramErr{k, err.Error()}
+		}
+		q.Set(name, s)
+	}
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	var rdr io.Reader
+	if rt.Body {
+		if body == nil {
+			body = map[string]any{}
+		}
+		b, err := jsonx.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rdr = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rdr)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Body {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	addHeader(req, rt.Header)
+	return req, nil
+}
+
+func addHeader(req *http.Request, h http.Header) {
+	for k, v := range h {
+		req.Header[k] = v
+	}
+}
+
+// expandPath substitutes {param} and {+param} placeholders.
+func expandPath(tmpl string, p tributary.Params) (string, map[string]bool, error) {
+	used := map[string]bool{}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(tmpl, '{')
+		if i < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		j := strings.IndexByte(tmpl[i:], '}')
+		if j < 0 {
+			return "", nil, fmt.Errorf("bad path template %q", tmpl)
+		}
+		b.WriteString(tmpl[:i])
+		name := tmpl[i+1 : i+j]
+		reserved := strings.HasPrefix(name, "+")
+		name = strings.TrimPrefix(name, "+")
+		v, ok := p[name]
+		if !ok {
+			return "", nil, &paramErr{name, "is required"}
+		}
+		s, err := queryValue(v)
+		if err != nil {
+			return "", nil, &paramErr{name, err.Error()}
+		}
+		if s == "" {
+			return "", nil, &paramErr{name, "must not be empty"}
+		}
+		if reserved {
+			segs := strings.Split(strings.Trim(s, "/"), "/")
+			for k, seg := range segs {
+				if seg == "." || seg == ".." {
+					return "", nil, &paramErr{name, "must not contain . or .. segments"}
+				}
+				segs[k] = url.PathEscape(seg)
+			}
+			b.WriteString(strings.Join(segs, "/"))
+		} else {
+			if s == "." || s == ".." {
+				return "", nil, &paramErr{name, "must not be . or .."}
+			}
+			b.WriteString(url.PathEscape(s))
+		}
+		used[name] = true
+		tmpl = tmpl[i+j+1:]
+	}
+	return b.String(), used, nil
+}
+
+func queryValue(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			s, err := queryValue(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, ","), nil
+	case nil:
+		return "", nil
+	}
+	b, err := jsonx.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("cannot be sent in a URL")
+	}
+	return string(b), nil
+}

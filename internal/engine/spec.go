@@ -1,0 +1,89 @@
+// Package engine is the one implementation of tributary.Connector for
+// direct mode. A kind declares its catalogue and, for each entity and
+// action, a Route (method, path, where the records are, the paging style,
+// how a download finds its file); the engine validates, builds requests,
+// sends them through the kind's transport, splits pages, reads paging
+// information and turns error bodies into *tributary.Error. Kinds add only
+// what is theirs: credentials, error-body parsing and typed records.
+package engine
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/pagination"
+)
+
+// Kind describes one connector kind to the engine.
+type Kind struct {
+	// Type is the connector_type.
+	Type string
+	// Entities is the catalogue with the routes of each entity.
+	Entities []Entity
+	// ParseError fills e.Code, e.Message and e.RequestID from an error
+	// response of the source. e.StatusCode and e.Err are already set.
+	ParseError func(status int, header http.Header, body []byte, e *tributary.Error)
+	// Classify may change the sentinel of an error (for example a 403 that
+	// is a rate limit) after ParseError ran.
+	Classify func(status int, header http.Header, body []byte, e *tributary.Error)
+	// EmptyList reports whether an error answer to a list really means
+	// "no records" (Gong answers 404 for an empty window).
+	EmptyList func(e *tributary.Error) bool
+	// RetryAfter reads the kind's own reset signal (see transport.Config).
+	RetryAfter func(resp *http.Response, now time.Time) (time.Duration, bool)
+	// Retryable decides retries before the default rules (see transport.Config).
+	Retryable func(resp *http.Response) (retry, decided bool)
+}
+
+// Entity is a catalogue entity with its routes.
+type Entity struct {
+	tributary.Entity
+	// Routes holds, per action, the candidate routes: the first whose When
+	// params are all present is used.
+	Routes map[tributary.Action][]Route
+}
+
+// Route maps one action of one entity onto the source's HTTP API.
+type Route struct {
+	// Method is the HTTP method; "" means GET.
+	Method string
+	// Path is the vendor's documented path under the base URL, with
+	// {param} placeholders (escaped as one segment) and {+param} (slashes
+	// kept, each segment escaped).
+	Path string
+	// When lists params that must be present for this route to be chosen.
+	When []string
+	// Records is the body member holding the list's records, or the get's
+	// object; "" means the body itself (a bare array, or the object).
+	Records string
+	// Paging is the paging style of a list or api_search; nil: not paged.
+	Paging pagination.Style
+	// Body sends the params that are not in the path as a JSON body
+	// (nested objects kept) instead of the query.
+	Body bool
+	// Query lists params that go in the query even when Body is set.
+	Query []string
+	// Rename maps a param name to the name the source expects on the wire.
+	Rename map[string]string
+	// RepeatArrays sends array params as repeated query parameters instead
+	// of one comma-separated value.
+	RepeatArrays bool
+	// Header is added to the request (Accept for raw downloads, ...).
+	Header http.Header
+	// URLParam names a param that, when present, holds the URL of the next
+	// page (relative to the base URL, or absolute on the same origin); the
+	// request then goes there with no other params.
+	URLParam string
+	// Prepare rewrites the normalized params before the request is built
+	// (GitHub adds is:issue to a search); it must not modify its argument.
+	Prepare func(p tributary.Params) tributary.Params
+	// Walk rewrites the first params of a full walk (All), e.g. to switch
+	// to a cursor mode; it must not modify its argument.
+	Walk func(p tributary.Params) tributary.Params
+	// Keep drops records for which it returns false (raw JSON).
+	Keep func(rec []byte) bool
+	// FileURL, for a two-step download, is the path inside the response
+	// of Path to the file's URL; nil means Path answers with the bytes.
+	FileURL []string
+}

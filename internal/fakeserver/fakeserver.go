@@ -1,0 +1,334 @@
+// Package fakeserver is the machinery every vendor fake (kinds/<k>/<k>test)
+// is built on: two loopback origins (the vendor's API and a separate file
+// host), a request log, fault injection (latency, rate limiting, server
+// errors, connections cut mid-body) and byte-range file serving.
+//
+// A fake supplies only what is vendor-specific: its routes, its envelopes and
+// its error bodies. Everything that is the same for all seven vendors lives
+// here, once.
+package fakeserver
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Faults configures the faults a fake injects into its API responses.
+// The zero value injects none.
+type Faults struct {
+	// Latency is added before every API response.
+	Latency time.Duration
+
+	// RateLimitFirst answers the first N API requests with the vendor's
+	// rate-limit response (see Vendor.RateLimited).
+	RateLimitFirst int
+	// ServerErrorFirst answers the first N API requests (after any
+	// rate-limited ones) with the vendor's 5xx response.
+	ServerErrorFirst int
+	// CutFirst cuts the connection mid-body on the first N successful API
+	// responses (after the rate-limited and failed ones).
+	CutFirst int
+
+	// RateLimitRate, ServerErrorRate and CutRate inject the same faults at
+	// random into that fraction (0..1) of API responses, drawn from Seed so
+	// that a run can be reproduced.
+	RateLimitRate   float64
+	ServerErrorRate float64
+	CutRate         float64
+	Seed            uint64
+
+	// RetryAfter is the wait the rate-limit response announces.
+	// Zero means one second.
+	RetryAfter time.Duration
+}
+
+// Vendor holds the vendor-specific responses the fault injector writes.
+type Vendor struct {
+	// RateLimited writes the vendor's rate-limit response (status, headers
+	// such as Retry-After, body). retryAfter is Faults.RetryAfter.
+	RateLimited func(w http.ResponseWriter, r *http.Request, retryAfter time.Duration)
+	// ServerError writes the vendor's 5xx response.
+	ServerError func(w http.ResponseWriter, r *http.Request)
+}
+
+// Request is one request a fake received, as recorded in its log.
+type Request struct {
+	// Origin is "api" or "files".
+	Origin string
+	Method string
+	// Path is the unescaped URL path; RawPath the escaped form when it differs.
+	Path    string
+	RawPath string
+	Query   url.Values
+	Header  http.Header
+	Body    []byte
+}
+
+// Server is a running pair of loopback origins.
+type Server struct {
+	// URL is the origin of the fake vendor API, e.g. http://127.0.0.1:41234.
+	URL string
+	// FilesURL is a second origin that serves file content. Credentials
+	// must never arrive here; tests check its log for that.
+	FilesURL string
+
+	api   *httptest.Server
+	files *httptest.Server
+
+	mu       sync.Mutex
+	log      []Request
+	faults   Faults
+	vendor   Vendor
+	rng      *rand.Rand
+	apiCount int
+}
+
+// New starts the two origins. api serves the vendor API (faults are injected
+// in front of it); files serves file content (no faults, except those files
+// itself injects). Either handler may be nil. Close the server when done.
+func New(api, files http.Handler, faults Faults, vendor Vendor) *Server {
+	s := &Server{faults: faults, vendor: vendor}
+	s.rng = rand.New(rand.NewPCG(faults.Seed, faults.Seed^0x9e3779b97f4a7c15))
+	if api == nil {
+		api = http.NotFoundHandler()
+	}
+	if files == nil {
+		files = http.NotFoundHandler()
+	}
+	s.api = httptest.NewServer(s.record("api", s.inject(api)))
+	s.files = httptest.NewServer(s.record("files", files))
+	s.URL = s.api.URL
+	s.FilesURL = s.files.URL
+	return s
+}
+
+// Close shuts both origins down and closes their client connections.
+func (s *Server) Close() {
+	s.api.CloseClientConnections()
+	s.files.CloseClientConnections()
+	s.api.Close()
+	s.files.Close()
+}
+
+// Requests returns a copy of the request log, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// ResetRequests empties the request log.
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	s.log = nil
+	s.mu.Unlock()
+}
+
+// SetFaults replaces the fault configuration and restarts the "first N"
+// counters and the random sequence.
+func (s *Server) SetFaults(f Faults) {
+	s.mu.Lock()
+	s.faults = f
+	s.apiCount = 0
+	s.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+	s.mu.Unlock()
+}
+
+func (s *Server) record(origin string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body []byte
+		if r.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(r.Body, 8<<20))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		s.mu.Lock()
+		s.log = append(s.log, Request{
+			Origin:  origin,
+			Method:  r.Method,
+			Path:    r.URL.Path,
+			RawPath: r.URL.RawPath,
+			Query:   r.URL.Query(),
+			Header:  r.Header.Clone(),
+			Body:    body,
+		})
+		s.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+type fault int
+
+const (
+	faultNone fault = iota
+	faultRateLimit
+	faultServerError
+	faultCut
+)
+
+func (s *Server) pick() (fault, Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.faults
+	n := s.apiCount
+	s.apiCount++
+	switch {
+	case n < f.RateLimitFirst:
+		return faultRateLimit, f
+	case n < f.RateLimitFirst+f.ServerErrorFirst:
+		return faultServerError, f
+	case n < f.RateLimitFirst+f.ServerErrorFirst+f.CutFirst:
+		return faultCut, f
+	}
+	if f.RateLimitRate+f.ServerErrorRate+f.CutRate > 0 {
+		x := s.rng.Float64()
+		switch {
+		case x < f.RateLimitRate:
+			return faultRateLimit, f
+		case x < f.RateLimitRate+f.ServerErrorRate:
+			return faultServerError, f
+		case x < f.RateLimitRate+f.ServerErrorRate+f.CutRate:
+			return faultCut, f
+		}
+	}
+	return faultNone, f
+}
+
+func (s *Server) inject(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kind, f := s.pick()
+		if f.Latency > 0 {
+			t := time.NewTimer(f.Latency)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		switch kind {
+		case faultRateLimit:
+			ra := f.RetryAfter
+			if ra <= 0 {
+				ra = time.Second
+			}
+			if s.vendor.RateLimited != nil {
+				s.vendor.RateLimited(w, r, ra)
+				return
+			}
+			w.Header().Set("Retry-After", strconv.Itoa(int((ra+time.Second-1)/time.Second)))
+			http.Error(w, "rate limited", http.StatusTooManyRequests)
+			return
+		case faultServerError:
+			if s.vendor.ServerError != nil {
+				s.vendor.ServerError(w, r)
+				return
+			}
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		case faultCut:
+			CutAfterHalf(w, r, h)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// CutAfterHalf runs h into a buffer, then sends its status, its headers and a
+// Content-Length for the whole body, writes the first half of the body and
+// drops the connection: the client sees a body that ends early.
+func CutAfterHalf(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body[:len(body)/2])
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// File is content served by ServeFile.
+type File struct {
+	Name        string
+	ContentType string
+	ETag        string // strong validator, quoted, e.g. `"v1-42"`
+	ModTime     time.Time
+	Content     []byte
+	// CutEvery, when positive, drops the connection after this many bytes of
+	// every response body, so clients must resume with ranged requests.
+	CutEvery int
+}
+
+// ServeFile answers r with f, honouring Range, If-Range and conditional
+// headers (206 with Content-Range, 416 for unsatisfiable ranges).
+func ServeFile(w http.ResponseWriter, r *http.Request, f File) {
+	if f.ContentType != "" {
+		w.Header().Set("Content-Type", f.ContentType)
+	}
+	if f.ETag != "" {
+		w.Header().Set("ETag", f.ETag)
+	}
+	w.Header().Set("Accept-Ranges", "bytes")
+	if f.CutEvery > 0 {
+		w = &cuttingWriter{ResponseWriter: w, left: f.CutEvery}
+		defer func() {
+			if cw := w.(*cuttingWriter); cw.cut {
+				panic(http.ErrAbortHandler)
+			}
+		}()
+	}
+	http.ServeContent(w, r, f.Name, f.ModTime, bytes.NewReader(f.Content))
+}
+
+type cuttingWriter struct {
+	http.ResponseWriter
+	left int
+	cut  bool
+}
+
+func (c *cuttingWriter) Write(p []byte) (int, error) {
+	if c.cut {
+		return 0, io.ErrClosedPipe
+	}
+	if len(p) > c.left {
+		n, _ := c.ResponseWriter.Write(p[:c.left])
+		if fl, ok := c.ResponseWriter.(http.Flusher); ok {
+			fl.Flush()
+		}
+		c.cut = true
+		return n, io.ErrClosedPipe
+	}
+	c.left -= len(p)
+	return c.ResponseWriter.Write(p)
+}
+
+// BaseURL returns the scheme and host the client used to reach r, for
+// building absolute next-page URLs the way vendors do.
+func BaseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// WriteJSON writes body, already-encoded JSON, as a response with the given
+// status and a Content-Length.
+func WriteJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

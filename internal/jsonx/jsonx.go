@@ -1,0 +1,534 @@
+// Package jsonx is the one seam through which the library decodes JSON.
+//
+// Every kind and the pagination package call it, so the decoder behind it
+// can be measured and replaced in one place. It has two halves: a validating
+// splitter that cuts a page body into its records and top-level members in
+// one pass, without decoding them (records stay raw bytes, sub-slices of the
+// page), and Unmarshal/Value for the typed and generic decoding of a single
+// record or member.
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 512
+
+// ErrSyntax is wrapped by every malformed-JSON error of this package.
+var ErrSyntax = errors.New("malformed JSON")
+
+func syntaxErr(off int, what string) error {
+	return fmt.Errorf("%w at byte %d: %s", ErrSyntax, off, what)
+}
+
+// Unmarshal decodes one JSON value into v.
+func Unmarshal(data []byte, v any) error {
+	return json.Unmarshal(data, v)
+}
+
+// Marshal encodes v as JSON.
+func Marshal(v any) ([]byte, error) {
+	return json.Marshal(v)
+}
+
+// Value decodes a JSON value into Go values: objects as map[string]any,
+// arrays as []any, strings, booleans, nil, and numbers as int64 when they are
+// integers that fit, json.Number otherwise (so nothing loses precision).
+func Value(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return normalize(v), nil
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		return x
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+	}
+	return v
+}
+
+// SplitArray cuts a JSON array into its elements, validating the whole input.
+// The elements are sub-slices of data.
+func SplitArray(data []byte) ([][]byte, error) {
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return nil, syntaxErr(i, "expected an array")
+	}
+	elems, end, err := splitArrayAt(data, i, nil)
+	if err != nil {
+		return nil, err
+	}
+	if j := skipWS(data, end); j != len(data) {
+		return nil, syntaxErr(j, "data after the top-level value")
+	}
+	return elems, nil
+}
+
+// splitArrayAt splits the array that starts at data[i] ('[') and returns its
+// elements (appended to dst) and the offset just past it.
+func splitArrayAt(data []byte, i int, dst [][]byte) ([][]byte, int, error) {
+	i++ // '['
+	i = skipWS(data, i)
+	if i < len(data) && data[i] == ']' {
+		if dst == nil {
+			dst = [][]byte{}
+		}
+		return dst, i + 1, nil
+	}
+	for {
+		i = skipWS(data, i)
+		start := i
+		end, err := skipValue(data, i, 1)
+		if err != nil {
+			return nil, 0, err
+		}
+		dst = append(dst, data[start:end:end])
+		i = skipWS(data, end)
+		if i >= len(data) {
+			return nil, 0, syntaxErr(i, "unterminated array")
+		}
+		switch data[i] {
+		case ',':
+			i++
+		case ']':
+			return dst, i + 1, nil
+		default:
+			return nil, 0, syntaxErr(i, "expected ',' or ']' in array")
+		}
+	}
+}
+
+// Page is a response body cut into records and the other top-level members.
+type Page struct {
+	// Records are the elements of the records array (sub-slices of the body).
+	Records [][]byte
+	// Fields holds every other top-level member of an object body, raw.
+	// It is nil when the body is a bare array.
+	Fields map[string][]byte
+	// Found reports whether the records key was present.
+	Found bool
+}
+
+// SplitPage cuts body into a Page. With key "" the body must be a bare array
+// of records; otherwise it must be an object and the records are the
+// elements of the array under key (a null or missing key yields no records).
+// The whole body is validated in the same pass.
+func SplitPage(body []byte, key string) (Page, error) {
+	if key == "" {
+		recs, err := SplitArray(body)
+		return Page{Records: recs, Found: true}, err
+	}
+	var p Page
+	i := skipWS(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return p, syntaxErr(i, "expected an object")
+	}
+	p.Fields = make(map[string][]byte, 8)
+	end, err := walkObject(body, i, func(k []byte, vs, ve int) error {
+		if string(k) == key {
+			v := body[vs:ve]
+			switch v[0] {
+			case '[':
+				recs, _, err := splitArrayAt(body, vs, make([][]byte, 0, 128))
+				if err != nil {
+					return err
+				}
+				p.Records = recs
+				p.Found = true
+			case 'n':
+				p.Found = true
+			default:
+				return syntaxErr(vs, fmt.Sprintf("member %q is not an array", key))
+			}
+			return nil
+		}
+		p.Fields[string(k)] = body[vs:ve:ve]
+		return nil
+	})
+	if err != nil {
+		return Page{}, err
+	}
+	if j := skipWS(body, end); j != len(body) {
+		return Page{}, syntaxErr(j, "data after the top-level value")
+	}
+	return p, nil
+}
+
+// Members returns the top-level members of a JSON object, raw.
+func Members(data []byte) (map[string][]byte, error) {
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, syntaxErr(i, "expected an object")
+	}
+	m := make(map[string][]byte, 8)
+	end, err := walkObject(data, i, func(k []byte, vs, ve int) error {
+		m[string(k)] = data[vs:ve:ve]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if j := skipWS(data, end); j != len(data) {
+		return nil, syntaxErr(j, "data after the top-level value")
+	}
+	return m, nil
+}
+
+// Lookup follows a path of object keys (and decimal array indexes) from the
+// value data and returns the raw value found there. It reports false when a
+// step does not exist; malformed input also reports false.
+func Lookup(data []byte, path ...string) ([]byte, bool) {
+	cur := data
+	for _, step := range path {
+		i := skipWS(cur, 0)
+		if i >= len(cur) {
+			return nil, false
+		}
+		var next []byte
+		switch cur[i] {
+		case '{':
+			found := false
+			_, err := walkObject(cur, i, func(k []byte, vs, ve int) error {
+				if !found && string(k) == step {
+					next, found = cur[vs:ve], true
+				}
+				return nil
+			})
+			if err != nil || !found {
+				return nil, false
+			}
+		case '[':
+			idx, err := strconv.Atoi(step)
+			if err != nil || idx < 0 {
+				return nil, false
+			}
+			elems, _, err := splitArrayAt(cur, i, nil)
+			if err != nil || idx >= len(elems) {
+				return nil, false
+			}
+			next = elems[idx]
+		default:
+			return nil, false
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+// IsNull reports whether raw is absent or the JSON literal null.
+func IsNull(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// String decodes raw as a JSON string; null or absent gives "", false.
+func String(raw []byte) (string, bool) {
+	if IsNull(raw) {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Int decodes raw as an integer (a JSON number, or a string of digits).
+func Int(raw []byte) (int64, bool) {
+	if IsNull(raw) {
+		return 0, false
+	}
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 1 && s[0] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			s = u
+		}
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// Bool decodes raw as a JSON boolean.
+func Bool(raw []byte) (bool, bool) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// walkObject walks the object at data[i] ('{'), calling fn with each key
+// (unescaped) and the offsets of its value; it returns the offset just past
+// the object.
+func walkObject(data []byte, i int, fn func(key []byte, vs, ve int) error) (int, error) {
+	i++ // '{'
+	i = skipWS(data, i)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		i = skipWS(data, i)
+		if i >= len(data) || data[i] != '"' {
+			return 0, syntaxErr(i, "expected a string key")
+		}
+		ks := i
+		ke, err := skipString(data, i)
+		if err != nil {
+			return 0, err
+		}
+		key := data[ks+1 : ke-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var s string
+			if err := json.Unmarshal(data[ks:ke], &s); err != nil {
+				return 0, syntaxErr(ks, "bad key")
+			}
+			key = []byte(s)
+		}
+		i = skipWS(data, ke)
+		if i >= len(data) || data[i] != ':' {
+			return 0, syntaxErr(i, "expected ':'")
+		}
+		i = skipWS(data, i+1)
+		vs := i
+		ve, err := skipValue(data, i, 1)
+		if err != nil {
+			return 0, err
+		}
+		if err := fn(key, vs, ve); err != nil {
+			return 0, err
+		}
+		i = skipWS(data, ve)
+		if i >= len(data) {
+			return 0, syntaxErr(i, "unterminated object")
+		}
+		switch data[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, syntaxErr(i, "expected ',' or '}' in object")
+		}
+	}
+}
+
+func skipWS(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipValue validates the value at data[i] and returns the offset past it.
+func skipValue(data []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return 0, syntaxErr(i, "nesting too deep")
+	}
+	if i >= len(data) {
+		return 0, syntaxErr(i, "unexpected end of input")
+	}
+	switch c := data[i]; {
+	case c == '"':
+		return skipString(data, i)
+	case c == '{':
+		return walkObjectDepth(data, i, depth)
+	case c == '[':
+		i++
+		i = skipWS(data, i)
+		if i < len(data) && data[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			i = skipWS(data, i)
+			end, err := skipValue(data, i, depth+1)
+			if err != nil {
+				return 0, err
+			}
+			i = skipWS(data, end)
+			if i >= len(data) {
+				return 0, syntaxErr(i, "unterminated array")
+			}
+			switch data[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, nil
+			default:
+				return 0, syntaxErr(i, "expected ',' or ']' in array")
+			}
+		}
+	case c == 't':
+		return literal(data, i, "true")
+	case c == 'f':
+		return literal(data, i, "false")
+	case c == 'n':
+		return literal(data, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(data, i)
+	}
+	return 0, syntaxErr(i, "unexpected character")
+}
+
+func walkObjectDepth(data []byte, i, depth int) (int, error) {
+	i++
+	i = skipWS(data, i)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		i = skipWS(data, i)
+		if i >= len(data) || data[i] != '"' {
+			return 0, syntaxErr(i, "expected a string key")
+		}
+		ke, err := skipString(data, i)
+		if err != nil {
+			return 0, err
+		}
+		i = skipWS(data, ke)
+		if i >= len(data) || data[i] != ':' {
+			return 0, syntaxErr(i, "expected ':'")
+		}
+		i = skipWS(data, i+1)
+		ve, err := skipValue(data, i, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		i = skipWS(data, ve)
+		if i >= len(data) {
+			return 0, syntaxErr(i, "unterminated object")
+		}
+		switch data[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, syntaxErr(i, "expected ',' or '}' in object")
+		}
+	}
+}
+
+func literal(data []byte, i int, lit string) (int, error) {
+	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
+		return 0, syntaxErr(i, "bad literal")
+	}
+	return i + len(lit), nil
+}
+
+func skipString(data []byte, i int) (int, error) {
+	i++ // opening quote
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(data) {
+				return 0, syntaxErr(i, "unterminated escape")
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) {
+					return 0, syntaxErr(i, "short \\u escape")
+				}
+				for _, h := range data[i+2 : i+6] {
+					if !isHex(h) {
+						return 0, syntaxErr(i, "bad \\u escape")
+					}
+				}
+				i += 6
+			default:
+				return 0, syntaxErr(i, "bad escape")
+			}
+		case c < 0x20:
+			return 0, syntaxErr(i, "control character in string")
+		default:
+			i++
+		}
+	}
+	return 0, syntaxErr(i, "unterminated string")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func skipNumber(data []byte, i int) (int, error) {
+	start := i
+	if data[i] == '-' {
+		i++
+	}
+	if i >= len(data) {
+		return 0, syntaxErr(start, "bad number")
+	}
+	switch {
+	case data[i] == '0':
+		i++
+	case data[i] >= '1' && data[i] <= '9':
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, syntaxErr(start, "bad number")
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		d := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, syntaxErr(start, "bad number")
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, syntaxErr(start, "bad number")
+		}
+	}
+	return i, nil
+}

@@ -1,0 +1,125 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// OAuthConfig describes an OAuth 2.0 client with a refresh token.
+type OAuthConfig struct {
+	// TokenURL is the full URL of the token endpoint.
+	TokenURL string
+	// AuthStyle says how the client credentials travel (form body or Basic).
+	AuthStyle              oauth2.AuthStyle
+	ClientID, ClientSecret string
+	// AccessToken, when set, is used until it expires (Expiry zero: until
+	// the source rejects it).
+	AccessToken string
+	Expiry      time.Time
+	// RefreshToken obtains new access tokens.
+	RefreshToken string
+	// HTTPClient sends the token requests (never with the connector's
+	// credentials); nil uses a plain client with a 30 s timeout.
+	HTTPClient *http.Client
+	// OnRefresh receives every token the endpoint issues, so a caller can
+	// save rotated refresh tokens; it is called before the token is used.
+	OnRefresh func(*oauth2.Token)
+}
+
+// OAuth returns an Auth that sends `Bearer <access token>` and refreshes the
+// token through the token endpoint when it expires. Refreshes are
+// serialized, so a single-use refresh token is never spent twice.
+func OAuth(cfg OAuthConfig) (Auth, oauth2.TokenSource) {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	conf := &oauth2.Config{
+		ClientID:     cfg.ClientID,
+		ClientSecret: cfg.ClientSecret,
+		Endpoint:     oauth2.Endpoint{TokenURL: cfg.TokenURL, AuthStyle: cfg.AuthStyle},
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
+	refresher := &rotating{conf: conf, ctx: ctx, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh}
+	var initial *oauth2.Token
+	if cfg.AccessToken != "" {
+		initial = &oauth2.Token{AccessToken: cfg.AccessToken, RefreshToken: cfg.RefreshToken, Expiry: cfg.Expiry, TokenType: "Bearer"}
+	}
+	ts := oauth2.ReuseTokenSource(initial, refresher)
+	return TokenAuth(ts), ts
+}
+
+// TokenAuth sends the tokens of ts as Bearer credentials.
+func TokenAuth(ts oauth2.TokenSource) Auth {
+	return AuthFunc(func(req *http.Request) error {
+		tok, err := ts.Token()
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		return nil
+	})
+}
+
+// rotating refreshes with the newest refresh token it has seen and reports
+// each new token. ReuseTokenSource serializes calls to Token.
+type rotating struct {
+	mu        sync.Mutex
+	conf      *oauth2.Config
+	ctx       context.Context
+	refresh   string
+	onRefresh func(*oauth2.Token)
+}
+
+func (r *rotating) Token() (*oauth2.Token, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refresh == "" {
+		return nil, errors.New("the access token expired and no refresh token was given")
+	}
+	tok, err := r.conf.TokenSource(r.ctx, &oauth2.Token{RefreshToken: r.refresh}).Token()
+	if err != nil {
+		return nil, sanitizeTokenError(err)
+	}
+	if tok.RefreshToken != "" {
+		r.refresh = tok.RefreshToken
+	} else {
+		tok.RefreshToken = r.refresh
+	}
+	if r.onRefresh != nil {
+		r.onRefresh(tok)
+	}
+	return tok, nil
+}
+
+// sanitizeTokenError keeps the endpoint's error code and description and
+// drops the raw body, which could echo what was sent.
+func sanitizeTokenError(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		status := 0
+		if re.Response != nil {
+			status = re.Response.StatusCode
+		}
+		msg := fmt.Sprintf("token refresh failed (HTTP %d)", status)
+		if re.ErrorCode != "" {
+			msg += ": " + re.ErrorCode
+		}
+		if re.ErrorDescription != "" {
+			msg += ": " + re.ErrorDescription
+		}
+		return errors.New(msg)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = RedactURL(ue.URL)
+	}
+	return fmt.Errorf("token refresh failed: %w", err)
+}

@@ -1,0 +1,415 @@
+// Package transport builds the one HTTP client of a connector: retries with
+// jittered exponential backoff (go-retryablehttp), the vendors' rate-limit
+// signals, credentials applied only on the connector's own origin, an
+// optional client-side rate limit and concurrency cap, a User-Agent, and
+// debug logging through slog with secrets redacted.
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
+)
+
+// Version is the library version sent in the User-Agent.
+const Version = "0.1.0"
+
+// DefaultUserAgent names the library and its version.
+const DefaultUserAgent = "tributary-go/" + Version + " (+https://github.com/tributary-dev/tributary)"
+
+// ErrInsecureRedirect is returned when a redirect would go from https to http.
+var ErrInsecureRedirect = errors.New("refused a redirect from https to http")
+
+// ErrAuth wraps failures to obtain credentials (a failed token refresh).
+var ErrAuth = errors.New("could not obtain credentials")
+
+// Auth applies credentials to a request bound for the connector's origin.
+type Auth interface {
+	Apply(req *http.Request) error
+}
+
+// AuthFunc adapts a function to Auth.
+type AuthFunc func(req *http.Request) error
+
+// Apply implements Auth.
+func (f AuthFunc) Apply(req *http.Request) error { return f(req) }
+
+// Basic returns HTTP Basic credentials.
+func Basic(user, password string) Auth {
+	return AuthFunc(func(req *http.Request) error {
+		req.SetBasicAuth(user, password)
+		return nil
+	})
+}
+
+// Bearer returns a static bearer token.
+func Bearer(token string) Auth {
+	return AuthFunc(func(req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	})
+}
+
+// Config configures a Client.
+type Config struct {
+	// Origin is the connector's own origin (scheme, host, port): the only
+	// place credentials are sent.
+	Origin *url.URL
+	// Auth applies credentials; nil sends none.
+	Auth Auth
+	// Header is set on every request to Origin (version headers, Accept).
+	Header http.Header
+	// Base supplies the RoundTripper (and timeout) to use; nil uses a
+	// pooled transport of its own.
+	Base *http.Client
+	// Logger receives one debug line per HTTP attempt; nil logs nothing.
+	Logger *slog.Logger
+	// UserAgent is sent on every request.
+	UserAgent string
+
+	// MaxRetries is the number of retries after the first attempt.
+	MaxRetries int
+	// MinBackoff and MaxBackoff bound the jittered exponential backoff.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxRateLimitWait is the longest wait a rate-limit answer may impose
+	// before the client gives up and returns the error with RetryAfter.
+	MaxRateLimitWait time.Duration
+
+	// Limiter, when set, paces requests to Origin.
+	Limiter *rate.Limiter
+	// MaxConcurrency, when positive, caps requests in flight to Origin
+	// (a request holds its slot until its body is closed).
+	MaxConcurrency int
+
+	// RetryAfter reads a vendor's own reset signal from a response (for
+	// example x-ratelimit-reset); Retry-After is always read.
+	RetryAfter func(resp *http.Response) (time.Duration, bool)
+	// Classify lets a kind decide whether a response is retryable before
+	// the default rules (429 and 5xx retry, other statuses do not).
+	Classify func(resp *http.Response) (retry, decided bool)
+
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Client is a connector's HTTP client. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	rc   *retryablehttp.Client
+	sem  chan struct{}
+	http *http.Client
+}
+
+// New builds a Client.
+func New(cfg Config) *Client {
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MinBackoff <= 0 {
+		cfg.MinBackoff = 500 * time.Millisecond
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = 30 * time.Second
+	}
+	if cfg.MaxRateLimitWait <= 0 {
+		cfg.MaxRateLimitWait = 60 * time.Second
+	}
+	base := http.DefaultTransport
+	var timeout time.Duration
+	if cfg.Base != nil {
+		if cfg.Base.Transport != nil {
+			base = cfg.Base.Transport
+		}
+		timeout = cfg.Base.Timeout
+	} else {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	c := &Client{cfg: cfg}
+	if cfg.MaxConcurrency > 0 {
+		c.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	inner := &http.Client{
+		Transport:     &roundTripper{c: c, base: base},
+		CheckRedirect: checkRedirect,
+		Timeout:       timeout,
+	}
+	c.http = inner
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = inner
+	rc.Logger = nil
+	rc.RetryMax = cfg.MaxRetries
+	rc.RetryWaitMin = cfg.MinBackoff
+	rc.RetryWaitMax = cfg.MaxBackoff
+	rc.CheckRetry = c.checkRetry
+	rc.Backoff = c.backoff
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	c.rc = rc
+	return c
+}
+
+// Origin returns the connector's origin.
+func (c *Client) Origin() *url.URL { return c.cfg.Origin }
+
+// Do sends req with retries. Its answer is the last response, whatever its
+// status (the caller turns non-2xx into typed errors), or a transport error
+// with any URL in it redacted.
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	rreq, err := retryablehttp.FromRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.rc.Do(rreq)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = RedactURL(ue.URL)
+		}
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return ErrInsecureRedirect
+	}
+	return nil
+}
+
+// SameOrigin reports whether u is on origin (scheme, host and port).
+func SameOrigin(u, origin *url.URL) bool {
+	if u == nil || origin == nil {
+		return false
+	}
+	return strings.EqualFold(u.Scheme, origin.Scheme) && strings.EqualFold(hostPort(u), hostPort(origin))
+}
+
+func hostPort(u *url.URL) string {
+	h, p := u.Hostname(), u.Port()
+	if p == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			p = "443"
+		case "http":
+			p = "80"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(h), p)
+}
+
+type roundTripper struct {
+	c    *Client
+	base http.RoundTripper
+}
+
+func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	cfg := &t.c.cfg
+	r := req.Clone(req.Context())
+	r.Header.Del("Authorization")
+	r.Header.Set("User-Agent", cfg.UserAgent)
+	own := SameOrigin(r.URL, cfg.Origin)
+	if own {
+		for k, v := range cfg.Header {
+			if r.Header.Get(k) == "" {
+				r.Header[k] = v
+			}
+		}
+		if cfg.Auth != nil {
+			if err := cfg.Auth.Apply(r); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrAuth, err)
+			}
+		}
+		if cfg.Limiter != nil {
+			if err := cfg.Limiter.Wait(r.Context()); err != nil {
+				return nil, err
+			}
+		}
+		if t.c.sem != nil {
+			select {
+			case t.c.sem <- struct{}{}:
+			case <-r.Context().Done():
+				return nil, r.Context().Err()
+			}
+		}
+	}
+	start := cfg.Now()
+	resp, err := t.base.RoundTrip(r)
+	if own && t.c.sem != nil {
+		if err != nil {
+			<-t.c.sem
+		} else {
+			resp.Body = &releaseBody{ReadCloser: resp.Body, release: func() { <-t.c.sem }}
+		}
+	}
+	if cfg.Logger != nil && cfg.Logger.Enabled(r.Context(), slog.LevelDebug) {
+		attrs := []slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("url", RedactURL(r.URL.String())),
+			slog.Bool("credentials", own && cfg.Auth != nil),
+			slog.Duration("elapsed", cfg.Now().Sub(start)),
+		}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", err.Error()))
+		} else {
+			attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		}
+		cfg.Logger.LogAttrs(r.Context(), slog.LevelDebug, "tributary http", attrs...)
+	}
+	return resp, err
+}
+
+type releaseBody struct {
+	io.ReadCloser
+	release func()
+	done    bool
+}
+
+func (b *releaseBody) Close() error {
+	err := b.ReadCloser.Close()
+	if !b.done {
+		b.done = true
+		b.release()
+	}
+	return err
+}
+
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err != nil {
+		if errors.Is(err, ErrAuth) || errors.Is(err, ErrInsecureRedirect) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return false, err
+		}
+		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	}
+	retry := false
+	decided := false
+	if c.cfg.Classify != nil {
+		retry, decided = c.cfg.Classify(resp)
+	}
+	if !decided {
+		retry = resp.StatusCode == http.StatusTooManyRequests || (resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented)
+	}
+	if !retry {
+		return false, nil
+	}
+	if wait, ok := c.RetryAfter(resp); ok {
+		if wait > c.cfg.MaxRateLimitWait {
+			return false, nil
+		}
+		if dl, has := ctx.Deadline(); has && c.cfg.Now().Add(wait).After(dl) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// RetryAfter returns the wait a response asks for: the kind's own reset
+// signal, else Retry-After in seconds or as an HTTP date.
+func (c *Client) RetryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp == nil {
+		return 0, false
+	}
+	if c.cfg.RetryAfter != nil {
+		if d, ok := c.cfg.RetryAfter(resp); ok {
+			return max(d, 0), true
+		}
+	}
+	return ParseRetryAfter(resp.Header.Get("Retry-After"), c.cfg.Now())
+}
+
+// ParseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 1e7 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// ResetAt converts an epoch-seconds reset header into a wait from now.
+func ResetAt(v string, now time.Time) (time.Duration, bool) {
+	sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || sec <= 0 {
+		return 0, false
+	}
+	return max(time.Unix(sec, 0).Sub(now), 0), true
+}
+
+func (c *Client) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := c.RetryAfter(resp); ok {
+			return d
+		}
+	}
+	exp := minWait << min(attempt, 30)
+	if exp <= 0 || exp > maxWait {
+		exp = maxWait
+	}
+	// Full jitter between half and all of the exponential step.
+	half := exp / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+var sensitiveQuery = []string{"token", "signature", "sig", "key", "secret", "password", "credential", "code", "auth", "x-amz-security-token", "policy"}
+
+// RedactURL hides the values of query parameters that look like secrets
+// and the path segment after "token/", so that URLs can be logged.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			lk := strings.ToLower(k)
+			for _, s := range sensitiveQuery {
+				if strings.Contains(lk, s) {
+					q[k] = []string{"REDACTED"}
+					break
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	if i := strings.Index(u.Path, "/token/"); i >= 0 {
+		rest := u.Path[i+len("/token/"):]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			u.Path = u.Path[:i] + "/token/REDACTED" + rest[j:]
+		} else {
+			u.Path = u.Path[:i] + "/token/REDACTED"
+		}
+		u.RawPath = ""
+	}
+	return u.String()
+}

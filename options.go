@@ -1,0 +1,110 @@
+package tributary
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// Options collects what the Option functions set. Kinds read it when they
+// build a connector; callers use the With... functions.
+type Options struct {
+	// BaseURL replaces the vendor's origin; the kind keeps the vendor's
+	// documented path (a path in BaseURL is kept as a prefix).
+	BaseURL string
+	// TokenURL is the full URL of the OAuth token endpoint.
+	TokenURL string
+	// HTTPClient supplies the RoundTripper and timeout.
+	HTTPClient *http.Client
+	// Logger receives debug lines for each HTTP attempt, secrets redacted.
+	Logger *slog.Logger
+	// Retry is the retry policy.
+	Retry RetryPolicy
+	// RatePerSecond and RateBurst set a client-side rate limit (0: none).
+	RatePerSecond float64
+	RateBurst     int
+	// MaxConcurrency caps requests in flight (0: the kind's default).
+	MaxConcurrency int
+	// UserAgent replaces the default User-Agent.
+	UserAgent string
+	// OnTokenRefresh receives every token an OAuth refresh issues.
+	OnTokenRefresh func(*oauth2.Token)
+	// Settings holds kind-specific settings (see each kind's With...
+	// functions), keyed by name.
+	Settings map[string]string
+}
+
+// RetryPolicy bounds retries of one HTTP request (never of a whole walk).
+type RetryPolicy struct {
+	// MaxRetries is the number of retries after the first attempt.
+	MaxRetries int
+	// MinBackoff and MaxBackoff bound the jittered exponential backoff.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxRateLimitWait is the longest wait a rate-limit answer (Retry-After,
+	// reset headers) may impose; a longer one returns ErrRateLimited with
+	// RetryAfter set.
+	MaxRateLimitWait time.Duration
+}
+
+// DefaultRetryPolicy is used unless WithRetry says otherwise.
+var DefaultRetryPolicy = RetryPolicy{MaxRetries: 4, MinBackoff: 500 * time.Millisecond, MaxBackoff: 30 * time.Second, MaxRateLimitWait: time.Minute}
+
+// Option configures a connector.
+type Option func(*Options)
+
+// NewOptions applies opts over the defaults.
+func NewOptions(opts ...Option) Options {
+	o := Options{Retry: DefaultRetryPolicy}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+// WithBaseURL sends requests to u instead of the vendor's origin (a fake,
+// a proxy, GitHub Enterprise at https://host/api/v3).
+func WithBaseURL(u string) Option { return func(o *Options) { o.BaseURL = u } }
+
+// WithTokenURL sets the full URL of the OAuth token endpoint.
+func WithTokenURL(u string) Option { return func(o *Options) { o.TokenURL = u } }
+
+// WithHTTPClient uses c's RoundTripper and timeout. Its redirect policy is
+// replaced by the library's own (no credentials off-origin, no https→http).
+func WithHTTPClient(c *http.Client) Option { return func(o *Options) { o.HTTPClient = c } }
+
+// WithLogger logs each HTTP attempt at debug level, secrets redacted.
+func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
+
+// WithRetry sets the retry policy.
+func WithRetry(p RetryPolicy) Option { return func(o *Options) { o.Retry = p } }
+
+// WithRateLimit paces requests to perSecond with bursts of burst.
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(o *Options) { o.RatePerSecond, o.RateBurst = perSecond, burst }
+}
+
+// WithMaxConcurrency caps the requests in flight at n.
+func WithMaxConcurrency(n int) Option { return func(o *Options) { o.MaxConcurrency = n } }
+
+// WithUserAgent replaces the User-Agent.
+func WithUserAgent(ua string) Option { return func(o *Options) { o.UserAgent = ua } }
+
+// WithTokenRefresh registers fn to receive every token an OAuth refresh
+// issues, so that rotated refresh tokens can be saved.
+func WithTokenRefresh(fn func(*oauth2.Token)) Option {
+	return func(o *Options) { o.OnTokenRefresh = fn }
+}
+
+// WithSetting sets a kind-specific setting; kinds export typed helpers.
+func WithSetting(key, value string) Option {
+	return func(o *Options) {
+		if o.Settings == nil {
+			o.Settings = map[string]string{}
+		}
+		o.Settings[key] = value
+	}
+}
