@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tributary-dev/tributary/pagination"
 )
 
 // Sentinel errors. Every error the library returns for a failed operation is
@@ -36,7 +38,7 @@ var (
 	ErrServer = errors.New("server error")
 	// ErrPaging: the source's paging did not advance (a repeated cursor or
 	// next URL) or could not be read; the walk stops instead of looping.
-	ErrPaging = errors.New("paging error")
+	ErrPaging = pagination.ErrStalled
 	// ErrUnexpectedResponse: the source answered with a body the library
 	// could not read (malformed JSON, a missing envelope).
 	ErrUnexpectedResponse = errors.New("unexpected response")

@@ -131,10 +131,25 @@ func EncodeParams(v any) (Params, error) {
 		return nil, fmt.Errorf("params must be a struct or Params, not %T", v)
 	}
 	out := Params{}
+	if err := encodeStruct(rv, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encodeStruct adds the tagged fields of the struct rv to out; embedded
+// structs without a tag are flattened.
+func encodeStruct(rv reflect.Value, out Params) error {
 	rt := rv.Type()
 	for i := range rt.NumField() {
 		f := rt.Field(i)
 		tag, ok := f.Tag.Lookup("param")
+		if !ok && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if err := encodeStruct(rv.Field(i), out); err != nil {
+				return err
+			}
+			continue
+		}
 		if !ok || !f.IsExported() {
 			continue
 		}
@@ -157,7 +172,7 @@ func EncodeParams(v any) (Params, error) {
 		case reflect.Struct:
 			sub, err := EncodeParams(fv.Interface())
 			if err != nil {
-				return nil, err
+				return err
 			}
 			out[name] = map[string]any(sub)
 		case reflect.String:
@@ -166,5 +181,5 @@ func EncodeParams(v any) (Params, error) {
 			out[name] = fv.Interface()
 		}
 	}
-	return out, nil
+	return nil
 }

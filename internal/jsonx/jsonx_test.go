@@ -1,0 +1,122 @@
+package jsonx
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplitPage(t *testing.T) {
+	body := []byte(`{"tickets":[{"id":9007199254740993,"s":"a\"]}"},{"id":2}] ,"next_page":null,"count":2,"meta":{"x":[1,2]}}`)
+	p, err := SplitPage(body, "tickets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Records {
+		got = append(got, string(r))
+	}
+	want := []string{`{"id":9007199254740993,"s":"a\"]}"}`, `{"id":2}`}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
+	}
+	fields := map[string]string{}
+	for k, v := range p.Fields {
+		fields[k] = string(v)
+	}
+	if d := cmp.Diff(map[string]string{"next_page": "null", "count": "2", "meta": `{"x":[1,2]}`}, fields); d != "" {
+		t.Errorf("fields (-want +got):\n%s", d)
+	}
+	if !p.Found {
+		t.Error("Found = false")
+	}
+}
+
+func TestSplitPageBareArrayAndMissingKey(t *testing.T) {
+	p, err := SplitPage([]byte(` [ {"a":1} , [2] , "x" ] `), "")
+	if err != nil || len(p.Records) != 3 || string(p.Records[1]) != "[2]" {
+		t.Fatalf("bare array: %v %q", err, p.Records)
+	}
+	p, err = SplitPage([]byte(`{"other":[]}`), "tickets")
+	if err != nil || p.Found || len(p.Records) != 0 {
+		t.Fatalf("missing key: %v %+v", err, p)
+	}
+	p, err = SplitPage([]byte(`{"tickets":[]}`), "tickets")
+	if err != nil || !p.Found || len(p.Records) != 0 {
+		t.Fatalf("empty list: %v %+v", err, p)
+	}
+}
+
+func TestSplitRejectsMalformed(t *testing.T) {
+	for _, in := range []string{``, `{`, `{"a":}`, `{"tickets":[{"id":1},]}`, `{"tickets":[1 2]}`, `[1,2`, `{"a":"\x01"}`, `{"a":tru}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":"\q"}`, `{"a":1}x`, `{"tickets":{"id":1}}`, `{"a":"\u12"}`} {
+		if _, err := SplitPage([]byte(in), "tickets"); err == nil || !errors.Is(err, ErrSyntax) {
+			t.Errorf("SplitPage(%q) err = %v, want ErrSyntax", in, err)
+		}
+	}
+	deep := make([]byte, 0, 2*maxDepth+10)
+	for range maxDepth + 5 {
+		deep = append(deep, '[')
+	}
+	for range maxDepth + 5 {
+		deep = append(deep, ']')
+	}
+	if _, err := SplitArray(deep); err == nil {
+		t.Error("deep nesting accepted")
+	}
+}
+
+func TestLookupAndValue(t *testing.T) {
+	doc := []byte(`{"a":{"b":[{"c":"x"},{"c":12345678901234567890}]},"n":null,"k\u0065y":1}`)
+	if v, ok := Lookup(doc, "a", "b", "1", "c"); !ok || string(v) != "12345678901234567890" {
+		t.Errorf("Lookup = %s %v", v, ok)
+	}
+	if _, ok := Lookup(doc, "a", "x"); ok {
+		t.Error("Lookup of a missing key succeeded")
+	}
+	if v, ok := Lookup(doc, "key"); !ok || string(v) != "1" {
+		t.Errorf("escaped key: %s %v", v, ok)
+	}
+	v, err := Value(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := v.(map[string]any)["a"].(map[string]any)["b"].([]any)[1].(map[string]any)["c"]
+	if big != json.Number("12345678901234567890") {
+		t.Errorf("big number = %#v", big)
+	}
+	if n, ok := Int([]byte(`"42"`)); !ok || n != 42 {
+		t.Errorf("Int of a string = %d %v", n, ok)
+	}
+}
+
+// FuzzSplit checks that the splitter never panics and agrees with
+// encoding/json on what is valid.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{`{"tickets":[{"id":1}],"count":1}`, `[1,"a",{"b":null}]`, `{"a":"\u00e9"}`, `{`, `[1,]`, `{"tickets":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, errObj := SplitPage(data, "tickets")
+		_, errArr := SplitArray(data)
+		valid := json.Valid(data)
+		if !valid && errObj == nil && errArr == nil {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		if valid && errObj != nil && errArr != nil {
+			// Valid JSON that is neither an object nor an array, or an
+			// object whose "tickets" is not an array, may be refused.
+			var v any
+			_ = json.Unmarshal(data, &v)
+			switch x := v.(type) {
+			case map[string]any:
+				if _, ok := x["tickets"]; !ok {
+					t.Fatalf("refused a valid object %q: %v", data, errObj)
+				}
+			case []any:
+				t.Fatalf("refused a valid array %q: %v", data, errArr)
+			}
+		}
+	})
+}

@@ -1,0 +1,163 @@
+package pagination
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tributary-dev/tributary/internal/jsonx"
+)
+
+// resp builds a Response from a body shaped like the vendor's, split the
+// way the engine splits it.
+func resp(t *testing.T, body, key string, params map[string]any, header http.Header) *Response {
+	t.Helper()
+	p, err := jsonx.SplitPage([]byte(body), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header == nil {
+		header = http.Header{}
+	}
+	return &Response{Params: params, Header: header, Fields: p.Fields, Count: len(p.Records)}
+}
+
+func TestStyles(t *testing.T) {
+	tests := []struct {
+		name     string
+		style    Style
+		r        *Response
+		wantMeta map[string]any
+		wantNext map[string]any
+	}{
+		{"mailchimp offset, more", OffsetTotal{OffsetParam: "offset", TotalField: "total_items"},
+			resp(t, `{"campaigns":[{"id":"a"},{"id":"b"}],"total_items":5,"_links":[]}`, "campaigns", map[string]any{"count": int64(2), "offset": int64(2)}, nil),
+			map[string]any{"total_items": int64(5)}, map[string]any{"count": int64(2), "offset": int64(4)}},
+		{"mailchimp offset, last", OffsetTotal{OffsetParam: "offset", TotalField: "total_items"},
+			resp(t, `{"campaigns":[{"id":"e"}],"total_items":5}`, "campaigns", map[string]any{"count": int64(2), "offset": int64(4)}, nil),
+			map[string]any{"total_items": int64(5)}, nil},
+		{"gong cursor", RecordsCursor{},
+			resp(t, `{"requestId":"r1","records":{"totalRecords":263,"currentPageSize":100,"currentPageNumber":0,"cursor":"eyJhbGci"},"calls":[{"id":"1"}]}`, "calls", map[string]any{"fromDateTime": "2024-01-01T00:00:00Z"}, nil),
+			map[string]any{"pagination": map[string]any{"totalRecords": int64(263), "currentPageSize": int64(100), "currentPageNumber": int64(0), "cursor": "eyJhbGci"}},
+			map[string]any{"fromDateTime": "2024-01-01T00:00:00Z", "cursor": "eyJhbGci"}},
+		{"gong last page", RecordsCursor{},
+			resp(t, `{"requestId":"r1","records":{"totalRecords":1,"currentPageSize":1,"currentPageNumber":2},"calls":[{"id":"1"}]}`, "calls", map[string]any{"cursor": "x"}, nil),
+			map[string]any{"pagination": map[string]any{"totalRecords": int64(1), "currentPageSize": int64(1), "currentPageNumber": int64(2)}}, nil},
+		{"intercom starting_after", StartingAfter{},
+			resp(t, `{"type":"list","data":[{"id":"1"}],"total_count":3,"pages":{"type":"pages","page":1,"per_page":1,"total_pages":3,"next":{"page":2,"starting_after":"WzE2OTk5"}}}`, "data", map[string]any{"per_page": int64(1)}, nil),
+			map[string]any{"next_page": "WzE2OTk5"}, map[string]any{"per_page": int64(1), "starting_after": "WzE2OTk5"}},
+		{"intercom last", StartingAfter{},
+			resp(t, `{"type":"conversation.list","conversations":[],"pages":{"type":"pages","page":3,"per_page":1,"total_pages":3}}`, "conversations", map[string]any{}, nil),
+			map[string]any{"next_page": nil}, nil},
+		{"salesforce more", NextRecordsURL{Param: "next_records_url"},
+			resp(t, `{"totalSize":3222,"done":false,"nextRecordsUrl":"/services/data/v67.0/query/01gRO0000016PIAYA2-200","records":[{"attributes":{"type":"Account"},"Id":"001"}]}`, "records", map[string]any{"q": "SELECT Id FROM Account"}, nil),
+			map[string]any{"totalSize": int64(3222), "done": false, "nextRecordsUrl": "/services/data/v67.0/query/01gRO0000016PIAYA2-200"},
+			map[string]any{"q": "SELECT Id FROM Account", "next_records_url": "/services/data/v67.0/query/01gRO0000016PIAYA2-200"}},
+		{"salesforce done", NextRecordsURL{Param: "next_records_url"},
+			resp(t, `{"totalSize":1,"done":true,"records":[{"Id":"001"}]}`, "records", map[string]any{"q": "x"}, nil),
+			map[string]any{"totalSize": int64(1), "done": true, "nextRecordsUrl": nil}, nil},
+		{"zendesk offset", ZendeskPage{},
+			resp(t, `{"tickets":[{"id":1}],"next_page":"https://acme.zendesk.com/api/v2/tickets.json?page=3&per_page=1","previous_page":"https://acme.zendesk.com/api/v2/tickets.json?page=1&per_page=1","count":9}`, "tickets", map[string]any{"page": int64(2), "per_page": int64(1)}, nil),
+			map[string]any{"next_page": "https://acme.zendesk.com/api/v2/tickets.json?page=3&per_page=1", "previous_page": "https://acme.zendesk.com/api/v2/tickets.json?page=1&per_page=1", "count": int64(9)},
+			map[string]any{"page": int64(3), "per_page": int64(1)}},
+		{"zendesk cursor", ZendeskPage{},
+			resp(t, `{"tickets":[{"id":1}],"meta":{"has_more":true,"after_cursor":"xxx","before_cursor":"yyy"},"links":{"next":"https://acme.zendesk.com/api/v2/tickets.json?page%5Bafter%5D=xxx&page%5Bsize%5D=1","prev":"https://acme.zendesk.com/api/v2/tickets.json?page%5Bbefore%5D=yyy&page%5Bsize%5D=1"}}`, "tickets", map[string]any{"page[size]": int64(1)}, nil),
+			map[string]any{"has_more": true, "after_cursor": "xxx", "before_cursor": "yyy", "next_page": "https://acme.zendesk.com/api/v2/tickets.json?page%5Bafter%5D=xxx&page%5Bsize%5D=1", "previous_page": "https://acme.zendesk.com/api/v2/tickets.json?page%5Bbefore%5D=yyy&page%5Bsize%5D=1"},
+			map[string]any{"page[size]": int64(1), "page[after]": "xxx"}},
+		{"zendesk audits", AfterCursor{},
+			resp(t, `{"audits":[{"id":1}],"after_cursor":"a1","after_url":"https://acme.zendesk.com/api/v2/ticket_audits.json?cursor=a1","before_cursor":"b1","before_url":null}`, "audits", map[string]any{}, nil),
+			map[string]any{"after_cursor": "a1", "after_url": "https://acme.zendesk.com/api/v2/ticket_audits.json?cursor=a1", "before_cursor": "b1", "before_url": nil},
+			map[string]any{"cursor": "a1"}},
+		{"github link", LinkHeader{},
+			resp(t, `[{"id":1},{"id":2}]`, "", map[string]any{"owner": "o", "repo": "r", "per_page": int64(2)},
+				http.Header{"Link": {`<https://api.github.com/repositories/1/issues?per_page=2&page=3>; rel="next", <https://api.github.com/repositories/1/issues?per_page=2&page=9>; rel="last"`}}),
+			map[string]any{"next_page": int64(3), "last_page": int64(9)},
+			map[string]any{"owner": "o", "repo": "r", "per_page": int64(2), "page": int64(3)}},
+		{"github search", LinkHeader{},
+			resp(t, `{"total_count":2400,"incomplete_results":false,"items":[{"id":1}]}`, "items", map[string]any{"q": "x"}, nil),
+			map[string]any{"next_page": nil, "last_page": nil, "total_count": int64(2400), "incomplete_results": false}, nil},
+		{"hubspot after", PagingNextAfter{},
+			resp(t, `{"results":[{"id":"512"}],"paging":{"next":{"after":"NTI1Cg%3D%3D","link":"?after=NTI1Cg%3D%3D"}}}`, "results", map[string]any{"limit": int64(1)}, nil),
+			map[string]any{"next_cursor": "NTI1Cg%3D%3D"}, map[string]any{"limit": int64(1), "after": "NTI1Cg%3D%3D"}},
+		{"hubspot search last", PagingNextAfter{},
+			resp(t, `{"total":1,"results":[{"id":"512"}]}`, "results", map[string]any{}, nil),
+			map[string]any{"next_cursor": nil, "total": int64(1)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := cmp.Diff(nil, tt.r.Params)
+			meta, next, err := tt.style.Page(tt.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.wantMeta, meta); d != "" {
+				t.Errorf("meta (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.wantNext, next); d != "" {
+				t.Errorf("next (-want +got):\n%s", d)
+			}
+			if after := cmp.Diff(nil, tt.r.Params); after != before {
+				t.Error("the style modified the request params")
+			}
+		})
+	}
+}
+
+func TestPagerStopsOnRepeatedCursor(t *testing.T) {
+	calls := 0
+	p := New(map[string]any{}, func(ctx context.Context, params map[string]any) (*Page[int], error) {
+		calls++
+		// A source that answers every page with the same cursor.
+		return &Page[int]{Items: []int{calls}, Next: map[string]any{"cursor": "same"}}, nil
+	})
+	var got []int
+	var err error
+	for v, e := range p.All(context.Background()) {
+		if e != nil {
+			err = e
+			break
+		}
+		got = append(got, v)
+	}
+	if !errors.Is(err, ErrStalled) {
+		t.Fatalf("err = %v, want ErrStalled", err)
+	}
+	if d := cmp.Diff([]int{1, 2}, got); d != "" || calls != 2 {
+		t.Errorf("items (-want +got):\n%s calls=%d", d, calls)
+	}
+}
+
+func TestPagerWalksUntilNoNext(t *testing.T) {
+	p := New(map[string]any{"page": int64(1)}, func(ctx context.Context, params map[string]any) (*Page[int64], error) {
+		n := params["page"].(int64)
+		var next map[string]any
+		if n < 3 {
+			next = map[string]any{"page": n + 1}
+		}
+		return &Page[int64]{Items: []int64{n * 10, n*10 + 1}, Next: next}, nil
+	})
+	var got []int64
+	for v, err := range p.All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if d := cmp.Diff([]int64{10, 11, 20, 21, 30, 31}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if p.More() {
+		t.Error("More after the last page")
+	}
+}
+
+func TestParseLink(t *testing.T) {
+	got := ParseLink([]string{`<https://x/a?page=2>; rel="next", <https://x/a?page=5>; rel="last"`, `<https://x/a?page=1>; rel="first prev"`})
+	want := map[string]string{"next": "https://x/a?page=2", "last": "https://x/a?page=5", "first": "https://x/a?page=1", "prev": "https://x/a?page=1"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
