@@ -142,11 +142,20 @@ func (s NextRecordsURL) Page(r *Response) (map[string]any, map[string]any, error
 	return meta, with(r.Params, s.Param, next), nil
 }
 
-// ZendeskPage is Zendesk's paging, both modes. Offset mode (`page`):
-// Meta {next_page, previous_page, count} and the next `page` number read
-// from next_page. Cursor mode, chosen by the presence of `page[size]`:
-// Meta {has_more, after_cursor, before_cursor, next_page, previous_page}
-// from the body's `meta` and `links`, and `page[after]` for the next page.
+// ZendeskPage is Zendesk's paging, in its three shapes.
+//
+// Offset mode (`page`, `per_page`): Meta {next_page, previous_page, count}
+// and the next `page` number read from next_page.
+//
+// Cursor mode, chosen by the presence of `page[size]`: Meta {has_more,
+// after_cursor, before_cursor, next_page, previous_page} from the body's
+// `meta` and `links`, and `page[after]` for the next page.
+//
+// The older cursor shape of `GET /ticket_audits` (top-level after_cursor,
+// after_url, before_cursor, before_url; records newest first): Meta holds
+// those four, and the next page is requested with `cursor` = before_cursor
+// while before_url is set: "before" is earlier in time, the next page of a
+// newest-first list.
 type ZendeskPage struct{}
 
 // Page implements Style.
@@ -167,6 +176,11 @@ func (ZendeskPage) Page(r *Response) (map[string]any, map[string]any, error) {
 		}
 		return meta, with(r.Params, "page[after]", cur), nil
 	}
+	if _, offset := r.Fields["next_page"]; !offset {
+		if _, legacy := r.Fields["before_url"]; legacy {
+			return legacyCursor(r)
+		}
+	}
 	meta := map[string]any{"next_page": value(r.Fields["next_page"]), "previous_page": value(r.Fields["previous_page"]), "count": value(r.Fields["count"])}
 	next, ok := jsonx.String(r.Fields["next_page"])
 	if !ok || next == "" {
@@ -185,20 +199,14 @@ func (ZendeskPage) Page(r *Response) (map[string]any, map[string]any, error) {
 	return meta, with(r.Params, "page", n), nil
 }
 
-// AfterCursor is the older Zendesk cursor shape of `GET /ticket_audits`:
-// top-level after_cursor, after_url, before_cursor, before_url; the next
-// page is requested with `cursor` = after_cursor while after_url is set.
-type AfterCursor struct{}
-
-// Page implements Style.
-func (AfterCursor) Page(r *Response) (map[string]any, map[string]any, error) {
+func legacyCursor(r *Response) (map[string]any, map[string]any, error) {
 	meta := map[string]any{
 		"after_cursor": value(r.Fields["after_cursor"]), "after_url": value(r.Fields["after_url"]),
 		"before_cursor": value(r.Fields["before_cursor"]), "before_url": value(r.Fields["before_url"]),
 	}
-	afterURL, _ := jsonx.String(r.Fields["after_url"])
-	cur, ok := jsonx.String(r.Fields["after_cursor"])
-	if afterURL == "" || !ok || cur == "" {
+	beforeURL, _ := jsonx.String(r.Fields["before_url"])
+	cur, ok := jsonx.String(r.Fields["before_cursor"])
+	if beforeURL == "" || !ok || cur == "" || r.Count == 0 {
 		return meta, nil, nil
 	}
 	return meta, with(r.Params, "cursor", cur), nil

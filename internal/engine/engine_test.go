@@ -70,7 +70,9 @@ var testKind = engine.Kind{
 			tributary.ActionDownload: {{Path: "/things/{id}", FileURL: []string{"thing", "file_url"}}},
 		},
 	}},
-	ParseError: func(status int, h http.Header, body []byte, e *tributary.Error) { e.Message = strings.TrimSpace(string(body)) },
+	ParseError: func(status int, h http.Header, body []byte, e *tributary.Error) {
+		e.Message = strings.TrimSpace(string(body))
+	},
 }
 
 func open(t *testing.T, rt http.RoundTripper, opts ...tributary.Option) *engine.Connector {

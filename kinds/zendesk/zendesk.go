@@ -181,7 +181,8 @@ func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Conne
 
 // parseError reads Zendesk's error bodies: {"error": "RecordNotFound",
 // "description": "Not found"}, {"error": {"title", "message"}}, OAuth's
-// {"error", "error_description"}, and plain-text bodies (429).
+// {"error", "error_description"}, {"errors": [{"code", "title",
+// "detail"}]}, and plain-text bodies (429).
 func parseError(status int, h http.Header, body []byte, e *tributary.Error) {
 	e.RequestID = h.Get("X-Zendesk-Request-Id")
 	if e.RequestID == "" {
@@ -203,6 +204,14 @@ func parseError(status int, h http.Header, body []byte, e *tributary.Error) {
 				e.Code = obj.Title
 				e.Message = obj.Message
 			}
+		}
+	}
+	if arr, ok := m["errors"]; ok {
+		// {"errors": [{"code", "title", "detail"}]} (pagination limits).
+		var list []struct{ Code, Title, Detail string }
+		if json.Unmarshal(arr, &list) == nil && len(list) > 0 {
+			e.Code = list[0].Code
+			e.Message = strings.TrimSpace(list[0].Title + ". " + list[0].Detail)
 		}
 	}
 	for _, k := range []string{"description", "error_description", "message"} {
