@@ -350,6 +350,9 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 		}
 		if len(d.Enum) > 0 && len(item.Enum) == 0 {
 			item.Enum = d.Enum
+			if item.Type == TypeAny {
+				item.Type = TypeString
+			}
 		}
 		out := make([]any, len(elems))
 		for i, e := range elems {

@@ -1,0 +1,148 @@
+package tributary_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tributary-dev/tributary"
+)
+
+var gongLike = []tributary.Entity{{
+	Name:    "calls_extensive",
+	Actions: []tributary.Action{tributary.ActionList},
+	Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {
+		{Name: "filter", Type: tributary.TypeObject, Required: true, Fields: []tributary.Param{
+			{Name: "fromDateTime", Type: tributary.TypeString},
+			{Name: "callIds", Type: tributary.TypeArray, Items: &tributary.Param{Type: tributary.TypeString}, Max: tributary.Bound(2)},
+		}},
+		{Name: "contentSelector", Type: tributary.TypeObject, Fields: []tributary.Param{
+			{Name: "contextTiming", Type: tributary.TypeArray, Enum: []string{"Now", "TimeOfCall"}},
+			{Name: "exposedFields", Type: tributary.TypeObject, Fields: []tributary.Param{{Name: "media", Type: tributary.TypeBoolean}}},
+		}},
+		{Name: "count", Type: tributary.TypeInteger, Min: tributary.Bound(1), Max: tributary.Bound(1000)},
+		{Name: "ratio", Type: tributary.TypeNumber},
+	}},
+}}
+
+func TestValidateNormalizesDottedAndNested(t *testing.T) {
+	got, err := tributary.Validate("gong", gongLike, "calls_extensive", tributary.ActionList, tributary.Params{
+		"filter.fromDateTime":                 "2024-01-01T00:00:00Z",
+		"filter":                              map[string]any{"callIds": []string{"1"}},
+		"contentSelector.exposedFields.media": true,
+		"contentSelector.contextTiming":       []any{"Now"},
+		"count":                               float64(50),
+		"ratio":                               json.Number("0.5"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tributary.Params{
+		"filter":          map[string]any{"fromDateTime": "2024-01-01T00:00:00Z", "callIds": []any{"1"}},
+		"contentSelector": map[string]any{"exposedFields": map[string]any{"media": true}, "contextTiming": []any{"Now"}},
+		"count":           int64(50),
+		"ratio":           0.5,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestValidateErrorsNameTheParameter(t *testing.T) {
+	cases := []struct {
+		p     tributary.Params
+		param string
+	}{
+		{tributary.Params{}, "filter"},
+		{tributary.Params{"filter": map[string]any{"callIds": []any{"1", "2", "3"}}}, "filter.callIds"},
+		{tributary.Params{"filter": map[string]any{"callIds": []any{7}}}, "filter.callIds[0]"},
+		{tributary.Params{"filter": map[string]any{"bogus": 1}}, "filter.bogus"},
+		{tributary.Params{"filter": map[string]any{}, "contentSelector.contextTiming": []any{"Later"}}, "contentSelector.contextTiming[0]"},
+		{tributary.Params{"filter": map[string]any{}, "count": 1001}, "count"},
+		{tributary.Params{"filter": map[string]any{}, "count": 1.5}, "count"},
+		{tributary.Params{"filter": map[string]any{}, "count": "10"}, "count"},
+		{tributary.Params{"filter": "x"}, "filter"},
+		{tributary.Params{"filter.fromDateTime": "a", "filter": map[string]any{"fromDateTime": "b"}}, "filter.fromDateTime"},
+	}
+	for _, tc := range cases {
+		_, err := tributary.Validate("gong", gongLike, "calls_extensive", tributary.ActionList, tc.p)
+		var te *tributary.Error
+		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) {
+			t.Errorf("%v: err = %v, want ErrInvalidParams", tc.p, err)
+			continue
+		}
+		if te.Param != tc.param || te.Entity != "calls_extensive" || te.Action != tributary.ActionList || te.Kind != "gong" {
+			t.Errorf("%v: error names param %q (want %q), entity %q, action %q: %v", tc.p, te.Param, tc.param, te.Entity, te.Action, err)
+		}
+	}
+}
+
+func TestValidateDoesNotModifyInput(t *testing.T) {
+	in := tributary.Params{"filter": map[string]any{"fromDateTime": "x"}, "filter.callIds": []any{"1"}}
+	if _, err := tributary.Validate("gong", gongLike, "calls_extensive", tributary.ActionList, in); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(tributary.Params{"filter": map[string]any{"fromDateTime": "x"}, "filter.callIds": []any{"1"}}, in); d != "" {
+		t.Errorf("input changed (-want +got):\n%s", d)
+	}
+}
+
+func TestRecordIsLossless(t *testing.T) {
+	raw := `{"id":9007199254740993,"via":{"source":{"from":{"address":"a@b.c"}}},"tags":["x","y"],"unknown_field":{"kept":true}}`
+	r := tributary.NewRecord([]byte(raw))
+	if string(r.Raw()) != raw {
+		t.Errorf("Raw changed")
+	}
+	if id, ok := r.IntAt("id"); !ok || id != 9007199254740993 {
+		t.Errorf("IntAt(id) = %d %v", id, ok)
+	}
+	if s, ok := r.StringAt("via.source.from.address"); !ok || s != "a@b.c" {
+		t.Errorf("StringAt = %q %v", s, ok)
+	}
+	if s, ok := r.StringAt("tags.1"); !ok || s != "y" {
+		t.Errorf("tags.1 = %q %v", s, ok)
+	}
+	m, err := r.Map()
+	if err != nil || m["id"] != int64(9007199254740993) {
+		t.Errorf("Map id = %#v %v", m["id"], err)
+	}
+	var v struct {
+		ID int64 `json:"id"`
+	}
+	if err := r.Decode(&v); err != nil || v.ID != 9007199254740993 {
+		t.Errorf("Decode = %d %v", v.ID, err)
+	}
+	b, _ := json.Marshal(struct{ R tributary.Record }{r})
+	if string(b) != `{"R":`+raw+`}` {
+		t.Errorf("MarshalJSON = %s", b)
+	}
+}
+
+func TestEncodeParams(t *testing.T) {
+	type Paging struct {
+		Page    int `param:"page"`
+		PerPage int `param:"per_page"`
+	}
+	type Filter struct {
+		From string   `param:"fromDateTime"`
+		IDs  []string `param:"callIds"`
+	}
+	yes := false
+	p, err := tributary.EncodeParams(struct {
+		Paging
+		Active *bool  `param:"active"`
+		Role   string `param:"role"`
+		Empty  string `param:"empty"`
+		Filter Filter `param:"filter"`
+		skip   int
+	}{Paging: Paging{Page: 2}, Active: &yes, Role: "agent", Filter: Filter{IDs: []string{"9"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tributary.Params{"page": 2, "active": false, "role": "agent", "filter": map[string]any{"callIds": []string{"9"}}}
+	if d := cmp.Diff(want, p); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
