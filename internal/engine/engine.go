@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -45,16 +47,23 @@ type Setup struct {
 	Secrets []string
 	// MaxConcurrency is the kind's default cap (Options.MaxConcurrency wins).
 	MaxConcurrency int
+	// ResolveBaseURL, when set and Options.BaseURL is not, gives the base
+	// URL before each request: for sources whose host is only known from
+	// the OAuth token response (Salesforce's instance_url, Gong's
+	// api_base_url_for_customer). Credentials follow the base to its origin.
+	ResolveBaseURL func(ctx context.Context) (string, error)
 }
 
 // Connector is a direct-mode connector driven by a Kind.
 type Connector struct {
 	kind     *Kind
-	base     *url.URL
+	base     atomic.Pointer[url.URL]
+	resolve  func(ctx context.Context) (string, error)
 	client   *transport.Client
 	catalog  []tributary.Entity
 	byName   map[string]*Entity
 	secrets  []string
+	retry    tributary.RetryPolicy
 	now      func() time.Time
 	download download.Options
 }
@@ -69,7 +78,11 @@ func Open(s Setup) (*Connector, error) {
 	if err != nil {
 		return nil, &tributary.Error{Kind: s.Kind.Type, Err: tributary.ErrInvalidCredentials, Message: "base URL: " + err.Error()}
 	}
-	c := &Connector{kind: s.Kind, base: base, byName: map[string]*Entity{}, now: time.Now}
+	c := &Connector{kind: s.Kind, byName: map[string]*Entity{}, now: time.Now, retry: s.Options.Retry}
+	c.base.Store(base)
+	if s.Options.BaseURL == "" {
+		c.resolve = s.ResolveBaseURL
+	}
 	for i := range s.Kind.Entities {
 		e := &s.Kind.Entities[i]
 		c.byName[e.Name] = e
@@ -138,11 +151,34 @@ func (c *Connector) Type() string { return c.kind.Type }
 func (c *Connector) Entities() []tributary.Entity { return c.catalog }
 
 // BaseURL returns the base URL requests go to.
-func (c *Connector) BaseURL() string { return c.base.String() }
+func (c *Connector) BaseURL() string { return c.base.Load().String() }
+
+// baseURL returns the current base URL, resolving it first when the kind
+// learns it at run time.
+func (c *Connector) baseURL(ctx context.Context) (*url.URL, error) {
+	cur := c.base.Load()
+	if c.resolve == nil {
+		return cur, nil
+	}
+	raw, err := c.resolve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", transport.ErrAuth, err)
+	}
+	if strings.TrimRight(raw, "/") == cur.String() {
+		return cur, nil
+	}
+	u, err := ParseBaseURL(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the source gave an unusable base URL: %w", err)
+	}
+	c.base.Store(u)
+	c.client.SetOrigin(u)
+	return u, nil
+}
 
 // Format prints the connector without its credentials, for every verb.
 func (c *Connector) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "tributary.Connector{type: %s, base: %s}", c.kind.Type, c.base)
+	fmt.Fprintf(f, "tributary.Connector{type: %s, base: %s}", c.kind.Type, c.base.Load())
 }
 
 // List implements tributary.Connector.
@@ -194,11 +230,7 @@ func (c *Connector) Get(ctx context.Context, entity string, p tributary.Params) 
 	if err != nil {
 		return tributary.Record{}, err
 	}
-	resp, err := c.send(ctx, entity, a, rt, norm)
-	if err != nil {
-		return tributary.Record{}, err
-	}
-	body, err := c.readBody(entity, a, resp)
+	resp, body, err := c.read(ctx, entity, a, rt, norm)
 	if err != nil {
 		return tributary.Record{}, err
 	}
@@ -245,11 +277,7 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 			return c.do(ctx, entity, a, req)
 		}
 	} else {
-		resp, err := c.send(ctx, entity, a, rt, norm)
-		if err != nil {
-			return nil, err
-		}
-		body, err := c.readBody(entity, a, resp)
+		resp, body, err := c.read(ctx, entity, a, rt, norm)
 		if err != nil {
 			return nil, err
 		}
@@ -258,11 +286,12 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		if !ok || !isStr || fileURL == "" {
 			return nil, c.unexpected(entity, a, resp.StatusCode, "the response names no file URL at "+strings.Join(rt.FileURL, "."), nil)
 		}
-		u, err := c.base.Parse(fileURL)
+		base := c.base.Load()
+		u, err := base.Parse(fileURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 			return nil, c.unexpected(entity, a, resp.StatusCode, "the file URL is not an http(s) URL", err)
 		}
-		if c.base.Scheme == "https" && u.Scheme != "https" {
+		if base.Scheme == "https" && u.Scheme != "https" {
 			return nil, c.unexpected(entity, a, resp.StatusCode, "refused to download over http from an https source", transport.ErrInsecureRedirect)
 		}
 		fetch = func(ctx context.Context, h http.Header) (*http.Response, error) {
@@ -314,16 +343,12 @@ func (c *Connector) prepare(entity string, a tributary.Action, p tributary.Param
 }
 
 func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*tributary.Page, error) {
-	resp, err := c.send(ctx, entity, a, rt, norm)
+	resp, body, err := c.read(ctx, entity, a, rt, norm)
 	if err != nil {
 		var te *tributary.Error
 		if errors.As(err, &te) && te.StatusCode >= 400 && c.kind.EmptyList != nil && c.kind.EmptyList(te) {
 			return &tributary.Page{Records: []tributary.Record{}, Meta: map[string]any{}}, nil
 		}
-		return nil, err
-	}
-	body, err := c.readBody(entity, a, resp)
-	if err != nil {
 		return nil, err
 	}
 	split, err := jsonx.SplitPage(body, rt.Records)
@@ -358,6 +383,56 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	return page, nil
 }
 
+// read sends the request of a route and reads the whole body of its 2xx
+// answer. The transport retries failed requests; a connection that drops
+// while the body is being read is retried here, within the same retry
+// policy, since every operation of the contract is a read.
+func (c *Connector) read(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*http.Response, []byte, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := c.send(ctx, entity, a, rt, norm)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, err := c.readBody(entity, a, resp)
+		if err == nil {
+			return resp, body, nil
+		}
+		var te *tributary.Error
+		if !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrServer) || attempt >= c.retry.MaxRetries {
+			return nil, nil, err
+		}
+		if werr := sleep(ctx, backoff(c.retry, attempt)); werr != nil {
+			return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: werr, Message: "request cancelled"}
+		}
+	}
+}
+
+// backoff is the jittered exponential wait before retry attempt+1.
+func backoff(p tributary.RetryPolicy, attempt int) time.Duration {
+	d := p.MinBackoff << min(attempt, 30)
+	if d <= 0 || (p.MaxBackoff > 0 && d > p.MaxBackoff) {
+		d = p.MaxBackoff
+	}
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // send builds and sends the request of a route and returns a 2xx response.
 func (c *Connector) send(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*http.Response, error) {
 	req, err := c.build(ctx, rt, norm)
@@ -368,6 +443,9 @@ func (c *Connector) send(ctx context.Context, entity string, a tributary.Action,
 }
 
 func (c *Connector) invalid(entity string, a tributary.Action, err error) error {
+	if errors.Is(err, transport.ErrAuth) {
+		return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: tributary.ErrUnauthorized, Message: c.redact(err.Error())}
+	}
 	var pe *paramErr
 	if errors.As(err, &pe) {
 		return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: pe.param, Err: tributary.ErrInvalidParams, Message: pe.msg}
@@ -473,13 +551,17 @@ func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*h
 	if method == "" {
 		method = http.MethodGet
 	}
+	base, err := c.baseURL(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if rt.URLParam != "" {
 		if raw, ok := p[rt.URLParam].(string); ok {
-			u, err := c.base.Parse(raw)
+			u, err := base.Parse(raw)
 			if err != nil {
 				return nil, &paramErr{rt.URLParam, "is not a URL"}
 			}
-			if !transport.SameOrigin(u, c.base) {
+			if !transport.SameOrigin(u, base) {
 				return nil, &paramErr{rt.URLParam, "points to another host; only the source's own URLs are followed"}
 			}
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -494,7 +576,7 @@ func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*h
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(c.base.String() + path)
+	u, err := url.Parse(base.String() + path)
 	if err != nil {
 		return nil, err
 	}

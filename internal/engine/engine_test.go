@@ -359,3 +359,91 @@ func TestRepeatingCursorStops(t *testing.T) {
 		t.Fatalf("err = %v after %d records, want ErrStalled after 2", err, n)
 	}
 }
+
+func TestUserAgentAndRateLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		var times []time.Time
+		c := open(t, roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			rec.add(r)
+			times = append(times, time.Now())
+			return reply(200, nil, page1), nil
+		}), tributary.WithRateLimit(2, 1))
+		for range 5 {
+			if _, err := c.List(context.Background(), "things", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := times[4].Sub(times[0]); got != 2*time.Second {
+			t.Errorf("5 requests at 2/s took %v, want 2s", got)
+		}
+		if ua := rec.reqs[0].Header.Get("User-Agent"); !strings.HasPrefix(ua, "tributary-go/") {
+			t.Errorf("User-Agent %q", ua)
+		}
+	})
+}
+
+// A URL param (a next-page URL handed back by the caller) is only followed
+// on the connector's own origin.
+func TestNextURLStaysOnOrigin(t *testing.T) {
+	k := engine.Kind{Type: "url-kind", Entities: []engine.Entity{{
+		Entity: tributary.Entity{Name: "rows", Actions: []tributary.Action{tributary.ActionList},
+			Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {{Name: "q", Type: tributary.TypeString}, {Name: "next_url", Type: tributary.TypeString}}}},
+		Routes: map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/query", Records: "records", URLParam: "next_url"}}},
+	}}}
+	rec := &recorder{}
+	c, err := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		rec.add(r)
+		return reply(200, nil, `{"records":[]}`), nil
+	})})), DefaultBaseURL: "https://x.my.example.com", Auth: transport.Bearer(secret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.List(context.Background(), "rows", tributary.Params{"next_url": "/query/01g-200"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.reqs[0].URL.String(); got != "https://x.my.example.com/query/01g-200" {
+		t.Errorf("relative next URL went to %s", got)
+	}
+	_, err = c.List(context.Background(), "rows", tributary.Params{"next_url": "https://evil.example.net/query/01g-200"})
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != "next_url" {
+		t.Fatalf("off-origin next URL: %v", err)
+	}
+	if rec.count() != 1 {
+		t.Errorf("%d requests; the off-origin one must not be sent", rec.count())
+	}
+}
+
+// A kind that learns its host from the token response moves there, and
+// its credentials move with it.
+func TestResolvedBaseURL(t *testing.T) {
+	rec := &recorder{}
+	host := "first.example.com"
+	k := testKind
+	c, err := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		rec.add(r)
+		return reply(200, nil, page1), nil
+	})})), DefaultBaseURL: "https://login.example.com", Auth: transport.Bearer(secret),
+		ResolveBaseURL: func(ctx context.Context) (string, error) { return "https://" + host, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.List(context.Background(), "things", nil); err != nil {
+		t.Fatal(err)
+	}
+	host = "second.example.com"
+	if _, err := c.List(context.Background(), "things", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"first.example.com", "second.example.com"} {
+		if r := rec.reqs[i]; r.URL.Host != want || r.Header.Get("Authorization") == "" {
+			t.Errorf("request %d went to %s (auth %v)", i, r.URL.Host, r.Header.Get("Authorization") != "")
+		}
+	}
+	c2, _ := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(), DefaultBaseURL: "https://login.example.com",
+		ResolveBaseURL: func(ctx context.Context) (string, error) { return "", errors.New("invalid_grant") }})
+	if _, err := c2.List(context.Background(), "things", nil); !errors.Is(err, tributary.ErrUnauthorized) {
+		t.Errorf("resolver failure: %v", err)
+	}
+}

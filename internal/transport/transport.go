@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -106,8 +107,9 @@ type Config struct {
 
 // Client is a connector's HTTP client. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	rc   *retryablehttp.Client
+	cfg    Config
+	origin atomic.Pointer[url.URL]
+	rc     *retryablehttp.Client
 	sem  chan struct{}
 	http *http.Client
 }
@@ -140,6 +142,7 @@ func New(cfg Config) *Client {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	c := &Client{cfg: cfg}
+	c.SetOrigin(cfg.Origin)
 	if cfg.MaxConcurrency > 0 {
 		c.sem = make(chan struct{}, cfg.MaxConcurrency)
 	}
@@ -163,7 +166,18 @@ func New(cfg Config) *Client {
 }
 
 // Origin returns the connector's origin.
-func (c *Client) Origin() *url.URL { return c.cfg.Origin }
+func (c *Client) Origin() *url.URL { return c.origin.Load() }
+
+// SetOrigin moves the connector to another origin (Salesforce's
+// instance_url, Gong's per-customer host): from now on credentials go there
+// and nowhere else.
+func (c *Client) SetOrigin(u *url.URL) {
+	if u == nil {
+		return
+	}
+	o := &url.URL{Scheme: u.Scheme, Host: u.Host}
+	c.origin.Store(o)
+}
 
 // Do sends req with retries. Its answer is the last response, whatever its
 // status (the caller turns non-2xx into typed errors), or a transport error
@@ -228,7 +242,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.Header.Del("Authorization")
 	r.Header.Set("User-Agent", cfg.UserAgent)
-	own := SameOrigin(r.URL, cfg.Origin)
+	own := SameOrigin(r.URL, t.c.origin.Load())
 	if own {
 		for k, v := range cfg.Header {
 			if r.Header.Get(k) == "" {

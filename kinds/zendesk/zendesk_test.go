@@ -337,3 +337,37 @@ func TestCredentialChecks(t *testing.T) {
 		t.Fatalf("valid credentials: %v", err)
 	}
 }
+
+// A page whose connection drops mid-body is fetched again.
+func TestCutPageIsRetried(t *testing.T) {
+	srv := zendesktest.New(zendesktest.WithFaults(zendesktest.Faults{CutFirst: 2}))
+	defer srv.Close()
+	c := open(t, srv)
+	page, err := c.List(context.Background(), "tickets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Records) != 100 || len(srv.Requests()) != 3 {
+		t.Errorf("%d records after %d requests", len(page.Records), len(srv.Requests()))
+	}
+}
+
+// search runs on a synchronized copy: in direct mode without a replica it
+// is refused with a clear error, and nothing is sent.
+func TestSearchNeedsHostedOrReplica(t *testing.T) {
+	srv := zendesktest.New()
+	defer srv.Close()
+	c := open(t, srv)
+	_, err := tributary.Execute(context.Background(), c, tributary.Request{Entity: "tickets", Action: tributary.ActionSearch,
+		Params: tributary.Params{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"status": "open"}}}}})
+	if !errors.Is(err, tributary.ErrUnsupportedAction) || !strings.Contains(err.Error(), "hosted mode") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = tributary.Execute(context.Background(), c, tributary.Request{Entity: "tickets", Action: tributary.ActionGet, Params: tributary.Params{"ticket_id": -1}})
+	if !errors.Is(err, tributary.ErrInvalidParams) {
+		t.Fatalf("negative id: %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+}
