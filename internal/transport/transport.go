@@ -110,8 +110,8 @@ type Client struct {
 	cfg    Config
 	origin atomic.Pointer[url.URL]
 	rc     *retryablehttp.Client
-	sem  chan struct{}
-	http *http.Client
+	sem    chan struct{}
+	http   *http.Client
 }
 
 // New builds a Client.
