@@ -286,59 +286,11 @@ func Bool(raw []byte) (bool, bool) {
 	return false, false
 }
 
-// walkObject walks the object at data[i] ('{'), calling fn with each key
-// (unescaped) and the offsets of its value; it returns the offset just past
-// the object.
+// walkObject walks the top-level object at data[i] ('{'), calling fn with
+// each key (unescaped) and the offsets of its value; it returns the offset
+// just past the object.
 func walkObject(data []byte, i int, fn func(key []byte, vs, ve int) error) (int, error) {
-	i++ // '{'
-	i = skipWS(data, i)
-	if i < len(data) && data[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		i = skipWS(data, i)
-		if i >= len(data) || data[i] != '"' {
-			return 0, syntaxErr(i, "expected a string key")
-		}
-		ks := i
-		ke, err := skipString(data, i)
-		if err != nil {
-			return 0, err
-		}
-		key := data[ks+1 : ke-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var s string
-			if err := json.Unmarshal(data[ks:ke], &s); err != nil {
-				return 0, syntaxErr(ks, "bad key")
-			}
-			key = []byte(s)
-		}
-		i = skipWS(data, ke)
-		if i >= len(data) || data[i] != ':' {
-			return 0, syntaxErr(i, "expected ':'")
-		}
-		i = skipWS(data, i+1)
-		vs := i
-		ve, err := skipValue(data, i, 1)
-		if err != nil {
-			return 0, err
-		}
-		if err := fn(key, vs, ve); err != nil {
-			return 0, err
-		}
-		i = skipWS(data, ve)
-		if i >= len(data) {
-			return 0, syntaxErr(i, "unterminated object")
-		}
-		switch data[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1, nil
-		default:
-			return 0, syntaxErr(i, "expected ',' or '}' in object")
-		}
-	}
+	return walkObjectDepth(data, i, 1, fn)
 }
 
 func skipWS(data []byte, i int) int {
@@ -365,7 +317,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 	case c == '"':
 		return skipString(data, i)
 	case c == '{':
-		return walkObjectDepth(data, i, depth)
+		return walkObjectDepth(data, i, depth, nil)
 	case c == '[':
 		i++
 		i = skipWS(data, i)
@@ -403,8 +355,10 @@ func skipValue(data []byte, i, depth int) (int, error) {
 	return 0, syntaxErr(i, "unexpected character")
 }
 
-func walkObjectDepth(data []byte, i, depth int) (int, error) {
-	i++
+// walkObjectDepth validates the object at data[i] ('{') nested depth
+// levels deep; fn, when not nil, sees each member.
+func walkObjectDepth(data []byte, i, depth int, fn func(key []byte, vs, ve int) error) (int, error) {
+	i++ // '{'
 	i = skipWS(data, i)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, nil
@@ -414,6 +368,7 @@ func walkObjectDepth(data []byte, i, depth int) (int, error) {
 		if i >= len(data) || data[i] != '"' {
 			return 0, syntaxErr(i, "expected a string key")
 		}
+		ks := i
 		ke, err := skipString(data, i)
 		if err != nil {
 			return 0, err
@@ -423,9 +378,23 @@ func walkObjectDepth(data []byte, i, depth int) (int, error) {
 			return 0, syntaxErr(i, "expected ':'")
 		}
 		i = skipWS(data, i+1)
+		vs := i
 		ve, err := skipValue(data, i, depth+1)
 		if err != nil {
 			return 0, err
+		}
+		if fn != nil {
+			key := data[ks+1 : ke-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				var s string
+				if err := json.Unmarshal(data[ks:ke], &s); err != nil {
+					return 0, syntaxErr(ks, "bad key")
+				}
+				key = []byte(s)
+			}
+			if err := fn(key, vs, ve); err != nil {
+				return 0, err
+			}
 		}
 		i = skipWS(data, ve)
 		if i >= len(data) {

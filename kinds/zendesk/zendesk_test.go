@@ -215,13 +215,14 @@ func TestOAuthRefreshRotates(t *testing.T) {
 	srv.ExpireAccessTokens()
 	var mu sync.Mutex
 	var rotated []*oauth2.Token
+	record := tributary.WithTokenRefresh(func(tok *oauth2.Token) {
+		mu.Lock()
+		rotated = append(rotated, tok)
+		mu.Unlock()
+	})
 	c, err := zendesk.New(zendesk.Credentials{Subdomain: "acme", AccessToken: "expired", RefreshToken: zendesktest.DefaultRefreshToken,
 		ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret},
-		tributary.WithBaseURL(srv.URL), fast, tributary.WithTokenRefresh(func(tok *oauth2.Token) {
-			mu.Lock()
-			rotated = append(rotated, tok)
-			mu.Unlock()
-		}))
+		tributary.WithBaseURL(srv.URL), fast, record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,11 +235,7 @@ func TestOAuthRefreshRotates(t *testing.T) {
 	// ...while a connector opened with only the refresh token refreshes.
 	c, err = zendesk.New(zendesk.Credentials{Subdomain: "acme", RefreshToken: zendesktest.DefaultRefreshToken,
 		ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret},
-		tributary.WithBaseURL(srv.URL), fast, tributary.WithTokenRefresh(func(tok *oauth2.Token) {
-			mu.Lock()
-			rotated = append(rotated, tok)
-			mu.Unlock()
-		}))
+		tributary.WithBaseURL(srv.URL), fast, record)
 	if err != nil {
 		t.Fatal(err)
 	}
