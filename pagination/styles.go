@@ -248,31 +248,42 @@ func (LinkHeader) Page(r *Response) (map[string]any, map[string]any, error) {
 	return meta, with(r.Params, "page", n), nil
 }
 
-// ParseLink parses RFC 8288 Link header values into rel → URL.
+// ParseLink parses RFC 8288 Link header values into rel → URL. URLs may
+// contain commas (GitHub's `labels=bug,ui`): a link ends only at a comma
+// outside <...>.
 func ParseLink(values []string) map[string]string {
 	out := map[string]string{}
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			part = strings.TrimSpace(part)
-			if !strings.HasPrefix(part, "<") {
-				continue
+		for len(v) > 0 {
+			start := strings.IndexByte(v, '<')
+			if start < 0 {
+				break
 			}
-			end := strings.Index(part, ">")
+			end := strings.IndexByte(v[start:], '>')
 			if end < 0 {
-				continue
+				break
 			}
-			u := part[1:end]
-			for _, attr := range strings.Split(part[end+1:], ";") {
+			u := v[start+1 : start+end]
+			rest := v[start+end+1:]
+			params := rest
+			if next := strings.IndexByte(rest, '<'); next >= 0 {
+				params, rest = rest[:next], rest[next:]
+			} else {
+				rest = ""
+			}
+			for _, attr := range strings.Split(params, ";") {
 				k, val, ok := strings.Cut(strings.TrimSpace(attr), "=")
 				if !ok || strings.TrimSpace(k) != "rel" {
 					continue
 				}
-				for _, rel := range strings.Fields(strings.Trim(strings.TrimSpace(val), `"`)) {
+				val = strings.TrimRight(strings.TrimSpace(val), ", ")
+				for _, rel := range strings.Fields(strings.Trim(val, `"`)) {
 					if _, dup := out[rel]; !dup {
 						out[rel] = u
 					}
 				}
 			}
+			v = rest
 		}
 	}
 	return out

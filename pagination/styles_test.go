@@ -158,8 +158,8 @@ func TestPagerWalksUntilNoNext(t *testing.T) {
 }
 
 func TestParseLink(t *testing.T) {
-	got := ParseLink([]string{`<https://x/a?page=2>; rel="next", <https://x/a?page=5>; rel="last"`, `<https://x/a?page=1>; rel="first prev"`})
-	want := map[string]string{"next": "https://x/a?page=2", "last": "https://x/a?page=5", "first": "https://x/a?page=1", "prev": "https://x/a?page=1"}
+	got := ParseLink([]string{`<https://x/a?labels=bug,ui&page=2>; rel="next", <https://x/a?page=5>; rel="last"`, `<https://x/a?page=1>; rel="first prev"`})
+	want := map[string]string{"next": "https://x/a?labels=bug,ui&page=2", "last": "https://x/a?page=5", "first": "https://x/a?page=1", "prev": "https://x/a?page=1"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
