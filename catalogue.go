@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tributary-dev/tributary/pagination"
 )
 
 // Type is the type of a parameter or a searchable field.
@@ -66,6 +68,10 @@ type Entity struct {
 	Params map[Action][]Param
 	// Searchable lists the fields the `search` action can filter and sort on.
 	Searchable []Field
+	// Paging is the paging style of each paged action (list, api_search),
+	// so that any client of the contract, direct or hosted, derives the
+	// same Next params from the same Meta.
+	Paging map[Action]pagination.Style `json:"-"`
 }
 
 // Supports reports whether the entity offers action a.

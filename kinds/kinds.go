@@ -1,5 +1,6 @@
 // Package kinds opens direct-mode connectors by connector_type, from the
-// same credentials object the hosted create call takes.
+// same credentials object the hosted create call takes, and describes each
+// kind's catalogue and credentials without opening anything.
 package kinds
 
 import (
@@ -14,10 +15,18 @@ import (
 // OpenFunc builds a connector of one kind from its credentials object.
 type OpenFunc func(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error)
 
+// kind is what this package knows of one connector kind.
+type kind struct {
+	open      OpenFunc
+	catalogue func() []tributary.Entity
+	check     func(credentials map[string]any) error
+}
+
 // registry lists the kinds this build knows.
-func registry() map[string]OpenFunc {
-	return map[string]OpenFunc{
-		zendesk.Type: zendesk.Open,
+func registry() map[string]kind {
+	return map[string]kind{
+		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue,
+			check: func(m map[string]any) error { _, err := zendesk.CredentialsFromMap(m); return err }},
 	}
 }
 
@@ -32,14 +41,42 @@ func Types() []string {
 	return out
 }
 
-// Open builds a direct-mode connector of connectorType. An unknown type matches
-// tributary.ErrUnknownKind; missing, unknown or conflicting credential fields are errors matching
-// tributary.ErrInvalidCredentials, before anything is sent.
-func Open(connectorType string, credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	open, ok := registry()[connectorType]
+func lookup(connectorType string) (kind, error) {
+	k, ok := registry()[connectorType]
 	if !ok {
-		return nil, &tributary.Error{Kind: connectorType, Err: tributary.ErrUnknownKind,
+		return kind{}, &tributary.Error{Kind: connectorType, Err: tributary.ErrUnknownKind,
 			Message: fmt.Sprintf("unknown connector_type %q (known: %s)", connectorType, strings.Join(Types(), ", "))}
 	}
-	return open(credentials, opts...)
+	return k, nil
+}
+
+// Open builds a direct-mode connector of connectorType. An unknown type
+// matches tributary.ErrUnknownKind; missing, unknown or conflicting
+// credential fields are errors matching tributary.ErrInvalidCredentials,
+// before anything is sent.
+func Open(connectorType string, credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
+	k, err := lookup(connectorType)
+	if err != nil {
+		return nil, err
+	}
+	return k.open(credentials, opts...)
+}
+
+// Catalogue returns the catalogue of connectorType.
+func Catalogue(connectorType string) ([]tributary.Entity, error) {
+	k, err := lookup(connectorType)
+	if err != nil {
+		return nil, err
+	}
+	return k.catalogue(), nil
+}
+
+// CheckCredentials checks a credentials object against its kind exactly as
+// Open does, without building anything.
+func CheckCredentials(connectorType string, credentials map[string]any) error {
+	k, err := lookup(connectorType)
+	if err != nil {
+		return err
+	}
+	return k.check(credentials)
 }

@@ -31,6 +31,29 @@ type Style interface {
 	Page(r *Response) (meta map[string]any, next map[string]any, err error)
 }
 
+// Resumer is implemented by styles whose next params follow from the Meta
+// alone, so that a client that only sees Meta (the hosted client) builds
+// the same Next as direct mode. Every style of this package implements it.
+type Resumer interface {
+	// Next returns the params of the page after the one fetched with params
+	// that had meta and count records; nil on the last page.
+	Next(params, meta map[string]any, count int) map[string]any
+}
+
+// metaNext is a style written as its two halves.
+type metaNext interface {
+	meta(r *Response) (map[string]any, error)
+	Resumer
+}
+
+func page(s metaNext, r *Response) (map[string]any, map[string]any, error) {
+	m, err := s.meta(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, s.Next(r.Params, m, r.Count), nil
+}
+
 // with returns a copy of params with key set to v.
 func with(params map[string]any, key string, v any) map[string]any {
 	out := make(map[string]any, len(params)+1)
@@ -50,16 +73,41 @@ func value(raw []byte) any {
 	return v
 }
 
-func intParam(params map[string]any, key string) int64 {
-	switch v := params[key].(type) {
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
 	case int64:
-		return v
+		return x, true
 	case int:
-		return int64(v)
+		return int64(x), true
 	case float64:
-		return int64(v)
+		return int64(x), x == float64(int64(x))
+	case interface{ Int64() (int64, error) }:
+		n, err := x.Int64()
+		return n, err == nil
 	}
-	return 0
+	return 0, false
+}
+
+func intParam(params map[string]any, key string) int64 {
+	n, _ := asInt(params[key])
+	return n
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func lookup(m map[string]any, path ...string) any {
+	var cur any = m
+	for _, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
 }
 
 // OffsetTotal is offset/count paging with a total in the body (Mailchimp:
@@ -71,21 +119,28 @@ type OffsetTotal struct {
 }
 
 // Page implements Style.
-func (s OffsetTotal) Page(r *Response) (map[string]any, map[string]any, error) {
+func (s OffsetTotal) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (s OffsetTotal) meta(r *Response) (map[string]any, error) {
 	raw, ok := r.Fields[s.TotalField]
 	if !ok {
-		return map[string]any{}, nil, nil
+		return map[string]any{}, nil
 	}
 	total, ok := jsonx.Int(raw)
 	if !ok {
-		return nil, nil, fmt.Errorf("pagination: %s is %s, not an integer", s.TotalField, raw)
+		return nil, fmt.Errorf("pagination: %s is %s, not an integer", s.TotalField, raw)
 	}
-	meta := map[string]any{s.TotalField: total}
-	off := intParam(r.Params, s.OffsetParam) + int64(r.Count)
-	if r.Count == 0 || off >= total {
-		return meta, nil, nil
+	return map[string]any{s.TotalField: total}, nil
+}
+
+// Next implements Resumer.
+func (s OffsetTotal) Next(params, meta map[string]any, count int) map[string]any {
+	total, ok := asInt(meta[s.TotalField])
+	off := intParam(params, s.OffsetParam) + int64(count)
+	if !ok || count == 0 || off >= total {
+		return nil
 	}
-	return meta, with(r.Params, s.OffsetParam, off), nil
+	return with(params, s.OffsetParam, off)
 }
 
 // RecordsCursor is Gong's paging: a `records` object {totalRecords,
@@ -95,17 +150,22 @@ func (s OffsetTotal) Page(r *Response) (map[string]any, map[string]any, error) {
 type RecordsCursor struct{}
 
 // Page implements Style.
-func (RecordsCursor) Page(r *Response) (map[string]any, map[string]any, error) {
+func (s RecordsCursor) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (RecordsCursor) meta(r *Response) (map[string]any, error) {
 	raw, ok := r.Fields["records"]
 	if !ok || jsonx.IsNull(raw) {
-		return map[string]any{}, nil, nil
+		return map[string]any{}, nil
 	}
-	meta := map[string]any{"pagination": value(raw)}
-	c, _ := jsonx.Lookup(raw, "cursor")
-	if cur, ok := jsonx.String(c); ok && cur != "" {
-		return meta, with(r.Params, "cursor", cur), nil
+	return map[string]any{"pagination": value(raw)}, nil
+}
+
+// Next implements Resumer.
+func (RecordsCursor) Next(params, meta map[string]any, _ int) map[string]any {
+	if cur := str(lookup(meta, "pagination", "cursor")); cur != "" {
+		return with(params, "cursor", cur)
 	}
-	return meta, nil, nil
+	return nil
 }
 
 // StartingAfter is Intercom's cursor paging: `pages.next.starting_after`
@@ -114,13 +174,22 @@ func (RecordsCursor) Page(r *Response) (map[string]any, map[string]any, error) {
 type StartingAfter struct{}
 
 // Page implements Style.
-func (StartingAfter) Page(r *Response) (map[string]any, map[string]any, error) {
+func (s StartingAfter) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (StartingAfter) meta(r *Response) (map[string]any, error) {
 	raw, _ := jsonx.Lookup(r.Fields["pages"], "next", "starting_after")
-	cur, ok := jsonx.String(raw)
-	if !ok || cur == "" {
-		return map[string]any{"next_page": nil}, nil, nil
+	if cur, ok := jsonx.String(raw); ok && cur != "" {
+		return map[string]any{"next_page": cur}, nil
 	}
-	return map[string]any{"next_page": cur}, with(r.Params, "starting_after", cur), nil
+	return map[string]any{"next_page": nil}, nil
+}
+
+// Next implements Resumer.
+func (StartingAfter) Next(params, meta map[string]any, _ int) map[string]any {
+	if cur := str(meta["next_page"]); cur != "" {
+		return with(params, "starting_after", cur)
+	}
+	return nil
 }
 
 // NextRecordsURL is Salesforce's query paging: while `done` is false,
@@ -132,14 +201,20 @@ type NextRecordsURL struct {
 }
 
 // Page implements Style.
-func (s NextRecordsURL) Page(r *Response) (map[string]any, map[string]any, error) {
-	meta := map[string]any{"totalSize": value(r.Fields["totalSize"]), "done": value(r.Fields["done"]), "nextRecordsUrl": value(r.Fields["nextRecordsUrl"])}
-	done, _ := jsonx.Bool(r.Fields["done"])
-	next, ok := jsonx.String(r.Fields["nextRecordsUrl"])
-	if done || !ok || next == "" {
-		return meta, nil, nil
+func (s NextRecordsURL) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (NextRecordsURL) meta(r *Response) (map[string]any, error) {
+	return map[string]any{"totalSize": value(r.Fields["totalSize"]), "done": value(r.Fields["done"]), "nextRecordsUrl": value(r.Fields["nextRecordsUrl"])}, nil
+}
+
+// Next implements Resumer.
+func (s NextRecordsURL) Next(params, meta map[string]any, _ int) map[string]any {
+	done, _ := meta["done"].(bool)
+	next := str(meta["nextRecordsUrl"])
+	if done || next == "" {
+		return nil
 	}
-	return meta, with(r.Params, s.Param, next), nil
+	return with(params, s.Param, next)
 }
 
 // ZendeskPage is Zendesk's paging, in its three shapes.
@@ -159,7 +234,9 @@ func (s NextRecordsURL) Page(r *Response) (map[string]any, map[string]any, error
 type ZendeskPage struct{}
 
 // Page implements Style.
-func (ZendeskPage) Page(r *Response) (map[string]any, map[string]any, error) {
+func (s ZendeskPage) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (ZendeskPage) meta(r *Response) (map[string]any, error) {
 	if _, cursor := r.Params["page[size]"]; cursor {
 		m := r.Fields["meta"]
 		hasMoreRaw, _ := jsonx.Lookup(m, "has_more")
@@ -168,48 +245,46 @@ func (ZendeskPage) Page(r *Response) (map[string]any, map[string]any, error) {
 		nextURL, _ := jsonx.Lookup(r.Fields["links"], "next")
 		prevURL, _ := jsonx.Lookup(r.Fields["links"], "prev")
 		hasMore, _ := jsonx.Bool(hasMoreRaw)
-		meta := map[string]any{"has_more": hasMore, "after_cursor": value(after), "before_cursor": value(before),
-			"next_page": value(nextURL), "previous_page": value(prevURL)}
-		cur, ok := jsonx.String(after)
-		if !hasMore || !ok || cur == "" {
-			return meta, nil, nil
-		}
-		return meta, with(r.Params, "page[after]", cur), nil
+		return map[string]any{"has_more": hasMore, "after_cursor": value(after), "before_cursor": value(before),
+			"next_page": value(nextURL), "previous_page": value(prevURL)}, nil
 	}
 	if _, offset := r.Fields["next_page"]; !offset {
 		if _, legacy := r.Fields["before_url"]; legacy {
-			return legacyCursor(r)
+			return map[string]any{
+				"after_cursor": value(r.Fields["after_cursor"]), "after_url": value(r.Fields["after_url"]),
+				"before_cursor": value(r.Fields["before_cursor"]), "before_url": value(r.Fields["before_url"]),
+			}, nil
 		}
 	}
-	meta := map[string]any{"next_page": value(r.Fields["next_page"]), "previous_page": value(r.Fields["previous_page"]), "count": value(r.Fields["count"])}
-	next, ok := jsonx.String(r.Fields["next_page"])
-	if !ok || next == "" {
-		return meta, nil, nil
+	return map[string]any{"next_page": value(r.Fields["next_page"]), "previous_page": value(r.Fields["previous_page"]), "count": value(r.Fields["count"])}, nil
+}
+
+// Next implements Resumer.
+func (ZendeskPage) Next(params, meta map[string]any, count int) map[string]any {
+	if _, cursor := params["page[size]"]; cursor {
+		hasMore, _ := meta["has_more"].(bool)
+		if cur := str(meta["after_cursor"]); hasMore && cur != "" {
+			return with(params, "page[after]", cur)
+		}
+		return nil
 	}
-	page := intParam(r.Params, "page")
-	if page < 1 {
-		page = 1
+	if _, legacy := meta["before_url"]; legacy {
+		if cur := str(meta["before_cursor"]); str(meta["before_url"]) != "" && cur != "" && count > 0 {
+			return with(params, "cursor", cur)
+		}
+		return nil
 	}
-	n := page + 1
+	next := str(meta["next_page"])
+	if next == "" {
+		return nil
+	}
+	n := max(intParam(params, "page"), 1) + 1
 	if u, err := url.Parse(next); err == nil {
 		if p, err := strconv.ParseInt(u.Query().Get("page"), 10, 64); err == nil && p > 0 {
 			n = p
 		}
 	}
-	return meta, with(r.Params, "page", n), nil
-}
-
-func legacyCursor(r *Response) (map[string]any, map[string]any, error) {
-	meta := map[string]any{
-		"after_cursor": value(r.Fields["after_cursor"]), "after_url": value(r.Fields["after_url"]),
-		"before_cursor": value(r.Fields["before_cursor"]), "before_url": value(r.Fields["before_url"]),
-	}
-	beforeURL, _ := jsonx.String(r.Fields["before_url"])
-	cur, ok := jsonx.String(r.Fields["before_cursor"])
-	if beforeURL == "" || !ok || cur == "" || r.Count == 0 {
-		return meta, nil, nil
-	}
-	return meta, with(r.Params, "cursor", cur), nil
+	return with(params, "page", n)
 }
 
 // LinkHeader is GitHub's paging: the `Link` response header's rel="next"
@@ -218,7 +293,9 @@ func legacyCursor(r *Response) (map[string]any, map[string]any, error) {
 type LinkHeader struct{}
 
 // Page implements Style.
-func (LinkHeader) Page(r *Response) (map[string]any, map[string]any, error) {
+func (s LinkHeader) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (LinkHeader) meta(r *Response) (map[string]any, error) {
 	links := ParseLink(r.Header.Values("Link"))
 	pageOf := func(rel string) any {
 		u, ok := links[rel]
@@ -241,11 +318,15 @@ func (LinkHeader) Page(r *Response) (map[string]any, map[string]any, error) {
 			meta[k] = value(raw)
 		}
 	}
-	n, ok := meta["next_page"].(int64)
-	if !ok {
-		return meta, nil, nil
+	return meta, nil
+}
+
+// Next implements Resumer.
+func (LinkHeader) Next(params, meta map[string]any, _ int) map[string]any {
+	if n, ok := asInt(meta["next_page"]); ok && meta["next_page"] != nil {
+		return with(params, "page", n)
 	}
-	return meta, with(r.Params, "page", n), nil
+	return nil
 }
 
 // ParseLink parses RFC 8288 Link header values into rel → URL. URLs may
@@ -294,18 +375,26 @@ func ParseLink(values []string) map[string]string {
 type PagingNextAfter struct{}
 
 // Page implements Style.
-func (PagingNextAfter) Page(r *Response) (map[string]any, map[string]any, error) {
+func (s PagingNextAfter) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (PagingNextAfter) meta(r *Response) (map[string]any, error) {
 	raw, _ := jsonx.Lookup(r.Fields["paging"], "next", "after")
-	meta := map[string]any{"next_cursor": value(raw)}
+	meta := map[string]any{"next_cursor": nil}
+	if cur, ok := jsonx.String(raw); ok && cur != "" {
+		meta["next_cursor"] = cur
+	}
 	if t, ok := r.Fields["total"]; ok {
 		meta["total"] = value(t)
 	}
-	cur, ok := jsonx.String(raw)
-	if !ok || cur == "" {
-		meta["next_cursor"] = nil
-		return meta, nil, nil
+	return meta, nil
+}
+
+// Next implements Resumer.
+func (PagingNextAfter) Next(params, meta map[string]any, _ int) map[string]any {
+	if cur := str(meta["next_cursor"]); cur != "" {
+		return with(params, "after", cur)
 	}
-	return meta, with(r.Params, "after", cur), nil
+	return nil
 }
 
 // None is a list that is not paged: empty Meta, no next page.
@@ -315,3 +404,6 @@ type None struct{}
 func (None) Page(*Response) (map[string]any, map[string]any, error) {
 	return map[string]any{}, nil, nil
 }
+
+// Next implements Resumer.
+func (None) Next(map[string]any, map[string]any, int) map[string]any { return nil }

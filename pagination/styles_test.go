@@ -2,6 +2,7 @@ package pagination
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -104,6 +105,14 @@ func TestStyles(t *testing.T) {
 			}
 			if after := cmp.Diff(nil, tt.r.Params); after != before {
 				t.Error("the style modified the request params")
+			}
+			// A client that only sees Meta, as JSON (the hosted client),
+			// derives the same next params.
+			b, _ := json.Marshal(meta)
+			seen, _ := jsonx.Value(b)
+			again := tt.style.(Resumer).Next(tt.r.Params, seen.(map[string]any), tt.r.Count)
+			if d := cmp.Diff(tt.wantNext, again); d != "" {
+				t.Errorf("next from meta alone (-want +got):\n%s", d)
 			}
 		})
 	}

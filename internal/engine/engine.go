@@ -86,8 +86,8 @@ func Open(s Setup) (*Connector, error) {
 	for i := range s.Kind.Entities {
 		e := &s.Kind.Entities[i]
 		c.byName[e.Name] = e
-		c.catalog = append(c.catalog, e.Entity)
 	}
+	c.catalog = Catalogue(s.Kind.Entities)
 	for _, sec := range s.Secrets {
 		if len(sec) >= 4 {
 			c.secrets = append(c.secrets, sec)
@@ -124,6 +124,25 @@ func Open(s Setup) (*Connector, error) {
 	}
 	c.client = transport.New(cfg)
 	return c, nil
+}
+
+// Catalogue returns the public catalogue of entities: each entity with the
+// paging style of its paged actions taken from its routes.
+func Catalogue(entities []Entity) []tributary.Entity {
+	out := make([]tributary.Entity, 0, len(entities))
+	for _, e := range entities {
+		pub := e.Entity
+		for a, rts := range e.Routes {
+			if len(rts) > 0 && rts[0].Paging != nil {
+				if pub.Paging == nil {
+					pub.Paging = map[tributary.Action]pagination.Style{}
+				}
+				pub.Paging[a] = rts[0].Paging
+			}
+		}
+		out = append(out, pub)
+	}
+	return out
 }
 
 // ParseBaseURL checks a base URL: absolute http(s), no query or fragment;

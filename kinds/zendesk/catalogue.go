@@ -176,6 +176,10 @@ func specs() []spec {
 	}
 }
 
+// Catalogue returns the helpdesk catalogue: every entity, its actions and
+// their parameters, its searchable fields and its paging.
+func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
+
 // catalogue builds the engine's view of the kind.
 func catalogue() []engine.Entity {
 	var out []engine.Entity
