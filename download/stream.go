@@ -48,6 +48,9 @@ type Stream struct {
 	Size int64
 	// Range is the byte range this stream delivers, nil for the whole file.
 	Range *Served
+	// Validator is the file's strong ETag, or else its Last-Modified date:
+	// what a later ranged request names in If-Range.
+	Validator string
 
 	ctx       context.Context
 	fetch     Fetch
@@ -83,6 +86,7 @@ func Open(ctx context.Context, fetch Fetch, r *Range, opts Options) (*Stream, er
 		}
 	}
 	s.validator = validatorOf(resp.Header)
+	s.Validator = s.validator
 	switch {
 	case resp.StatusCode == http.StatusPartialContent:
 		sv, ok := parseContentRange(resp.Header.Get("Content-Range"))

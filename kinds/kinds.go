@@ -20,6 +20,8 @@ type kind struct {
 	open      OpenFunc
 	catalogue func() []tributary.Entity
 	check     func(credentials map[string]any) error
+	// replication checks the replication_config of kinds that need one.
+	replication func(config map[string]any) error
 }
 
 // registry lists the kinds this build knows.
@@ -79,4 +81,21 @@ func CheckCredentials(connectorType string, credentials map[string]any) error {
 		return err
 	}
 	return k.check(credentials)
+}
+
+// CheckReplicationConfig checks the replication_config a hosted create call
+// would send for connectorType: required where the kind needs it, absent
+// where it takes none.
+func CheckReplicationConfig(connectorType string, config map[string]any) error {
+	k, err := lookup(connectorType)
+	if err != nil {
+		return err
+	}
+	if k.replication == nil {
+		if len(config) > 0 {
+			return &tributary.Error{Kind: connectorType, Err: tributary.ErrInvalidCredentials, Message: connectorType + " takes no replication_config"}
+		}
+		return nil
+	}
+	return k.replication(config)
 }

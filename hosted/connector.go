@@ -1,0 +1,283 @@
+package hosted
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/download"
+	"github.com/tributary-dev/tributary/internal/jsonx"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/pagination"
+	"github.com/tributary-dev/tributary/search"
+)
+
+// Connector runs operations on one hosted connector. It implements
+// tributary.Connector, tributary.Searcher and tributary.Walker.
+type Connector struct {
+	c       *Client
+	id      string
+	kind    string
+	catalog []tributary.Entity
+}
+
+// Connector returns the hosted connector id of kind connectorType. Nothing
+// is sent until an operation runs.
+func (c *Client) Connector(id, connectorType string) (*Connector, error) {
+	cat, err := kinds.Catalogue(connectorType)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" || strings.ContainsAny(id, "/?#") {
+		return nil, &tributary.Error{Kind: connectorType, Err: tributary.ErrInvalidCredentials, Message: fmt.Sprintf("connector id %q is not an id", id)}
+	}
+	return &Connector{c: c, id: id, kind: connectorType, catalog: cat}, nil
+}
+
+// ID returns the connector's id.
+func (h *Connector) ID() string { return h.id }
+
+// Type implements tributary.Connector.
+func (h *Connector) Type() string { return h.kind }
+
+// Entities implements tributary.Connector.
+func (h *Connector) Entities() []tributary.Entity { return h.catalog }
+
+// Format prints the connector.
+func (h *Connector) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "hosted.Connector{id: %s, type: %s}", h.id, h.kind)
+}
+
+// List implements tributary.Connector.
+func (h *Connector) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
+	return h.page(ctx, entity, tributary.ActionList, p)
+}
+
+// APISearch implements tributary.Connector.
+func (h *Connector) APISearch(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
+	return h.page(ctx, entity, tributary.ActionAPISearch, p)
+}
+
+// Walk implements tributary.Walker: pages follow Next as in direct mode.
+func (h *Connector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
+	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
+		page, err := h.List(ctx, entity, params)
+		if err != nil {
+			return nil, err
+		}
+		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next}, nil
+	}).All(ctx)
+}
+
+func (h *Connector) page(ctx context.Context, entity string, a tributary.Action, p tributary.Params) (*tributary.Page, error) {
+	norm, err := tributary.Validate(h.kind, h.catalog, entity, a, p)
+	if err != nil {
+		return nil, err
+	}
+	env, err := h.execute(ctx, entity, a, norm)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := records(env.result)
+	if err != nil {
+		return nil, h.unexpected(entity, a, err.Error())
+	}
+	page := &tributary.Page{Records: recs, Meta: env.meta}
+	e, _ := tributary.FindEntity(h.catalog, entity)
+	if r, ok := e.Paging[a].(pagination.Resumer); ok {
+		page.Next = r.Next(norm, env.meta, len(recs))
+	}
+	return page, nil
+}
+
+// Get implements tributary.Connector.
+func (h *Connector) Get(ctx context.Context, entity string, p tributary.Params) (tributary.Record, error) {
+	a := tributary.ActionGet
+	norm, err := tributary.Validate(h.kind, h.catalog, entity, a, p)
+	if err != nil {
+		return tributary.Record{}, err
+	}
+	env, err := h.execute(ctx, entity, a, norm)
+	if err != nil {
+		return tributary.Record{}, err
+	}
+	raw := env.result
+	if recs, err := records(raw); err == nil && len(recs) == 1 && strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+		return recs[0], nil
+	}
+	if _, err := jsonx.Members(raw); err != nil {
+		return tributary.Record{}, h.unexpected(entity, a, "the result is not a record")
+	}
+	return tributary.NewRecord(raw), nil
+}
+
+// Search implements tributary.Searcher.
+func (h *Connector) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
+	a := tributary.ActionSearch
+	b, err := json.Marshal(q)
+	if err != nil {
+		return nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrInvalidParams, Message: err.Error()}
+	}
+	var params tributary.Params
+	_ = json.Unmarshal(b, &params)
+	norm, err := tributary.Validate(h.kind, h.catalog, entity, a, params)
+	if err != nil {
+		return nil, err
+	}
+	env, err := h.execute(ctx, entity, a, norm)
+	if err != nil {
+		return nil, err
+	}
+	var res search.Result
+	if err := json.Unmarshal(env.result, &res); err != nil {
+		return nil, h.unexpected(entity, a, "the search result does not decode: "+err.Error())
+	}
+	return &res, nil
+}
+
+// Download implements tributary.Connector: the service streams the file;
+// a dropped connection is resumed with a ranged execute call.
+func (h *Connector) Download(ctx context.Context, entity string, p tributary.Params) (*download.Stream, error) {
+	a := tributary.ActionDownload
+	norm, err := tributary.Validate(h.kind, h.catalog, entity, a, p)
+	if err != nil {
+		return nil, err
+	}
+	var rng *download.Range
+	if v, ok := norm["range_header"].(string); ok {
+		r, err := download.ParseRange(v)
+		if err != nil {
+			return nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Param: "range_header", Err: tributary.ErrInvalidParams, Message: err.Error()}
+		}
+		rng = &r
+	}
+	fetch := func(ctx context.Context, hdr http.Header) (*http.Response, error) {
+		params := norm.Clone()
+		delete(params, "range_header")
+		if r := hdr.Get("Range"); r != "" {
+			params["range_header"] = r
+		}
+		extra := http.Header{"Accept": {"*/*"}}
+		if v := hdr.Get("If-Range"); v != "" {
+			extra.Set("If-Range", v)
+		}
+		resp, err := h.c.post(ctx, h.executePath(), tributary.Request{Entity: entity, Action: a, Params: params}, extra)
+		if err != nil {
+			return nil, h.c.wrap(h.kind, entity, a, err)
+		}
+		if resp.StatusCode/100 != 2 {
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			return nil, h.c.statusError(h.kind, entity, a, resp, body)
+		}
+		return resp, nil
+	}
+	s, err := download.Open(ctx, fetch, rng, download.Options{})
+	if err != nil {
+		if _, ok := err.(*tributary.Error); ok {
+			return nil, err
+		}
+		return nil, h.unexpected(entity, a, err.Error())
+	}
+	return s, nil
+}
+
+func (h *Connector) executePath() string {
+	return strings.ReplaceAll(h.c.paths.Execute, "{id}", h.id)
+}
+
+// envelope is a decoded execute response.
+type envelope struct {
+	result json.RawMessage
+	meta   map[string]any
+}
+
+// execute runs one operation and decodes the response envelope {status,
+// result, connector_metadata, execution_metadata}, or a bare result.
+func (h *Connector) execute(ctx context.Context, entity string, a tributary.Action, params tributary.Params) (*envelope, error) {
+	resp, err := h.c.post(ctx, h.executePath(), tributary.Request{Entity: entity, Action: a, Params: params}, nil)
+	if err != nil {
+		return nil, h.c.wrap(h.kind, entity, a, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, h.c.wrap(h.kind, entity, a, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, h.c.statusError(h.kind, entity, a, resp, body)
+	}
+	env := &envelope{meta: map[string]any{}}
+	m, err := jsonx.Members(body)
+	if err != nil {
+		if _, aerr := jsonx.SplitArray(body); aerr == nil {
+			env.result = body // a bare list of records
+			return env, nil
+		}
+		return nil, h.unexpected(entity, a, "the response is not JSON")
+	}
+	result, wrapped := m["result"]
+	if !wrapped {
+		env.result = body // a bare result
+		if data, ok := m["data"]; ok && a != tributary.ActionGet && a != tributary.ActionSearch {
+			env.result = data // {data, meta}
+			if meta, ok := m["meta"]; ok {
+				if v, err := jsonx.Value(meta); err == nil {
+					if mm, ok := v.(map[string]any); ok {
+						env.meta = mm
+					}
+				}
+			}
+		}
+		return env, nil
+	}
+	if st, ok := jsonx.String(m["status"]); ok && st == "error" {
+		return nil, h.c.statusError(h.kind, entity, a, resp, body)
+	}
+	env.result = result
+	if raw, ok := m["connector_metadata"]; ok && !jsonx.IsNull(raw) {
+		v, err := jsonx.Value(raw)
+		if err != nil {
+			return nil, h.unexpected(entity, a, "connector_metadata is not JSON")
+		}
+		if mm, ok := v.(map[string]any); ok {
+			env.meta = mm
+		}
+	}
+	return env, nil
+}
+
+// records reads a list result: an array of records, or an object holding
+// one under "records" or "data".
+func records(raw json.RawMessage) ([]tributary.Record, error) {
+	if jsonx.IsNull(raw) {
+		return []tributary.Record{}, nil
+	}
+	elems, err := jsonx.SplitArray(raw)
+	if err != nil {
+		for _, key := range []string{"records", "data"} {
+			p, perr := jsonx.SplitPage(raw, key)
+			if perr == nil && p.Found {
+				elems, err = p.Records, nil
+				break
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the result is not a list of records")
+		}
+	}
+	out := make([]tributary.Record, len(elems))
+	for i, e := range elems {
+		out[i] = tributary.NewRecord(e)
+	}
+	return out, nil
+}
+
+func (h *Connector) unexpected(entity string, a tributary.Action, msg string) error {
+	return &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrUnexpectedResponse, Message: h.c.redact(msg)}
+}

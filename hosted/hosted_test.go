@@ -1,0 +1,245 @@
+package hosted_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/hosted"
+	"github.com/tributary-dev/tributary/hosted/hostedtest"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var zdCreds = map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}
+
+var fast = tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRateLimitWait: time.Second})
+
+type world struct {
+	zd     *zendesktest.Server
+	srv    *hostedtest.Server
+	client *hosted.Client
+	direct tributary.Connector
+}
+
+func setup(t *testing.T, paths hosted.Paths, zdOpts ...zendesktest.Option) *world {
+	t.Helper()
+	zd := zendesktest.New(zdOpts...)
+	t.Cleanup(zd.Close)
+	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	t.Cleanup(srv.Close)
+	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret,
+		ExternalUserID: "customer-42", Paths: paths}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := kinds.Open("zendesk-support", zdCreds, tributary.WithBaseURL(zd.URL), fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &world{zd: zd, srv: srv, client: c, direct: direct}
+}
+
+func (w *world) connector(t *testing.T) *hosted.Connector {
+	t.Helper()
+	id, err := w.client.CreateConnector(context.Background(), hosted.CreateRequest{ConnectorType: "zendesk-support", Name: "Acme helpdesk", Credentials: zdCreds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := w.client.Connector(id, "zendesk-support")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+func raws(recs []tributary.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = string(r.Raw())
+	}
+	return out
+}
+
+// Direct and hosted mode return the same records, meta and next params for
+// the same operations, on both of the service's path sets.
+func TestHostedMatchesDirect(t *testing.T) {
+	for name, paths := range map[string]hosted.Paths{"default": hosted.DefaultPaths, "integrations": hosted.IntegrationsPaths} {
+		t.Run(name, func(t *testing.T) {
+			w := setup(t, paths, zendesktest.WithTickets(230))
+			h := w.connector(t)
+			ctx := context.Background()
+			ops := []tributary.Request{
+				{Entity: "tickets", Action: "list", Params: tributary.Params{"per_page": 100, "page": 2}},
+				{Entity: "tickets", Action: "list", Params: tributary.Params{"page[size]": 50}},
+				{Entity: "users", Action: "list", Params: tributary.Params{"role": "agent"}},
+				{Entity: "ticket_audits", Action: "list", Params: nil},
+				{Entity: "tickets", Action: "get", Params: tributary.Params{"ticket_id": zendesktest.TicketID(7)}},
+				{Entity: "users", Action: "get", Params: tributary.Params{"user_id": zendesktest.UserID(1)}},
+			}
+			for _, op := range ops {
+				want, err := tributary.Execute(ctx, w.direct, op)
+				if err != nil {
+					t.Fatalf("direct %v: %v", op, err)
+				}
+				got, err := tributary.Execute(ctx, h, op)
+				if err != nil {
+					t.Fatalf("hosted %v: %v", op, err)
+				}
+				if d := cmp.Diff(raws(want.Records), raws(got.Records)); d != "" {
+					t.Errorf("%s.%s records (-direct +hosted):\n%s", op.Entity, op.Action, d)
+				}
+				if d := cmp.Diff(fmt.Sprint(want.Meta), fmt.Sprint(got.Meta)); d != "" {
+					t.Errorf("%s.%s meta (-direct +hosted):\n%s", op.Entity, op.Action, d)
+				}
+				if d := cmp.Diff(fmt.Sprint(want.Next), fmt.Sprint(got.Next)); d != "" {
+					t.Errorf("%s.%s next (-direct +hosted):\n%s", op.Entity, op.Action, d)
+				}
+			}
+			var direct, viaHosted []string
+			for r, err := range tributary.All(ctx, w.direct, "tickets", nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				direct = append(direct, string(r.Raw()))
+			}
+			for r, err := range tributary.All(ctx, h, "tickets", tributary.Params{"per_page": 100}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				viaHosted = append(viaHosted, string(r.Raw()))
+			}
+			if len(direct) != 230 || cmp.Diff(direct, viaHosted) != "" {
+				t.Errorf("All: %d direct, %d hosted records, or they differ", len(direct), len(viaHosted))
+			}
+		})
+	}
+}
+
+func TestHostedDownloadResumes(t *testing.T) {
+	w := setup(t, hosted.DefaultPaths, zendesktest.WithAttachmentSize(200_000))
+	h := w.connector(t)
+	id := zendesktest.AttachmentID(0, 0, 0)
+	want, ok := w.zd.FileContent(id)
+	if !ok {
+		t.Skip("no attachment")
+	}
+	s, err := h.Download(context.Background(), "attachments", tributary.Params{"attachment_id": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(s)
+	s.Close()
+	if err != nil || sha256.Sum256(got) != sha256.Sum256(want) {
+		t.Fatalf("%d bytes, err %v", len(got), err)
+	}
+	s, err = h.Download(context.Background(), "attachments", tributary.Params{"attachment_id": id, "range_header": "bytes=10-19"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _ := io.ReadAll(s)
+	s.Close()
+	if !bytes.Equal(part, want[10:20]) || s.Range == nil || s.Range.First != 10 {
+		t.Errorf("range: %q %+v", part, s.Range)
+	}
+}
+
+func TestHostedErrors(t *testing.T) {
+	w := setup(t, hosted.DefaultPaths)
+	h := w.connector(t)
+	ctx := context.Background()
+	before := w.srv.Requests()["execute"]
+	// Local validation: nothing is sent.
+	_, err := h.List(ctx, "tickets", tributary.Params{"sort": "nope"})
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != "sort" {
+		t.Fatalf("validation: %v", err)
+	}
+	if _, err := h.Get(ctx, "widgets", nil); !errors.Is(err, tributary.ErrUnknownEntity) {
+		t.Fatalf("unknown entity: %v", err)
+	}
+	if w.srv.Requests()["execute"] != before {
+		t.Fatal("invalid operations were sent to the service")
+	}
+	// The source's 404 comes back as the same error as in direct mode.
+	_, err = h.Get(ctx, "tickets", tributary.Params{"ticket_id": 99_999_999})
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrNotFound) || te.Code != "RecordNotFound" || te.StatusCode != 404 {
+		t.Fatalf("404: %v", err)
+	}
+	// Bad credentials are refused before the create call.
+	before = w.srv.Requests()["create"]
+	_, err = w.client.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: "zendesk-support", Credentials: map[string]any{"subdomain": "acme", "api_token": "only-half"}})
+	if !errors.Is(err, tributary.ErrInvalidCredentials) || w.srv.Requests()["create"] != before {
+		t.Fatalf("bad credentials: %v", err)
+	}
+	// A wrong hosted token is ErrUnauthorized.
+	bad, _ := hosted.New(hosted.Config{BaseURL: w.srv.URL, Token: "wrong-hosted-token"}, fast)
+	bc, _ := bad.Connector(h.ID(), "zendesk-support")
+	if _, err := bc.List(ctx, "tickets", nil); !errors.Is(err, tributary.ErrUnauthorized) || strings.Contains(err.Error(), "wrong-hosted-token") {
+		t.Fatalf("bad token: %v", err)
+	}
+	// search needs a replica on the service side; without one it is refused.
+	if _, err := tributary.Execute(ctx, h, tributary.Request{Entity: "tickets", Action: "search", Params: tributary.Params{"query": map[string]any{}}}); !errors.Is(err, tributary.ErrUnsupportedAction) {
+		t.Fatalf("search: %v", err)
+	}
+}
+
+// One token serves many calls; it is renewed before it expires.
+func TestTokenIsCachedAndRenewed(t *testing.T) {
+	zd := zendesktest.New()
+	defer zd.Close()
+	srv := hostedtest.New(hostedtest.WithTokenTTL(61*time.Second), hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
+	defer srv.Close()
+	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret, ExternalUserID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.CreateConnector(context.Background(), hosted.CreateRequest{ConnectorType: "zendesk-support", Credentials: zdCreds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := c.Connector(id, "zendesk-support")
+	for range 5 {
+		if _, err := h.List(context.Background(), "groups", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A 61 s token is within the client's one-minute renewal margin after
+	// a second, so the next call fetches a new one.
+	if n := srv.Requests()["token"]; n != 1 {
+		t.Errorf("%d token requests for 6 calls, want 1", n)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := h.List(context.Background(), "groups", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Requests()["token"]; n != 2 {
+		t.Errorf("%d token requests; the token was not renewed before expiry", n)
+	}
+}
+
+func TestNoSecretInHostedValues(t *testing.T) {
+	cfg := hosted.Config{BaseURL: "https://svc.example.com", ClientID: "id", ClientSecret: "client-secret-value", ExternalUserID: "u"}
+	c, err := hosted.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := hosted.CreateRequest{ConnectorType: "zendesk-support", Credentials: map[string]any{"subdomain": "acme", "access_token": "source-token-value"}}
+	for _, s := range []string{fmt.Sprintf("%v %+v %#v", cfg, cfg, cfg), fmt.Sprintf("%v %+v %#v", c, c, c), fmt.Sprintf("%v %+v %#v", req, req, req)} {
+		if strings.Contains(s, "client-secret-value") || strings.Contains(s, "source-token-value") {
+			t.Errorf("secret printed: %s", s)
+		}
+	}
+}
