@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
@@ -27,6 +28,8 @@ type kind struct {
 // registry lists the kinds this build knows.
 func registry() map[string]kind {
 	return map[string]kind{
+		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,
+			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
 		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue,
 			check: func(m map[string]any) error { _, err := zendesk.CredentialsFromMap(m); return err }},
 	}

@@ -397,6 +397,23 @@ func (PagingNextAfter) Next(params, meta map[string]any, _ int) map[string]any {
 	return nil
 }
 
+// Total is a list that is not paged but reports a total (Mailchimp's
+// tag-search: total_items): Meta {Field: n}, never a next page.
+type Total struct {
+	Field string
+}
+
+// Page implements Style.
+func (s Total) Page(r *Response) (map[string]any, map[string]any, error) {
+	if n, ok := jsonx.Int(r.Fields[s.Field]); ok {
+		return map[string]any{s.Field: n}, nil, nil
+	}
+	return map[string]any{}, nil, nil
+}
+
+// Next implements Resumer.
+func (Total) Next(map[string]any, map[string]any, int) map[string]any { return nil }
+
 // None is a list that is not paged: empty Meta, no next page.
 type None struct{}
 

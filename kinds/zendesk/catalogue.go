@@ -1,10 +1,6 @@
 package zendesk
 
 import (
-	"encoding/json"
-	"reflect"
-	"strings"
-
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
 	"github.com/tributary-dev/tributary/pagination"
@@ -213,7 +209,7 @@ func catalogue() []engine.Entity {
 		if s.searchable {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()
-			e.Searchable = mergeFields(fieldsOf(s.record), s.extraFind)
+			e.Searchable = engine.MergeFields(engine.FieldsOf(s.record), s.extraFind)
 		}
 		if s.dl != nil {
 			e.Actions = append(e.Actions, download)
@@ -245,59 +241,4 @@ func walkByCursor(p tributary.Params) tributary.Params {
 	}
 	out["page[size]"] = size
 	return out
-}
-
-// fieldsOf lists the JSON fields of a record struct as searchable fields.
-func fieldsOf(record any) []tributary.Field {
-	t := reflect.TypeOf(record)
-	out := make([]tributary.Field, 0, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		out = append(out, tributary.Field{Name: name, Type: typeOf(f.Type)})
-	}
-	return out
-}
-
-func typeOf(t reflect.Type) tributary.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == reflect.TypeFor[json.RawMessage]() {
-		return tributary.TypeObject
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return tributary.TypeString
-	case reflect.Int64, reflect.Int:
-		return tributary.TypeInteger
-	case reflect.Float64:
-		return tributary.TypeNumber
-	case reflect.Bool:
-		return tributary.TypeBoolean
-	case reflect.Slice:
-		return tributary.TypeArray
-	}
-	return tributary.TypeAny
-}
-
-// mergeFields appends extra to base; an extra field replaces a base field
-// of the same name (the catalogue types some searchable fields differently
-// from the record).
-func mergeFields(base, extra []tributary.Field) []tributary.Field {
-	for _, x := range extra {
-		replaced := false
-		for i := range base {
-			if base[i].Name == x.Name {
-				base[i], replaced = x, true
-			}
-		}
-		if !replaced {
-			base = append(base, x)
-		}
-	}
-	return base
 }

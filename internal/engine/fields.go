@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	"github.com/tributary-dev/tributary"
+)
+
+// FieldsOf lists the JSON fields of a typed record struct as searchable
+// fields, typed from their Go types (json.RawMessage is an object), so a
+// kind writes its record fields once.
+func FieldsOf(record any) []tributary.Field {
+	t := reflect.TypeOf(record)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	out := make([]tributary.Field, 0, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			out = append(out, FieldsOf(reflect.Zero(f.Type).Interface())...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		out = append(out, tributary.Field{Name: name, Type: typeOf(f.Type)})
+	}
+	return out
+}
+
+func typeOf(t reflect.Type) tributary.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return tributary.TypeObject
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return tributary.TypeString
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return tributary.TypeInteger
+	case reflect.Float32, reflect.Float64:
+		return tributary.TypeNumber
+	case reflect.Bool:
+		return tributary.TypeBoolean
+	case reflect.Slice, reflect.Array:
+		return tributary.TypeArray
+	case reflect.Struct, reflect.Map:
+		return tributary.TypeObject
+	}
+	return tributary.TypeAny
+}
+
+// MergeFields appends extra to base; an extra field replaces a base field
+// of the same name (the catalogue types some searchable fields differently
+// from the record).
+func MergeFields(base, extra []tributary.Field) []tributary.Field {
+	out := append([]tributary.Field(nil), base...)
+	for _, x := range extra {
+		replaced := false
+		for i := range out {
+			if out[i].Name == x.Name {
+				out[i], replaced = x, true
+			}
+		}
+		if !replaced {
+			out = append(out, x)
+		}
+	}
+	return out
+}
