@@ -10,6 +10,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
+	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
@@ -30,6 +31,8 @@ func registry() map[string]kind {
 	return map[string]kind{
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
+		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue,
+			check: func(m map[string]any) error { _, err := salesforce.CredentialsFromMap(m); return err }},
 		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue,
 			check: func(m map[string]any) error { _, err := zendesk.CredentialsFromMap(m); return err }},
 	}
