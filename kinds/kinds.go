@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
@@ -30,6 +31,8 @@ type kind struct {
 // registry lists the kinds this build knows.
 func registry() map[string]kind {
 	return map[string]kind{
+		github.Type: {open: github.Open, catalogue: github.Catalogue,
+			check: func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err }},
 		gong.Type: {open: gong.Open, catalogue: gong.Catalogue,
 			check: func(m map[string]any) error { _, err := gong.CredentialsFromMap(m); return err }},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,

@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"context"
+	"net/url"
+	"runtime"
+	"testing"
+
+	gh "github.com/google/go-github/v75/github"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds/github"
+	"github.com/tributary-dev/tributary/kinds/github/githubtest"
+)
+
+// benchIssues is the number of issues walked per iteration, 100 a page, from
+// the GitHub fake's nested issues (user, labels, assignees, milestone with
+// its creator, reactions).
+const benchIssues = 10_000
+
+// measure runs walk b.N times and reports records/s, bytes and allocations
+// per record (the client's and the in-process fake's together).
+func measure(b *testing.B, walk func() int) {
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	for b.Loop() {
+		if got := walk(); got != benchIssues {
+			b.Fatalf("walked %d issues, want %d", got, benchIssues)
+		}
+		n += benchIssues
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/record")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "B/record")
+}
+
+func benchServer(b *testing.B) *githubtest.Server {
+	srv := githubtest.New(githubtest.WithIssues(benchIssues), githubtest.WithPulls(0))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkGitHubIssuesGoGitHub lists the issues with google/go-github,
+// following resp.NextPage.
+func BenchmarkGitHubIssuesGoGitHub(b *testing.B) {
+	srv := benchServer(b)
+	c := gh.NewClient(nil).WithAuthToken(githubtest.DefaultToken)
+	base, err := url.Parse(srv.URL + "/") // the fake serves GitHub's paths at its origin, as api.github.com does
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.BaseURL = base
+	ctx := context.Background()
+	measure(b, func() int {
+		n := 0
+		opt := &gh.IssueListByRepoOptions{State: "all", ListOptions: gh.ListOptions{PerPage: 100}}
+		for {
+			issues, resp, err := c.Issues.ListByRepo(ctx, githubtest.Owner, githubtest.Repo, opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, is := range issues {
+				if !is.IsPullRequest() {
+					n++
+				}
+			}
+			if resp.NextPage == 0 {
+				return n
+			}
+			opt.ListOptions.Page = resp.NextPage
+		}
+	})
+}
+
+func benchClient(b *testing.B, srv *githubtest.Server) *github.Client {
+	c, err := github.New(github.Credentials{Token: githubtest.DefaultToken}, tributary.WithBaseURL(srv.URL))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// BenchmarkGitHubIssuesTributaryTyped lists the same issues into
+// github.Issue with Tributary's typed handle.
+func BenchmarkGitHubIssuesTributaryTyped(b *testing.B) {
+	c := benchClient(b, benchServer(b))
+	p := github.IssueListParams{RepoRef: github.RepoRef{Owner: githubtest.Owner, Repo: githubtest.Repo}, State: "all", Paging: github.Paging{PerPage: 100}}
+	measure(b, func() int {
+		n := 0
+		for _, err := range c.Issues().All(context.Background(), p) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		return n
+	})
+}
+
+// BenchmarkGitHubIssuesTributaryGeneric lists the same issues as raw
+// tributary.Records.
+func BenchmarkGitHubIssuesTributaryGeneric(b *testing.B) {
+	c := benchClient(b, benchServer(b))
+	p := tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all", "per_page": 100}
+	measure(b, func() int {
+		n := 0
+		for _, err := range tributary.All(context.Background(), c, "issues", p) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		return n
+	})
+}
