@@ -18,6 +18,7 @@ import (
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/hosted/hostedtest"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -241,5 +242,29 @@ func TestNoSecretInHostedValues(t *testing.T) {
 		if strings.Contains(s, "client-secret-value") || strings.Contains(s, "source-token-value") {
 			t.Errorf("secret printed: %s", s)
 		}
+	}
+}
+
+// Intercom's replication_config.start_date is required and validated
+// before the create call; a valid one is sent and accepted.
+func TestIntercomReplicationConfig(t *testing.T) {
+	w := setup(t, hosted.DefaultPaths)
+	ctx := context.Background()
+	creds := map[string]any{"access_token": "intercom-token"}
+	before := w.srv.Requests()["create"]
+	for _, rc := range []map[string]any{nil, {"start_date": "2024-01-31 00:00:00"}} {
+		_, err := w.client.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: "intercom", Credentials: creds, ReplicationConfig: rc})
+		var te *tributary.Error
+		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != "replication_config.start_date" {
+			t.Errorf("%v: err = %v", rc, err)
+		}
+	}
+	if w.srv.Requests()["create"] != before {
+		t.Fatal("an invalid replication_config was sent")
+	}
+	id, err := w.client.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: "intercom", Credentials: creds,
+		ReplicationConfig: intercom.ReplicationConfig(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC))})
+	if err != nil || id == "" {
+		t.Fatalf("valid start_date: %q %v", id, err)
 	}
 }

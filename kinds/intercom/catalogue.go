@@ -1,0 +1,223 @@
+package intercom
+
+import (
+	"maps"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/engine"
+	"github.com/tributary-dev/tributary/internal/jsonx"
+	"github.com/tributary-dev/tributary/pagination"
+)
+
+// Type is the connector_type of this kind.
+const Type = "intercom"
+
+// MaxPerPage is the largest per_page Intercom accepts on its lists.
+const MaxPerPage = 150
+
+// companyListLimit is where Intercom's plain company list stops: past it,
+// only GET /companies/scroll reaches the remaining companies.
+const companyListLimit = 10_000
+
+type (
+	action = tributary.Action
+	param  = tributary.Param
+	field  = tributary.Field
+)
+
+const (
+	list   = tributary.ActionList
+	get    = tributary.ActionGet
+	search = tributary.ActionSearch
+)
+
+var (
+	tString  = tributary.TypeString
+	tInt     = tributary.TypeInteger
+	tNumber  = tributary.TypeNumber
+	tBool    = tributary.TypeBoolean
+	tArray   = tributary.TypeArray
+	tObject  = tributary.TypeObject
+	tAny     = tributary.TypeAny
+	idParam  = param{Name: "id", Type: tString, Required: true, Doc: "Intercom's id of the record"}
+	afterArg = param{Name: "starting_after", Type: tString, Doc: "the cursor of the next page: the next_page of the previous page's Meta"}
+)
+
+func perPage(def int) param {
+	return param{Name: "per_page", Type: tInt, Default: def, Min: tributary.Bound(1), Max: tributary.Bound(MaxPerPage),
+		Doc: "records per page, at most 150"}
+}
+
+// scrollParam selects GET /companies/scroll (see the companies entity).
+var scrollParam = param{Name: "scroll_param", Type: tString,
+	Doc: "scroll over every company with GET /companies/scroll: \"\" opens a new scroll, then pass the previous page's next_page; " +
+		"the plain list stops at 10,000 companies, a scroll does not. One scroll per workspace at a time; it expires after a minute unused. " +
+		"Not combined with per_page or starting_after. (Intercom's own parameter; the catalogue lists only per_page and starting_after.)"}
+
+// spec is one entity of the catalogue.
+type spec struct {
+	name       string
+	doc        string
+	path       string // list path; get is path + "/{id}"
+	listKey    string
+	listParams []param
+	paged      bool // per_page/starting_after cursor paging
+	searchable []field
+	routes     []engine.Route // extra list routes tried before the default one
+}
+
+func specs() []spec {
+	return []spec{
+		{name: "contacts", doc: "Contacts: users and leads.", path: "/contacts", listKey: "data", paged: true,
+			listParams: []param{perPage(50), afterArg}, searchable: contactFields},
+		{name: "conversations", doc: "Conversations (get includes up to the 500 most recent conversation parts).", path: "/conversations",
+			listKey: "conversations", paged: true, listParams: []param{perPage(20), afterArg}, searchable: conversationFields},
+		{name: "companies", doc: "Companies. All walks past the list's 10,000-company limit with the scroll API.", path: "/companies",
+			listKey: "data", paged: true, listParams: []param{perPage(15), afterArg, scrollParam}, searchable: companyFields,
+			routes: []engine.Route{{Path: "/companies/scroll", When: []string{"scroll_param"}, Records: "data", Paging: scrollPages{}, Prepare: dropEmptyScrollParam}}},
+		{name: "teams", doc: "Teams of admins.", path: "/teams", listKey: "teams", searchable: teamFields},
+		{name: "admins", doc: "Admins (teammates) of the workspace.", path: "/admins", listKey: "admins"},
+		{name: "tags", doc: "Tags of the workspace.", path: "/tags", listKey: "data"},
+		{name: "segments", doc: "Segments of contacts.", path: "/segments", listKey: "segments",
+			listParams: []param{{Name: "include_count", Type: tBool, Default: false, Doc: "include the contact count of each segment"}}},
+	}
+}
+
+// catalogue builds the engine's view of the kind.
+// Catalogue returns the customer-messaging catalogue: every entity, its
+// actions and their parameters, its searchable fields and its paging.
+func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
+
+func catalogue() []engine.Entity {
+	var out []engine.Entity
+	for _, s := range specs() {
+		e := engine.Entity{
+			Entity: tributary.Entity{Name: s.name, Doc: s.doc, Actions: []action{list, get},
+				Params: map[action][]param{list: s.listParams, get: {idParam}}},
+			Routes: map[action][]engine.Route{},
+		}
+		// Unpaged lists use the same style: their Meta is {"next_page": null}.
+		rt := engine.Route{Path: s.path, Records: s.listKey, Paging: pagination.StartingAfter{}}
+		if s.paged {
+			rt.Walk = walkPerPage
+		}
+		e.Routes[list] = append(append([]engine.Route{}, s.routes...), rt)
+		e.Routes[get] = []engine.Route{{Path: s.path + "/{id}"}}
+		if s.searchable != nil {
+			e.Actions = append(e.Actions, search)
+			e.Params[search] = tributary.SearchParams()
+			e.Searchable = s.searchable
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// walkPerPage makes a full walk ask for the largest pages, unless the
+// caller chose a page size.
+func walkPerPage(p tributary.Params) tributary.Params {
+	if _, ok := p["per_page"]; ok {
+		return p
+	}
+	out := make(tributary.Params, len(p)+1)
+	maps.Copy(out, p)
+	out["per_page"] = int64(MaxPerPage)
+	return out
+}
+
+// dropEmptyScrollParam opens a new scroll: GET /companies/scroll without
+// scroll_param.
+func dropEmptyScrollParam(p tributary.Params) tributary.Params {
+	if s, _ := p["scroll_param"].(string); s != "" {
+		return p
+	}
+	out := p.Clone()
+	delete(out, "scroll_param")
+	return out
+}
+
+// scrollPages is the paging of GET /companies/scroll: every response names
+// the scroll_param of the next request; the first page with no companies
+// ends the scroll. Meta: {"next_page": the scroll_param, or nil at the end}.
+//
+// Intercom keeps the same scroll_param for a whole scroll, so consecutive
+// pages are asked for with the same params: walk a scroll with All (or by
+// hand with Next), not with a pagination.Pager, whose repeated-params guard
+// would stop it.
+type scrollPages struct{}
+
+// Page implements pagination.Style.
+func (scrollPages) Page(r *pagination.Response) (map[string]any, map[string]any, error) {
+	sp, ok := jsonx.String(r.Fields["scroll_param"])
+	if r.Count == 0 || !ok || sp == "" {
+		return map[string]any{"next_page": nil}, nil, nil
+	}
+	next := make(map[string]any, len(r.Params)+1)
+	maps.Copy(next, r.Params)
+	next["scroll_param"] = sp
+	return map[string]any{"next_page": sp}, next, nil
+}
+
+// Searchable fields, as the catalogue names and types them (they run on a
+// synchronized copy; see tributary.Searcher).
+var (
+	contactFields = concat(
+		strs("type", "id", "workspace_id", "external_id", "role", "email", "phone", "name"),
+		[]field{{Name: "avatar", Type: tString, Doc: "typed string by the catalogue; Intercom 2.11 sends an object {type, image_url} or null"},
+			{Name: "owner_id", Type: tInt}, {Name: "social_profiles", Type: tAny},
+			{Name: "has_hard_bounced", Type: tBool}, {Name: "marked_email_as_spam", Type: tBool}, {Name: "unsubscribed_from_emails", Type: tBool}},
+		ints("created_at", "updated_at", "signed_up_at", "last_seen_at", "last_replied_at", "last_contacted_at", "last_email_opened_at", "last_email_clicked_at"),
+		strs("language_override", "browser", "browser_version", "browser_language", "os"),
+		[]field{{Name: "location", Type: tAny}},
+		strs("android_app_name", "android_app_version", "android_device", "android_os_version", "android_sdk_version"),
+		[]field{{Name: "android_last_seen_at", Type: tString, Doc: "typed string in the searchable set (an integer Unix time on records)"}},
+		strs("ios_app_name", "ios_app_version", "ios_device", "ios_os_version", "ios_sdk_version"),
+		ints("ios_last_seen_at"),
+		[]field{{Name: "custom_attributes", Type: tObject}, {Name: "tags", Type: tAny}, {Name: "notes", Type: tAny}, {Name: "companies", Type: tAny},
+			{Name: "opted_in_subscription_types", Type: tObject}, {Name: "opted_out_subscription_types", Type: tObject}},
+		strs("referrer"),
+		[]field{{Name: "sms_consent", Type: tBool}, {Name: "unsubscribed_from_sms", Type: tBool}},
+		strs("utm_campaign", "utm_content", "utm_medium", "utm_source", "utm_term"),
+	)
+	conversationFields = concat(
+		strs("type", "id", "title"),
+		ints("created_at", "updated_at", "waiting_since", "snoozed_until"),
+		[]field{{Name: "open", Type: tBool}, {Name: "state", Type: tString}, {Name: "read", Type: tBool}, {Name: "priority", Type: tString},
+			{Name: "admin_assignee_id", Type: tInt},
+			{Name: "team_assignee_id", Type: tInt, Doc: "an integer in the searchable set (the catalogue's record types it as a string)"}},
+		anys("tags", "conversation_rating", "source", "contacts", "teammates", "first_contact_reply", "sla_applied", "statistics", "conversation_parts"),
+		[]field{{Name: "custom_attributes", Type: tObject},
+			{Name: "ai_agent", Type: tObject}, {Name: "ai_agent_participated", Type: tBool}, {Name: "assignee", Type: tObject},
+			{Name: "conversation_message", Type: tObject}, {Name: "customer_first_reply", Type: tObject}, {Name: "customers", Type: tArray},
+			{Name: "linked_objects", Type: tObject}, {Name: "redacted", Type: tBool}, {Name: "sent_at", Type: tInt},
+			{Name: "topics", Type: tObject}, {Name: "user", Type: tObject}},
+	)
+	companyFields = concat(
+		strs("type", "id", "name", "company_id"),
+		[]field{{Name: "plan", Type: tAny}, {Name: "size", Type: tInt}, {Name: "industry", Type: tString}, {Name: "website", Type: tString}},
+		ints("remote_created_at", "created_at", "updated_at", "last_request_at", "session_count"),
+		[]field{{Name: "monthly_spend", Type: tNumber}, {Name: "user_count", Type: tInt}, {Name: "tags", Type: tAny}, {Name: "segments", Type: tAny},
+			{Name: "custom_attributes", Type: tObject}, {Name: "app_id", Type: tString}},
+	)
+	teamFields = []field{{Name: "admin_ids", Type: tArray}, {Name: "id", Type: tString}, {Name: "name", Type: tString}, {Name: "type", Type: tString}}
+)
+
+func typed(t tributary.Type, names []string) []field {
+	out := make([]field, len(names))
+	for i, n := range names {
+		out[i] = field{Name: n, Type: t}
+	}
+	return out
+}
+
+func strs(names ...string) []field { return typed(tString, names) }
+func ints(names ...string) []field { return typed(tInt, names) }
+func anys(names ...string) []field { return typed(tAny, names) }
+
+func concat(parts ...[]field) []field {
+	var out []field
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}

@@ -1,0 +1,262 @@
+package intercom
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+)
+
+// List implements tributary.Connector. A page of a scroll over companies
+// (scroll_param) takes no other params; it is sent once, never repeated
+// after a dropped connection or a 5xx (Intercom moves a scroll on as it
+// answers, so a repeat could skip a page): such a failure is an error, and
+// the scroll must be started again. A 429 is waited out and sent again.
+func (c *Client) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
+	if err := scrollConflict(entity, p); err != nil {
+		return nil, err
+	}
+	if entity == "companies" && p["scroll_param"] != nil {
+		return c.scrollPage(ctx, p)
+	}
+	return c.Connector.List(ctx, entity, p)
+}
+
+// scrollConflict rejects per_page and starting_after beside scroll_param:
+// GET /companies/scroll takes neither.
+func scrollConflict(entity string, p tributary.Params) error {
+	if entity != "companies" || p["scroll_param"] == nil {
+		return nil
+	}
+	for _, k := range []string{"per_page", "starting_after"} {
+		if p[k] != nil {
+			return &tributary.Error{Kind: Type, Entity: entity, Action: tributary.ActionList, Param: k, Err: tributary.ErrInvalidParams,
+				Message: "a scroll (scroll_param) takes no " + k + ": Intercom sets the size and order of scroll pages"}
+		}
+	}
+	return nil
+}
+
+// scrollPage fetches one scroll page through the connector without
+// transport retries, and sends it again only after a 429 (Intercom refuses
+// a rate-limited request before touching the scroll), within the caller's
+// retry policy.
+func (c *Client) scrollPage(ctx context.Context, p tributary.Params) (*tributary.Page, error) {
+	for attempt := 0; ; attempt++ {
+		page, err := c.scroller.List(ctx, "companies", p)
+		var te *tributary.Error
+		if err == nil || attempt >= c.retry.MaxRetries || !errors.As(err, &te) || te.StatusCode != http.StatusTooManyRequests {
+			return page, err
+		}
+		wait := te.RetryAfter
+		if wait <= 0 {
+			wait = backoff(c.retry.MinBackoff, c.retry.MaxBackoff, attempt)
+		}
+		if wait > c.retry.MaxRateLimitWait {
+			return page, err
+		}
+		if !fits(ctx, wait) {
+			return page, err
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// scrollExpiry is how long Intercom keeps an unused scroll open, with a
+// margin: opening a scroll waits at most this long for the workspace's
+// open scroll to expire.
+const scrollExpiry = time.Minute + 5*time.Second
+
+// minScrollPoll is the shortest wait between two attempts to open a scroll
+// while another one is open.
+const minScrollPoll = 250 * time.Millisecond
+
+// openScroll opens a scroll. While the workspace has another scroll open
+// (Intercom's 400 scroll_exists: a scroll this process lost to a dropped
+// connection, one an unfinished walk left, or someone else's), it tries
+// again with growing waits until that scroll must have expired, unless the
+// retry policy allows no retries.
+func (c *Client) openScroll(ctx context.Context) (*tributary.Page, error) {
+	start := time.Now()
+	for attempt := 0; ; attempt++ {
+		page, err := c.scrollPage(ctx, tributary.Params{"scroll_param": ""})
+		var te *tributary.Error
+		if err == nil || c.retry.MaxRetries == 0 || !errors.As(err, &te) || te.Code != "scroll_exists" {
+			return page, err
+		}
+		poll := max(c.retry.MinBackoff, minScrollPoll)
+		wait := backoff(poll, max(c.retry.MaxBackoff, poll), attempt)
+		if time.Since(start)+wait > scrollExpiry || !fits(ctx, wait) {
+			return page, err
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// backoff doubles lo attempt times, without passing hi.
+func backoff(lo, hi time.Duration, attempt int) time.Duration {
+	d := lo
+	for range attempt {
+		if d >= hi/2 {
+			return hi
+		}
+		d *= 2
+	}
+	return min(d, hi)
+}
+
+// fits reports whether waiting d stays within ctx's deadline.
+func fits(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Now().Add(d).Before(dl)
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return &tributary.Error{Kind: Type, Entity: "companies", Action: tributary.ActionList, Err: ctx.Err(), Message: "request cancelled"}
+	case <-t.C:
+		return nil
+	}
+}
+
+// Walk implements tributary.Walker, which tributary.All and the handles'
+// All use: it yields every record of entity from p.
+//
+// Companies are walked with the plain list (GET /companies, per_page 150);
+// when that list ends at Intercom's 10,000-company limit, the walk goes on
+// with GET /companies/scroll and yields the companies the list did not
+// reach. Each company is yielded once: the walk remembers the ids it
+// yielded (about 20 bytes each).
+//
+// Intercom allows one open scroll per workspace, and keeps an unused one
+// open for a minute: a walk left unfinished blocks the next scroll for that
+// long. While another scroll is open, the walk tries again with growing
+// waits (the retry policy's backoff, at least 250ms) for up to a minute
+// and five seconds, or the context's deadline, then returns Intercom's
+// error (code scroll_exists). With a retry policy of no retries it returns
+// that error at once.
+//
+// When a scroll fails midway (a 5xx, which Intercom answers with "restart
+// the scroll operation"; a dropped connection, after which the lost page
+// cannot be asked for again; a scroll_param that expired because the loop
+// body took over a minute), the walk opens a new scroll, waiting for the
+// broken one to expire where Intercom keeps it open, and skips the
+// companies already yielded; it does so up to three times.
+//
+// With starting_after the walk goes on from that cursor with the plain
+// list only; with scroll_param it scrolls ("" opens a new scroll).
+func (c *Client) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
+	if entity != "companies" {
+		return c.Connector.Walk(ctx, entity, p)
+	}
+	if p["scroll_param"] != nil {
+		return func(yield func(tributary.Record, error) bool) {
+			if err := scrollConflict(entity, p); err != nil {
+				yield(tributary.Record{}, err)
+				return
+			}
+			if _, err := tributary.Validate(Type, c.Entities(), entity, tributary.ActionList, p); err != nil {
+				yield(tributary.Record{}, err)
+				return
+			}
+			s, _ := p["scroll_param"].(string)
+			c.scroll(ctx, s, s == "", newIDSet(), yield)
+		}
+	}
+	if p["starting_after"] != nil {
+		return c.Connector.Walk(ctx, entity, p)
+	}
+	return func(yield func(tributary.Record, error) bool) {
+		seen := newIDSet()
+		listed := 0
+		for rec, err := range c.Connector.Walk(ctx, entity, p) {
+			if err != nil {
+				yield(rec, err)
+				return
+			}
+			listed++
+			if !seen.add(recordID(rec)) {
+				continue
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+		if listed >= companyListLimit {
+			c.scroll(ctx, "", true, seen, yield)
+		}
+	}
+}
+
+// maxScrollRestarts bounds how often one walk reopens a failed scroll.
+const maxScrollRestarts = 3
+
+// scroll yields the companies of a scroll that are not in seen, from
+// scroll_param param ("" opens a new scroll). When restartable, a scroll
+// that fails is opened again.
+func (c *Client) scroll(ctx context.Context, param string, restartable bool, seen *idSet, yield func(tributary.Record, error) bool) {
+	restarts := 0
+	for {
+		var page *tributary.Page
+		var err error
+		if param == "" {
+			page, err = c.openScroll(ctx)
+		} else {
+			page, err = c.scrollPage(ctx, tributary.Params{"scroll_param": param})
+		}
+		if err != nil {
+			if restartable && restarts < maxScrollRestarts && ctx.Err() == nil && scrollBroken(err, param == "") {
+				restarts++
+				param = ""
+				continue
+			}
+			yield(tributary.Record{}, err)
+			return
+		}
+		for _, rec := range page.Records {
+			if !seen.add(recordID(rec)) {
+				continue
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+		if page.Next == nil {
+			return
+		}
+		param, _ = page.Next["scroll_param"].(string)
+	}
+}
+
+// scrollBroken reports whether a failed scroll request means that the
+// scroll is gone and a new one is the way on: a 5xx or a dropped
+// connection, or, past the opening request, a scroll_param refused as
+// unknown or expired (400, 404). A 400 to the opening request (another
+// scroll is open: scroll_exists) is final.
+func scrollBroken(err error, opening bool) bool {
+	var te *tributary.Error
+	if !errors.As(err, &te) {
+		return false
+	}
+	if errors.Is(te.Err, tributary.ErrServer) {
+		return true
+	}
+	return !opening && (te.StatusCode == http.StatusBadRequest || te.StatusCode == http.StatusNotFound)
+}
+
+// recordID returns a record's "id" ("" when it has none).
+func recordID(r tributary.Record) string {
+	id, _ := r.StringAt("id")
+	return id
+}
