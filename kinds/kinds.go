@@ -11,6 +11,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/gong"
+	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
@@ -36,6 +37,8 @@ func registry() map[string]kind {
 			check: func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err }},
 		gong.Type: {open: gong.Open, catalogue: gong.Catalogue,
 			check: func(m map[string]any) error { _, err := gong.CredentialsFromMap(m); return err }},
+		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue,
+			check: func(m map[string]any) error { _, err := hubspot.CredentialsFromMap(m); return err }},
 		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue,
 			check:       func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
 			replication: intercom.CheckReplicationConfig},
