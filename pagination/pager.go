@@ -102,6 +102,12 @@ func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				return
 			}
 			for _, it := range page.Items {
+				// A cancelled walk stops at once, also in the middle of a
+				// page already in memory.
+				if err := ctx.Err(); err != nil {
+					yield(zero, err)
+					return
+				}
 				if !yield(it, nil) {
 					return
 				}

@@ -138,7 +138,7 @@ func TestAllCompaniesBelowTheLimitListsOnly(t *testing.T) {
 // A scroll that breaks midway (a 500, a body cut short, an expired
 // scroll_param) is reopened, and no company is yielded twice or lost. After
 // a cut the broken scroll stays open on Intercom's side: the walk waits for
-// it to expire (shortened here to 300ms) before it opens a new one.
+// it to expire (shortened here to 1.5s) before it opens a new one.
 func TestAllCompaniesReopensABrokenScroll(t *testing.T) {
 	const n = 10_300
 	for _, tc := range []struct {
@@ -158,7 +158,7 @@ func TestAllCompaniesReopensABrokenScroll(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := intercomtest.New(intercomtest.WithCompanies(n), intercomtest.WithScrollIdleTimeout(300*time.Millisecond))
+			srv := intercomtest.New(intercomtest.WithCompanies(n), intercomtest.WithScrollIdleTimeout(1500*time.Millisecond)) // long enough for a loaded CI machine between two pages
 			defer srv.Close()
 			c := open(t, srv)
 			var ids []string
@@ -204,7 +204,7 @@ func TestAllCompaniesWhileAnotherScrollIsOpen(t *testing.T) {
 		t.Fatalf("no retries: after %d companies: %v", k, err)
 	}
 
-	srv2 := intercomtest.New(intercomtest.WithCompanies(120), intercomtest.WithScrollIdleTimeout(300*time.Millisecond))
+	srv2 := intercomtest.New(intercomtest.WithCompanies(120), intercomtest.WithScrollIdleTimeout(1500*time.Millisecond)) // long enough for a loaded CI machine between two pages
 	defer srv2.Close()
 	c = open(t, srv2)
 	if _, err := c.List(ctx, "companies", tributary.Params{"scroll_param": ""}); err != nil {
