@@ -1,6 +1,8 @@
 // Command quickstart tours Tributary on the helpdesk connector: it lists
 // tickets page by page, gets one, downloads a byte range of an attachment
-// and shows the error a bad parameter gets.
+// and shows the error a bad parameter gets. Offline it then lists a page of
+// every other kind from its fake and walks a Salesforce SOQL query page by
+// page through nextRecordsUrl.
 //
 // With no credentials in the environment it starts the built-in Zendesk fake
 // and runs offline. To run it against your account, set ZENDESK_SUBDOMAIN and
@@ -20,6 +22,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/sandbox"
 )
 
 func main() {
@@ -81,6 +84,58 @@ func run(ctx context.Context, out io.Writer) error {
 	var te *tributary.Error
 	if errors.As(err, &te) && errors.Is(err, tributary.ErrInvalidParams) {
 		fmt.Fprintf(out, "\n== a bad parameter\n%v\n(entity %s, action %s, parameter %s)\n", err, te.Entity, te.Action, te.Param)
+	}
+
+	// 5. Offline, the same contract over every other kind's fake.
+	if os.Getenv("ZENDESK_SUBDOMAIN") == "" {
+		return everyKind(ctx, out)
+	}
+	return nil
+}
+
+// everyKind lists a first page of each kind from its fake, and walks a
+// Salesforce SOQL query page by page through nextRecordsUrl.
+func everyKind(ctx context.Context, out io.Writer) error {
+	sb := sandbox.New()
+	defer sb.Close()
+	fmt.Fprintln(out, "\n== every kind, one contract (built-in fakes)")
+	ops := []struct {
+		kind, entity string
+		params       tributary.Params
+	}{
+		{"github", "issues", tributary.Params{"owner": "octo", "repo": "hello", "per_page": 20}},
+		{"gong", "calls", nil},
+		{"hubspot", "contacts", tributary.Params{"limit": 20}},
+		{"intercom", "contacts", tributary.Params{"per_page": 20}},
+		{"mailchimp", "campaigns", tributary.Params{"count": 20}},
+	}
+	for _, op := range ops {
+		c, err := sb.Open(op.kind)
+		if err != nil {
+			return err
+		}
+		page, err := c.List(ctx, op.entity, op.params)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%-10s %-10s %3d records  meta %v\n", op.kind, op.entity, len(page.Records), page.Meta)
+	}
+
+	c, err := sb.Open("salesforce")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\n== a SOQL query, page by page through nextRecordsUrl")
+	pager := tributary.Pages(c, "accounts", tributary.Params{"q": "SELECT Id, Name FROM Account"})
+	for pager.More() {
+		page, err := pager.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if page == nil {
+			break
+		}
+		fmt.Fprintf(out, "%d accounts, done=%v, nextRecordsUrl=%v\n", len(page.Items), page.Meta["done"], page.Meta["nextRecordsUrl"])
 	}
 	return nil
 }
