@@ -48,12 +48,80 @@ func OAuth(cfg OAuthConfig) (Auth, oauth2.TokenSource) {
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
 	refresher := &rotating{conf: conf, ctx: ctx, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh}
-	var initial *oauth2.Token
+	c := &tokenCache{src: refresher, now: time.Now}
 	if cfg.AccessToken != "" {
-		initial = &oauth2.Token{AccessToken: cfg.AccessToken, RefreshToken: cfg.RefreshToken, Expiry: cfg.Expiry, TokenType: "Bearer"}
+		c.tok = &oauth2.Token{AccessToken: cfg.AccessToken, RefreshToken: cfg.RefreshToken, Expiry: cfg.Expiry, TokenType: "Bearer"}
+		c.given = true
 	}
-	ts := oauth2.ReuseTokenSource(initial, refresher)
-	return TokenAuth(ts), ts
+	return &oauthAuth{cache: c}, c
+}
+
+// Rejecter is implemented by an Auth whose credentials can be renewed: when
+// the connector's origin answers 401, the transport calls Reject with the
+// Authorization the request carried, and retries once with fresh
+// credentials when it returns true.
+type Rejecter interface {
+	Reject(authorization string) bool
+}
+
+// oauthAuth sends the cache's tokens and lets the transport reject them.
+type oauthAuth struct{ cache *tokenCache }
+
+func (a *oauthAuth) Apply(req *http.Request) error {
+	tok, err := a.cache.Token()
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	return nil
+}
+
+func (a *oauthAuth) Reject(authorization string) bool { return a.cache.reject(authorization) }
+
+// freshFor is how long a token just obtained from the endpoint is trusted:
+// a 401 to it is final, not a reason to refresh again.
+const freshFor = 30 * time.Second
+
+// tokenCache hands out the current token and refreshes it when it has
+// expired or was rejected. Refreshes are serialized: a single-use refresh
+// token is never spent twice.
+type tokenCache struct {
+	mu       sync.Mutex
+	src      oauth2.TokenSource
+	tok      *oauth2.Token
+	given    bool // tok is the caller's, of unknown age
+	obtained time.Time
+	now      func() time.Time
+}
+
+// Token implements oauth2.TokenSource.
+func (c *tokenCache) Token() (*oauth2.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok != nil && c.tok.Valid() {
+		return c.tok, nil
+	}
+	tok, err := c.src.Token()
+	if err != nil {
+		return nil, err
+	}
+	c.tok, c.given, c.obtained = tok, false, c.now()
+	return tok, nil
+}
+
+// reject drops the current token when the rejected request carried it and
+// it is the caller's or not fresh; it reports whether a retry can succeed.
+func (c *tokenCache) reject(authorization string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok == nil || authorization != "Bearer "+c.tok.AccessToken {
+		return c.tok != nil // another request already replaced it
+	}
+	if !c.given && c.now().Sub(c.obtained) < freshFor {
+		return false
+	}
+	c.tok = nil
+	return true
 }
 
 // TokenAuth sends the tokens of ts as Bearer credentials.

@@ -323,6 +323,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if c.cfg.Classify != nil {
 		retry, decided = c.cfg.Classify(resp)
 	}
+	if !decided && resp.StatusCode == http.StatusUnauthorized && resp.Request != nil && SameOrigin(resp.Request.URL, c.origin.Load()) {
+		if rej, ok := c.cfg.Auth.(Rejecter); ok && rej.Reject(resp.Request.Header.Get("Authorization")) {
+			return true, nil // once more, with fresh credentials
+		}
+	}
 	if !decided {
 		retry = resp.StatusCode == http.StatusTooManyRequests || (resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented)
 	}
@@ -379,6 +384,9 @@ func ResetAt(v string, now time.Time) (time.Duration, bool) {
 }
 
 func (c *Client) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		return 0 // new credentials, not time, is what the retry needs
+	}
 	if resp != nil {
 		if d, ok := c.RetryAfter(resp); ok {
 			return d

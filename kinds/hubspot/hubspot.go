@@ -34,7 +34,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -200,8 +199,10 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		return nil, err
 	}
 
+	// An OAuth access token of unknown age is used until HubSpot rejects
+	// it; the transport then refreshes once and retries (a token it just
+	// obtained and that is rejected is final).
 	var auth transport.Auth
-	var stale *staleAuth
 	if creds.PrivateAppToken != "" {
 		auth = transport.Bearer(creds.PrivateAppToken)
 	} else {
@@ -213,14 +214,12 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			}
 			tokenURL = base + tokenPath
 		}
-		refreshing, _ := transport.OAuth(transport.OAuthConfig{
+		auth, _ = transport.OAuth(transport.OAuthConfig{
 			TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInParams,
 			ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
-			RefreshToken: creds.RefreshToken,
-			HTTPClient:   o.HTTPClient, OnRefresh: o.OnTokenRefresh,
+			AccessToken: creds.AccessToken, RefreshToken: creds.RefreshToken,
+			HTTPClient: o.HTTPClient, OnRefresh: o.OnTokenRefresh,
 		})
-		stale = &staleAuth{token: creds.AccessToken, valid: creds.AccessToken != "", next: refreshing}
-		auth = stale
 	}
 	if lim != nil {
 		o.HTTPClient = pacedClient(o.HTTPClient, lim)
@@ -229,9 +228,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		Kind: &engine.Kind{
 			Type: Type, Entities: catalogue(version), ParseError: parseError,
 			RetryAfter: retryAfter,
-			Retryable: func(resp *http.Response) (bool, bool) {
-				return retryable(resp, stale)
-			},
+			Retryable:  retryable,
 		},
 		Options:        o,
 		DefaultBaseURL: DefaultBaseURL,
@@ -318,56 +315,12 @@ func isSearch(req *http.Request) bool {
 	return req != nil && req.Method == http.MethodPost && strings.HasSuffix(strings.TrimRight(req.URL.Path, "/"), "/search")
 }
 
-// staleAuth sends the caller's access token, whose age is unknown, until
-// HubSpot rejects it once; from then on the tokens of next (refreshed at
-// the token endpoint and renewed on their expires_in).
-type staleAuth struct {
-	token string
-	next  transport.Auth
-
-	mu    sync.Mutex
-	valid bool
-}
-
-// Apply implements transport.Auth.
-func (a *staleAuth) Apply(req *http.Request) error {
-	a.mu.Lock()
-	valid := a.valid
-	a.mu.Unlock()
-	if valid {
-		req.Header.Set("Authorization", "Bearer "+a.token)
-		return nil
-	}
-	return a.next.Apply(req)
-}
-
-// reject reports whether a 401 answered a request that carried the
-// caller's access token, and if so stops using it: the retry then goes out
-// with a refreshed token. A refreshed token that is rejected is not
-// retried, so this never loops.
-func (a *staleAuth) reject(authorization string) bool {
-	if a == nil || a.token == "" || authorization != "Bearer "+a.token {
-		return false
-	}
-	a.mu.Lock()
-	a.valid = false
-	a.mu.Unlock()
-	return true
-}
-
 // retryable decides what the default rules would get wrong: a 429 of the
 // spent daily quota (retrying before HubSpot's midnight reset cannot
-// help), and a 401 on the caller's access token (refresh once and retry).
-func retryable(resp *http.Response, stale *staleAuth) (retry, decided bool) {
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		if dailySpent(resp) {
-			return false, true
-		}
-	case http.StatusUnauthorized:
-		if resp.Request != nil && stale.reject(resp.Request.Header.Get("Authorization")) {
-			return true, true
-		}
+// help).
+func retryable(resp *http.Response) (retry, decided bool) {
+	if resp.StatusCode == http.StatusTooManyRequests && dailySpent(resp) {
+		return false, true
 	}
 	return false, false
 }

@@ -207,12 +207,10 @@ func TestErrorsFromZendeskBodies(t *testing.T) {
 	}
 }
 
-// OAuth: the expired access token is refreshed at /oauth/tokens, the
-// rotated pair reaches the callback, and concurrent calls refresh once.
+// OAuth: a stale access token is refreshed at /oauth/tokens after its 401
+// and the request retried; the rotated pair reaches the callback; many
+// concurrent first calls refresh once.
 func TestOAuthRefreshRotates(t *testing.T) {
-	srv := zendesktest.New()
-	defer srv.Close()
-	srv.ExpireAccessTokens()
 	var mu sync.Mutex
 	var rotated []*oauth2.Token
 	record := tributary.WithTokenRefresh(func(tok *oauth2.Token) {
@@ -220,22 +218,28 @@ func TestOAuthRefreshRotates(t *testing.T) {
 		rotated = append(rotated, tok)
 		mu.Unlock()
 	})
-	c, err := zendesk.New(zendesk.Credentials{Subdomain: "acme", AccessToken: "expired", RefreshToken: zendesktest.DefaultRefreshToken,
-		ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret},
-		tributary.WithBaseURL(srv.URL), fast, record)
+	oauthCreds := func(access string) zendesk.Credentials {
+		return zendesk.Credentials{Subdomain: "acme", AccessToken: access, RefreshToken: zendesktest.DefaultRefreshToken,
+			ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret}
+	}
+
+	srv := zendesktest.New()
+	defer srv.Close()
+	c, err := zendesk.New(oauthCreds("stale-token"), tributary.WithBaseURL(srv.URL), fast, record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The given access token has no expiry, so it is used first; the
-	// fake rejects it and the caller sees ErrUnauthorized...
-	_, err = c.List(context.Background(), "groups", nil)
-	if !errors.Is(err, tributary.ErrUnauthorized) {
+	if _, err := c.List(context.Background(), "groups", nil); err != nil {
 		t.Fatalf("stale token: %v", err)
 	}
-	// ...while a connector opened with only the refresh token refreshes.
-	c, err = zendesk.New(zendesk.Credentials{Subdomain: "acme", RefreshToken: zendesktest.DefaultRefreshToken,
-		ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret},
-		tributary.WithBaseURL(srv.URL), fast, record)
+	if len(rotated) != 1 || rotated[0].AccessToken != srv.AccessToken() || rotated[0].RefreshToken != srv.RefreshToken() {
+		t.Fatalf("%d rotations after a stale token; want one with the fake's new pair", len(rotated))
+	}
+
+	rotated = nil
+	srv2 := zendesktest.New()
+	defer srv2.Close()
+	c, err = zendesk.New(oauthCreds(""), tributary.WithBaseURL(srv2.URL), fast, record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +258,15 @@ func TestOAuthRefreshRotates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(rotated) != 1 || rotated[0].RefreshToken != srv.RefreshToken() || rotated[0].AccessToken != srv.AccessToken() {
+	if len(rotated) != 1 || rotated[0].RefreshToken != srv2.RefreshToken() || rotated[0].AccessToken != srv2.AccessToken() {
 		t.Fatalf("%d rotations; want exactly one with the fake's new pair", len(rotated))
+	}
+
+	// A token just issued and still rejected is final: no refresh loop.
+	srv2.ExpireAccessTokens()
+	_, err = c.List(context.Background(), "groups", nil)
+	if !errors.Is(err, tributary.ErrUnauthorized) || len(rotated) != 1 {
+		t.Fatalf("rejected fresh token: %v after %d rotations", err, len(rotated))
 	}
 }
 
