@@ -96,7 +96,7 @@ var searchParams = []Param{
 	}},
 	{Name: "limit", Type: TypeInteger, Default: 1000, Min: ptr(1), Doc: "maximum results"},
 	{Name: "cursor", Type: TypeString, Doc: "next_cursor of the previous result"},
-	{Name: "fields", Type: TypeArray, Items: &Param{Type: TypeString}, Doc: "field paths to include in each result"},
+	{Name: "fields", Type: TypeArray, Doc: "field paths to include in each result (dot paths, or arrays of keys)"},
 }
 
 // SearchParams returns the parameters every `search` action takes.

@@ -3,6 +3,7 @@ package tributary
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -124,4 +125,33 @@ func Pages(c Connector, entity string, p Params) *pagination.Pager[Record] {
 		}
 		return &pagination.Page[Record]{Items: page.Records, Meta: page.Meta, Next: map[string]any(page.Next)}, nil
 	})
+}
+
+// SearchSchema returns the searchable fields of e as a search.Schema.
+func SearchSchema(e Entity) search.Schema {
+	s := make(search.Schema, len(e.Searchable))
+	for _, f := range e.Searchable {
+		s[f.Name] = search.Type(f.Type)
+	}
+	return s
+}
+
+// ValidateSearch checks a search request against the entity's searchable
+// fields and their types before anything is sent; failures are *Error
+// values matching ErrInvalidParams that name the field (or ErrUnknownEntity,
+// ErrUnsupportedAction).
+func ValidateSearch(kind string, entities []Entity, entity string, q search.Request) error {
+	if _, err := Validate(kind, entities, entity, ActionSearch, Params{"query": map[string]any{}}); err != nil {
+		return err
+	}
+	e, _ := FindEntity(entities, entity)
+	if err := q.Validate(SearchSchema(e)); err != nil {
+		te := &Error{Kind: kind, Entity: entity, Action: ActionSearch, Err: ErrInvalidParams, Message: err.Error(), Cause: err}
+		var se *search.Error
+		if errors.As(err, &se) {
+			te.Param = se.Field
+		}
+		return te
+	}
+	return nil
 }

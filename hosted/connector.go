@@ -129,6 +129,9 @@ func (h *Connector) Search(ctx context.Context, entity string, q search.Request)
 	if err != nil {
 		return nil, err
 	}
+	if err := tributary.ValidateSearch(h.kind, h.catalog, entity, q); err != nil {
+		return nil, err
+	}
 	env, err := h.execute(ctx, entity, a, norm)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/replica"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -191,9 +192,14 @@ func TestHostedErrors(t *testing.T) {
 	if _, err := bc.List(ctx, "tickets", nil); !errors.Is(err, tributary.ErrUnauthorized) || strings.Contains(err.Error(), "wrong-hosted-token") {
 		t.Fatalf("bad token: %v", err)
 	}
-	// search needs a replica on the service side; without one it is refused.
-	if _, err := tributary.Execute(ctx, h, tributary.Request{Entity: "tickets", Action: "search", Params: tributary.Params{"query": map[string]any{}}}); !errors.Is(err, tributary.ErrUnsupportedAction) {
-		t.Fatalf("search: %v", err)
+	// A search on an unknown field is refused locally, naming the field.
+	before = w.srv.Requests()["execute"]
+	_, err = tributary.Execute(ctx, h, tributary.Request{Entity: "tickets", Action: "search", Params: tributary.Params{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"colour": "red"}}}}})
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != "colour" {
+		t.Fatalf("search on an unknown field: %v", err)
+	}
+	if w.srv.Requests()["execute"] != before {
+		t.Fatal("an invalid search was sent")
 	}
 }
 
@@ -266,5 +272,61 @@ func TestIntercomReplicationConfig(t *testing.T) {
 		ReplicationConfig: intercom.ReplicationConfig(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC))})
 	if err != nil || id == "" {
 		t.Fatalf("valid start_date: %q %v", id, err)
+	}
+}
+
+// search runs on a replica on the service side and returns the same hits
+// as a replica in direct mode.
+func TestHostedSearchMatchesDirectReplica(t *testing.T) {
+	zd := zendesktest.New(zendesktest.WithTickets(300))
+	defer zd.Close()
+	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	defer srv.Close()
+	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, Token: hostedtest.DefaultToken, ExternalUserID: "u"}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.CreateConnector(context.Background(), hosted.CreateRequest{ConnectorType: "zendesk-support", Credentials: zdCreds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := c.Connector(id, "zendesk-support")
+	direct, _ := kinds.Open("zendesk-support", zdCreds, tributary.WithBaseURL(zd.URL), fast)
+	local := replica.New(direct)
+	if err := local.Sync(context.Background(), "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	op := tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: tributary.Params{
+		"query": map[string]any{"filter": map[string]any{"in": map[string]any{"status": []any{"open", "pending"}}}, "sort": []any{map[string]any{"created_at": "desc"}}},
+		"limit": 25, "fields": []any{"id", "status", "created_at"},
+	}}
+	want, err := tributary.Execute(context.Background(), local.Connector(), op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	for {
+		got, err := tributary.Execute(context.Background(), h, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pages == 0 {
+			if len(got.Search.Hits) != 25 || len(want.Search.Hits) != 25 {
+				t.Fatalf("%d hosted hits, %d direct", len(got.Search.Hits), len(want.Search.Hits))
+			}
+			for i := range got.Search.Hits {
+				if got.Search.Hits[i].ID != want.Search.Hits[i].ID || string(got.Search.Hits[i].Data) != string(want.Search.Hits[i].Data) {
+					t.Fatalf("hit %d: hosted %s %s, direct %s %s", i, got.Search.Hits[i].ID, got.Search.Hits[i].Data, want.Search.Hits[i].ID, want.Search.Hits[i].Data)
+				}
+			}
+		}
+		pages++
+		if got.Search.NextCursor == nil {
+			break
+		}
+		op.Params["cursor"] = *got.Search.NextCursor
+	}
+	if pages < 2 {
+		t.Errorf("%d pages of search results; the cursor was not followed", pages)
 	}
 }

@@ -1,8 +1,9 @@
 // Package hostedtest is an in-process implementation of the hosted
 // connector execution service, for tests and examples that must run
 // offline: a token endpoint, connector creation (credentials kept in
-// memory, never echoed back) and operation execution through kinds.Open,
-// usually against the kinds' own fakes.
+// memory, never echoed back), operation execution through kinds.Open,
+// usually against the kinds' own fakes, and the search action over a
+// replica of each connector, synchronized on an entity's first search.
 //
 //	zd := zendesktest.New()
 //	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
@@ -29,6 +30,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/replica"
 )
 
 // The credentials the server accepts unless options say otherwise.
@@ -55,6 +57,10 @@ type Server struct {
 type connector struct {
 	id, kind, user, name string
 	conn                 tributary.Connector
+
+	searchOnce sync.Once
+	searcher   tributary.Searcher
+	searchErr  error
 }
 
 type config struct {
@@ -85,15 +91,20 @@ func WithConnectorOptions(connectorType string, opts ...tributary.Option) Option
 	return func(c *config) { c.connOpts[connectorType] = append(c.connOpts[connectorType], opts...) }
 }
 
-// WithSearch makes the search action available: fn returns the Searcher
-// of a connector (for example a replica synchronized from it).
+// WithSearch replaces how the search action is served: fn returns the
+// Searcher of a connector, once per connector. By default each connector
+// gets a replica (package replica) that synchronizes an entity on its
+// first search.
 func WithSearch(fn func(connectorType string, c tributary.Connector) (tributary.Searcher, error)) Option {
 	return func(c *config) { c.searchers = fn }
 }
 
 // New starts the service on loopback. Close it when done.
 func New(opts ...Option) *Server {
-	cfg := config{token: DefaultToken, clientID: DefaultClientID, secret: DefaultClientSecret, ttl: time.Hour, connOpts: map[string][]tributary.Option{}}
+	cfg := config{token: DefaultToken, clientID: DefaultClientID, secret: DefaultClientSecret, ttl: time.Hour, connOpts: map[string][]tributary.Option{},
+		searchers: func(_ string, c tributary.Connector) (tributary.Searcher, error) {
+			return replica.New(c, replica.WithAutoSync()), nil
+		}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -239,12 +250,12 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, id string) {
 	start := time.Now()
 	var conn tributary.Connector = c.conn
 	if req.Action == tributary.ActionSearch && s.cfg.searchers != nil {
-		sr, err := s.cfg.searchers(c.kind, c.conn)
-		if err != nil {
-			writeErr(w, err)
+		c.searchOnce.Do(func() { c.searcher, c.searchErr = s.cfg.searchers(c.kind, c.conn) })
+		if c.searchErr != nil {
+			writeErr(w, c.searchErr)
 			return
 		}
-		conn = searching{Connector: c.conn, Searcher: sr}
+		conn = searching{Connector: c.conn, Searcher: c.searcher}
 	}
 	res, err := tributary.Execute(r.Context(), conn, req)
 	if err != nil {

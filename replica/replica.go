@@ -1,0 +1,244 @@
+// Package replica gives direct mode the contract's `search` action: it
+// synchronizes chosen entities of a connector into memory, walking every
+// page through the connector's own paging, and searches them with the
+// common filter language of package search.
+//
+//	r := replica.New(conn)
+//	if err := r.Sync(ctx, "tickets", "users"); err != nil { ... }
+//	c := r.Connector() // conn, plus Search: tributary.Execute runs "search"
+//	res, err := tributary.Execute(ctx, c, tributary.Request{Entity: "tickets", Action: "search",
+//		Params: tributary.Params{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"status": "open"}}}}})
+//
+// Synchronization is explicit (Sync) and safe while searches run: each
+// entity's copy is replaced at once when its walk has finished, so a search
+// sees the old copy or the new one, never a mix. A walk that fails leaves
+// the old copy in place.
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/search"
+)
+
+// Replica is an in-memory, searchable copy of entities of one connector.
+// It is safe for concurrent use.
+type Replica struct {
+	conn    tributary.Connector
+	params  map[string]tributary.Params
+	idField map[string]string
+	auto    bool
+
+	syncMu sync.Mutex // one synchronization at a time
+	mu     sync.RWMutex
+	copies map[string]*atomic.Pointer[copyOf]
+}
+
+// copyOf is one synchronized copy of an entity.
+type copyOf struct {
+	index  *search.Index
+	synced time.Time
+}
+
+// Option configures a Replica.
+type Option func(*Replica)
+
+// WithParams sets the list params used to walk entity (for example the
+// SOQL query of a Salesforce entity, or the owner and repo of GitHub
+// issues).
+func WithParams(entity string, p tributary.Params) Option {
+	return func(r *Replica) { r.params[entity] = p }
+}
+
+// WithIDField names the record field that is a hit's id (default: "id",
+// else "Id", else the first searchable field).
+func WithIDField(entity, field string) Option {
+	return func(r *Replica) { r.idField[entity] = field }
+}
+
+// WithAutoSync makes Search synchronize an entity on its first search
+// instead of refusing it (the hosted test service uses this).
+func WithAutoSync() Option { return func(r *Replica) { r.auto = true } }
+
+// New returns an empty replica of conn.
+func New(conn tributary.Connector, opts ...Option) *Replica {
+	r := &Replica{conn: conn, params: map[string]tributary.Params{}, idField: map[string]string{}, copies: map[string]*atomic.Pointer[copyOf]{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// schemaOf returns the searchable fields of entity as a search.Schema.
+func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
+	e, ok := tributary.FindEntity(r.conn.Entities(), entity)
+	if !ok {
+		_, err := tributary.Validate(r.conn.Type(), r.conn.Entities(), entity, tributary.ActionSearch, nil)
+		return nil, "", err
+	}
+	if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 {
+		return nil, "", &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
+			Message: entity + " has no searchable fields in the catalogue"}
+	}
+	if !e.Supports(tributary.ActionList) {
+		return nil, "", &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnsupportedAction,
+			Message: entity + " cannot be listed, so it cannot be synchronized"}
+	}
+	schema := tributary.SearchSchema(e)
+	id := r.idField[entity]
+	if id == "" {
+		switch {
+		case schema["id"] != "":
+			id = "id"
+		case schema["Id"] != "":
+			id = "Id"
+		default:
+			id = e.Searchable[0].Name
+		}
+	}
+	return schema, id, nil
+}
+
+// Sync walks every page of each entity and replaces its copy. Entities
+// are synchronized one after the other; the first failure stops Sync and
+// leaves that entity's previous copy (and the later entities') in place.
+func (r *Replica) Sync(ctx context.Context, entities ...string) error {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	for _, entity := range entities {
+		if err := r.syncOne(ctx, entity); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Replica) syncOne(ctx context.Context, entity string) error {
+	schema, id, err := r.schemaOf(entity)
+	if err != nil {
+		return err
+	}
+	b, err := search.NewBuilder(schema, id)
+	if err != nil {
+		return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
+	}
+	for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
+		if err != nil {
+			return err
+		}
+		if err := b.Add(rec.Raw()); err != nil {
+			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
+				Message: "a record could not be indexed: " + err.Error(), Cause: err}
+		}
+	}
+	c := &copyOf{index: b.Build(), synced: time.Now()}
+	r.mu.Lock()
+	p, ok := r.copies[entity]
+	if !ok {
+		p = &atomic.Pointer[copyOf]{}
+		r.copies[entity] = p
+	}
+	r.mu.Unlock()
+	p.Store(c)
+	return nil
+}
+
+// syncIfMissing synchronizes entity unless a copy appeared meanwhile.
+func (r *Replica) syncIfMissing(ctx context.Context, entity string) error {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	if r.current(entity) != nil {
+		return nil
+	}
+	return r.syncOne(ctx, entity)
+}
+
+func (r *Replica) current(entity string) *copyOf {
+	r.mu.RLock()
+	p := r.copies[entity]
+	r.mu.RUnlock()
+	if p == nil {
+		return nil
+	}
+	return p.Load()
+}
+
+// Len returns the number of records in entity's copy (0 before a Sync).
+func (r *Replica) Len(entity string) int {
+	if c := r.current(entity); c != nil {
+		return c.index.Len()
+	}
+	return 0
+}
+
+// SyncedAt returns when entity's copy was last replaced.
+func (r *Replica) SyncedAt(entity string) (time.Time, bool) {
+	if c := r.current(entity); c != nil {
+		return c.synced, true
+	}
+	return time.Time{}, false
+}
+
+// Search implements tributary.Searcher over entity's copy. The request is
+// validated against the entity's searchable fields first.
+func (r *Replica) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
+	a := tributary.ActionSearch
+	if _, _, err := r.schemaOf(entity); err != nil {
+		return nil, err
+	}
+	if err := tributary.ValidateSearch(r.conn.Type(), r.conn.Entities(), entity, q); err != nil {
+		return nil, err
+	}
+	c := r.current(entity)
+	if c == nil && r.auto {
+		if err := r.syncIfMissing(ctx, entity); err != nil {
+			return nil, err
+		}
+		c = r.current(entity)
+	}
+	if c == nil {
+		return nil, &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: a, Err: tributary.ErrUnsupportedAction,
+			Message: fmt.Sprintf("%s is not synchronized: call Sync(ctx, %q) first", entity, entity)}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res, err := c.index.Search(q)
+	if err != nil {
+		e := &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: a, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
+		var se *search.Error
+		if errors.As(err, &se) {
+			e.Param = se.Field
+		}
+		return nil, e
+	}
+	return res, nil
+}
+
+// Connector returns the replica's connector with search added: every
+// other method is the underlying connector's.
+func (r *Replica) Connector() *Connector { return &Connector{Connector: r.conn, replica: r} }
+
+// Connector is a connector whose search action runs over a Replica. It
+// implements tributary.Connector, tributary.Searcher and tributary.Walker.
+type Connector struct {
+	tributary.Connector
+	replica *Replica
+}
+
+// Search implements tributary.Searcher.
+func (c *Connector) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
+	return c.replica.Search(ctx, entity, q)
+}
+
+// Walk implements tributary.Walker with the underlying connector's walk.
+func (c *Connector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
+	return tributary.All(ctx, c.Connector, entity, p)
+}

@@ -1,0 +1,172 @@
+package replica_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/search"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func open(t testing.TB, srv *zendesktest.Server) tributary.Connector {
+	t.Helper()
+	c, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
+		tributary.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ticketsByStatus counts the fake's tickets per status with a plain walk.
+func ticketsByStatus(t *testing.T, c tributary.Connector) map[string]int {
+	out := map[string]int{}
+	for rec, err := range tributary.All(context.Background(), c, "tickets", nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := rec.StringAt("status")
+		out[s]++
+	}
+	return out
+}
+
+func TestSearchInDirectModeThroughExecute(t *testing.T) {
+	srv := zendesktest.New(zendesktest.WithTickets(500))
+	defer srv.Close()
+	c := open(t, srv)
+	want := ticketsByStatus(t, c)
+	r := replica.New(c)
+	ctx := context.Background()
+	if err := r.Sync(ctx, "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	if r.Len("tickets") != 500 {
+		t.Fatalf("%d tickets synchronized", r.Len("tickets"))
+	}
+	res, err := tributary.Execute(ctx, r.Connector(), tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: tributary.Params{
+		"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"status": "open"}}, "sort": []any{map[string]any{"id": "desc"}}},
+		"limit": 1000, "fields": []any{"id", "status"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := res.Search.Hits
+	if len(hits) != want["open"] || want["open"] == 0 {
+		t.Fatalf("%d hits, want %d open tickets", len(hits), want["open"])
+	}
+	var prev int64 = 1 << 62
+	for _, h := range hits {
+		var d struct {
+			ID     int64  `json:"id"`
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(h.Data, &d); err != nil || d.Status != "open" || d.ID >= prev {
+			t.Fatalf("hit %s: %+v %v", h.Data, d, err)
+		}
+		prev = d.ID
+	}
+	// The generic connector without a replica refuses search.
+	if _, err := tributary.Execute(ctx, c, tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: tributary.Params{"query": map[string]any{}}}); !errors.Is(err, tributary.ErrUnsupportedAction) {
+		t.Fatalf("search without a replica: %v", err)
+	}
+}
+
+func TestSearchErrorsNameTheField(t *testing.T) {
+	srv := zendesktest.New(zendesktest.WithTickets(10))
+	defer srv.Close()
+	r := replica.New(open(t, srv))
+	ctx := context.Background()
+	_, err := r.Search(ctx, "tickets", search.Request{Query: search.Query{Filter: ptr(search.Eq("status", "open"))}})
+	if !errors.Is(err, tributary.ErrUnsupportedAction) {
+		t.Fatalf("before Sync: %v", err)
+	}
+	if err := r.Sync(ctx, "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	for field, q := range map[string]search.Request{
+		"colour":        {Query: search.Query{Filter: ptr(search.Eq("colour", "red"))}},
+		"has_incidents": {Query: search.Query{Filter: ptr(search.Gt("has_incidents", true))}},
+	} {
+		_, err := r.Search(ctx, "tickets", q)
+		var te *tributary.Error
+		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != field {
+			t.Errorf("%s: %v (param %q)", field, err, te.Param)
+		}
+	}
+	if err := r.Sync(ctx, "macros"); !errors.Is(err, tributary.ErrUnsupportedAction) {
+		t.Errorf("an entity without search: %v", err)
+	}
+}
+
+// A search during re-synchronization sees the old copy or the new one,
+// never a mix.
+func TestResyncWhileSearching(t *testing.T) {
+	srv := zendesktest.New(zendesktest.WithTickets(300))
+	defer srv.Close()
+	r := replica.New(open(t, srv))
+	ctx := context.Background()
+	if err := r.Sync(ctx, "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := r.Search(ctx, "tickets", search.Request{Limit: 1000})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(res.Hits) != 300 {
+					t.Errorf("a search saw %d records", len(res.Hits))
+					return
+				}
+			}
+		})
+	}
+	for range 3 {
+		if err := r.Sync(ctx, "tickets"); err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+// A failed walk keeps the old copy.
+func TestFailedSyncKeepsTheOldCopy(t *testing.T) {
+	srv := zendesktest.New(zendesktest.WithTickets(250))
+	defer srv.Close()
+	r := replica.New(open(t, srv), replica.WithParams("tickets", tributary.Params{"per_page": 100}))
+	ctx := context.Background()
+	if err := r.Sync(ctx, "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := r.Sync(cancelled, "tickets"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled sync: %v", err)
+	}
+	if r.Len("tickets") != 250 {
+		t.Fatalf("%d records after a failed sync", r.Len("tickets"))
+	}
+}
+
+func ptr(f search.Filter) *search.Filter { return &f }
