@@ -96,21 +96,11 @@ func (c Credentials) Format(f fmt.State, verb rune) {
 // personal access token) or access_token (an OAuth access token).
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	for k, v := range m {
-		var dst *string
-		switch k {
-		case "token":
-			dst = &c.Token
-		case "access_token":
-			dst = &c.AccessToken
-		default:
-			return c, credErr("unknown credential field %q (accepted: token, access_token)", k)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return c, credErr("credential field %q must be a string", k)
-		}
-		*dst = s
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "token", Dst: &c.Token},
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+	); err != nil {
+		return c, err
 	}
 	return c, c.validate()
 }

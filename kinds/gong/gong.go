@@ -105,20 +105,16 @@ func (c Credentials) Format(f fmt.State, verb rune) {
 // client_id, client_secret); optionally api_base_url.
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	fields := map[string]*string{
-		"access_key": &c.AccessKey, "access_key_secret": &c.AccessKeySecret, "access_token": &c.AccessToken,
-		"refresh_token": &c.RefreshToken, "client_id": &c.ClientID, "client_secret": &c.ClientSecret, "api_base_url": &c.APIBaseURL,
-	}
-	for k, v := range m {
-		dst, ok := fields[k]
-		if !ok {
-			return c, credErr("unknown credential field %q (accepted: access_key, access_key_secret, access_token, refresh_token, client_id, client_secret, api_base_url)", k)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return c, credErr("credential field %q must be a string", k)
-		}
-		*dst = s
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "access_key", Dst: &c.AccessKey},
+		engine.CredentialField{Name: "access_key_secret", Dst: &c.AccessKeySecret},
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+		engine.CredentialField{Name: "refresh_token", Dst: &c.RefreshToken},
+		engine.CredentialField{Name: "client_id", Dst: &c.ClientID},
+		engine.CredentialField{Name: "client_secret", Dst: &c.ClientSecret},
+		engine.CredentialField{Name: "api_base_url", Dst: &c.APIBaseURL},
+	); err != nil {
+		return c, err
 	}
 	return c, c.validate()
 }

@@ -97,20 +97,14 @@ func (c Credentials) Format(f fmt.State, verb rune) {
 // are errors matching tributary.ErrInvalidCredentials.
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	fields := map[string]*string{
-		"client_id": &c.ClientID, "client_secret": &c.ClientSecret, "refresh_token": &c.RefreshToken,
-		"access_token": &c.AccessToken, "private_app_token": &c.PrivateAppToken,
-	}
-	for k, v := range m {
-		dst, ok := fields[k]
-		if !ok {
-			return c, credErr("unknown credential field %q (accepted: client_id, client_secret, refresh_token, access_token, private_app_token)", k)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return c, credErr("credential field %q must be a string", k)
-		}
-		*dst = s
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "client_id", Dst: &c.ClientID},
+		engine.CredentialField{Name: "client_secret", Dst: &c.ClientSecret},
+		engine.CredentialField{Name: "refresh_token", Dst: &c.RefreshToken},
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+		engine.CredentialField{Name: "private_app_token", Dst: &c.PrivateAppToken},
+	); err != nil {
+		return c, err
 	}
 	return c, c.validate()
 }

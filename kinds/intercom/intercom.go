@@ -114,22 +114,14 @@ func (c Credentials) Format(f fmt.State, verb rune) {
 // access_token (required) and region ("us", "eu" or "au"; optional).
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	for k, v := range m {
-		s, ok := v.(string)
-		switch k {
-		case "access_token", "region":
-			if !ok {
-				return c, credErr("credential field %q must be a string", k)
-			}
-		default:
-			return c, credErr("unknown credential field %q (accepted: access_token, region)", k)
-		}
-		if k == "access_token" {
-			c.AccessToken = s
-		} else {
-			c.Region = Region(s)
-		}
+	var region string
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+		engine.CredentialField{Name: "region", Dst: &region},
+	); err != nil {
+		return c, err
 	}
+	c.Region = Region(region)
 	return c, c.validate()
 }
 

@@ -100,17 +100,12 @@ func (c Credentials) dataCenter() string {
 // data_center.
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	fields := map[string]*string{"api_key": &c.APIKey, "access_token": &c.AccessToken, "data_center": &c.DataCenter}
-	for k, v := range m {
-		dst, ok := fields[k]
-		if !ok {
-			return c, credErr("unknown credential field %q (accepted: api_key, access_token, data_center)", k)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return c, credErr("credential field %q must be a string", k)
-		}
-		*dst = s
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "api_key", Dst: &c.APIKey},
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+		engine.CredentialField{Name: "data_center", Dst: &c.DataCenter},
+	); err != nil {
+		return c, err
 	}
 	return c, c.validate()
 }

@@ -133,9 +133,6 @@ func (c Credentials) Format(f fmt.State, verb rune) {
 		c.ClientID, red(c.ClientSecret), red(c.RefreshToken), red(c.AccessToken), c.InstanceURL, c.LoginURL, c.Sandbox)
 }
 
-// credentialFields lists the fields of the credentials object.
-const credentialFields = "client_id, client_secret, refresh_token, access_token, instance_url, login_url, sandbox"
-
 // CredentialsFromMap reads the contract's credentials object: client_id,
 // client_secret and refresh_token (required), access_token and instance_url
 // (optional), and at most one of login_url (a login host such as
@@ -143,28 +140,16 @@ const credentialFields = "client_id, client_secret, refresh_token, access_token,
 // true for https://test.salesforce.com).
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	fields := map[string]*string{
-		"client_id": &c.ClientID, "client_secret": &c.ClientSecret, "refresh_token": &c.RefreshToken,
-		"access_token": &c.AccessToken, "instance_url": &c.InstanceURL, "login_url": &c.LoginURL,
-	}
-	for k, v := range m {
-		if k == "sandbox" {
-			b, ok := v.(bool)
-			if !ok {
-				return c, credErr("credential field \"sandbox\" must be a boolean")
-			}
-			c.Sandbox = b
-			continue
-		}
-		dst, ok := fields[k]
-		if !ok {
-			return c, credErr("unknown credential field %q (accepted: %s)", k, credentialFields)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return c, credErr("credential field %q must be a string", k)
-		}
-		*dst = s
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "client_id", Dst: &c.ClientID},
+		engine.CredentialField{Name: "client_secret", Dst: &c.ClientSecret},
+		engine.CredentialField{Name: "refresh_token", Dst: &c.RefreshToken},
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+		engine.CredentialField{Name: "instance_url", Dst: &c.InstanceURL},
+		engine.CredentialField{Name: "login_url", Dst: &c.LoginURL},
+		engine.CredentialField{Name: "sandbox", Dst: &c.Sandbox},
+	); err != nil {
+		return c, err
 	}
 	return c, c.validate()
 }

@@ -69,20 +69,16 @@ var subdomainRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 // client_id, client_secret).
 func CredentialsFromMap(m map[string]any) (Credentials, error) {
 	var c Credentials
-	fields := map[string]*string{
-		"subdomain": &c.Subdomain, "email": &c.Email, "api_token": &c.APIToken, "access_token": &c.AccessToken,
-		"refresh_token": &c.RefreshToken, "client_id": &c.ClientID, "client_secret": &c.ClientSecret,
-	}
-	for k, v := range m {
-		dst, ok := fields[k]
-		if !ok {
-			return c, credErr("unknown credential field %q (accepted: subdomain, email, api_token, access_token, refresh_token, client_id, client_secret)", k)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return c, credErr("credential field %q must be a string", k)
-		}
-		*dst = s
+	if err := engine.ReadCredentials(Type, m,
+		engine.CredentialField{Name: "subdomain", Dst: &c.Subdomain},
+		engine.CredentialField{Name: "email", Dst: &c.Email},
+		engine.CredentialField{Name: "api_token", Dst: &c.APIToken},
+		engine.CredentialField{Name: "access_token", Dst: &c.AccessToken},
+		engine.CredentialField{Name: "refresh_token", Dst: &c.RefreshToken},
+		engine.CredentialField{Name: "client_id", Dst: &c.ClientID},
+		engine.CredentialField{Name: "client_secret", Dst: &c.ClientSecret},
+	); err != nil {
+		return c, err
 	}
 	return c, c.validate()
 }

@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tributary-dev/tributary"
+)
+
+// CredentialField is one field of a kind's credentials object: its name and
+// where it goes, a *string or a *bool.
+type CredentialField struct {
+	Name string
+	Dst  any
+}
+
+// ReadCredentials fills fields from the contract's credentials object m,
+// for the kinds' CredentialsFromMap: a field that is not listed, or of the
+// wrong JSON type, is an error matching tributary.ErrInvalidCredentials
+// that names it. The values never appear in the error.
+func ReadCredentials(kind string, m map[string]any, fields ...CredentialField) error {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	for k, v := range m {
+		var dst any
+		for _, f := range fields {
+			if f.Name == k {
+				dst = f.Dst
+				break
+			}
+		}
+		bad := func(format string, args ...any) error {
+			return &tributary.Error{Kind: kind, Err: tributary.ErrInvalidCredentials, Message: fmt.Sprintf(format, args...)}
+		}
+		switch d := dst.(type) {
+		case nil:
+			return bad("unknown credential field %q (accepted: %s)", k, strings.Join(names, ", "))
+		case *string:
+			s, ok := v.(string)
+			if !ok {
+				return bad("credential field %q must be a string", k)
+			}
+			*d = s
+		case *bool:
+			b, ok := v.(bool)
+			if !ok {
+				return bad("credential field %q must be a boolean", k)
+			}
+			*d = b
+		default:
+			return bad("credential field %q has an unsupported destination", k)
+		}
+	}
+	return nil
+}
