@@ -72,6 +72,12 @@ type Entity struct {
 	// so that any client of the contract, direct or hosted, derives the
 	// same Next params from the same Meta.
 	Paging map[Action]pagination.Style `json:"-"`
+	// Rules are checks across parameters, or of a value against the entity
+	// (a record id's prefix), run by Validate after each parameter's own
+	// checks, so direct and hosted mode refuse the same operations. A rule
+	// gets the normalized params and returns the offending parameter and
+	// why, or "" when they pass.
+	Rules map[Action]func(p Params) (param, reason string) `json:"-"`
 }
 
 // Supports reports whether the entity offers action a.
@@ -152,6 +158,11 @@ func Validate(kind string, entities []Entity, entity string, a Action, p Params)
 	out, verr := validateObject(decl, nested, "")
 	if verr != nil {
 		return nil, paramError(kind, entity, a, verr.param, "%s", verr.msg)
+	}
+	if rule := e.Rules[a]; rule != nil {
+		if param, reason := rule(out); param != "" {
+			return nil, paramError(kind, entity, a, param, "%s", reason)
+		}
 	}
 	return out, nil
 }

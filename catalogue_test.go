@@ -146,3 +146,24 @@ func TestEncodeParams(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// An entity's rules run after each parameter's own checks and name the
+// offending parameter.
+func TestValidateRunsEntityRules(t *testing.T) {
+	entities := []tributary.Entity{{Name: "call_audio", Actions: []tributary.Action{tributary.ActionDownload},
+		Params: map[tributary.Action][]tributary.Param{tributary.ActionDownload: {{Name: "media", Type: tributary.TypeBoolean, Required: true}}},
+		Rules: map[tributary.Action]func(tributary.Params) (string, string){tributary.ActionDownload: func(p tributary.Params) (string, string) {
+			if p["media"] != true {
+				return "media", "must be true"
+			}
+			return "", ""
+		}}}}
+	_, err := tributary.Validate("gong", entities, "call_audio", tributary.ActionDownload, tributary.Params{"media": false})
+	var te *tributary.Error
+	if !errors.As(err, &te) || te.Param != "media" || !errors.Is(err, tributary.ErrInvalidParams) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := tributary.Validate("gong", entities, "call_audio", tributary.ActionDownload, tributary.Params{"media": true}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -303,7 +303,8 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		raw, ok := jsonx.Lookup(body, rt.FileURL...)
 		fileURL, isStr := jsonx.String(raw)
 		if !ok || !isStr || fileURL == "" {
-			return nil, c.unexpected(entity, a, resp.StatusCode, "the response names no file URL at "+strings.Join(rt.FileURL, "."), nil)
+			return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrNotFound,
+				Message: "the source names no file for this record (no " + strings.Join(rt.FileURL, ".") + ")"}
 		}
 		base := c.base.Load()
 		u, err := base.Parse(fileURL)

@@ -281,6 +281,14 @@ func catalogue() []engine.Entity {
 			e.Params[actDownload] = s.download
 			e.Routes[actDownload] = []engine.Route{s.dlRoute}
 		}
+		for _, a := range e.Actions {
+			if rule := ruleOf(s.name, a); rule != nil {
+				if e.Rules == nil {
+					e.Rules = map[action]func(tributary.Params) (string, string){}
+				}
+				e.Rules[a] = rule
+			}
+		}
 		out = append(out, e)
 	}
 	return out

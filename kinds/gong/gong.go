@@ -32,23 +32,18 @@
 package gong
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
-	"iter"
 	"net/http"
 	"strings"
 
 	"golang.org/x/oauth2"
 
 	"github.com/tributary-dev/tributary"
-	"github.com/tributary-dev/tributary/download"
 	"github.com/tributary-dev/tributary/internal/engine"
 	"github.com/tributary-dev/tributary/internal/jsonx"
 	"github.com/tributary-dev/tributary/internal/transport"
-	"github.com/tributary-dev/tributary/pagination"
 )
 
 const (
@@ -235,72 +230,10 @@ func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Conne
 	return New(creds, opts...)
 }
 
-// List implements tributary.Connector.
-func (c *Client) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
-	if err := c.check(entity, tributary.ActionList, p); err != nil {
-		return nil, err
-	}
-	return c.Connector.List(ctx, entity, p)
-}
-
-// Walk implements tributary.Walker.
-func (c *Client) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
-	if err := c.check(entity, tributary.ActionList, p); err != nil {
-		return func(yield func(tributary.Record, error) bool) { yield(tributary.Record{}, err) }
-	}
-	return c.Connector.Walk(ctx, entity, p)
-}
-
-// Pager returns a pager over the pages of entity's action from p.
-func (c *Client) Pager(entity string, a tributary.Action, p tributary.Params) *pagination.Pager[tributary.Record] {
-	if err := c.check(entity, a, p); err != nil {
-		return pagination.New(map[string]any(p), func(context.Context, map[string]any) (*pagination.Page[tributary.Record], error) {
-			return nil, err
-		})
-	}
-	return c.Connector.Pager(entity, a, p)
-}
-
-// Download implements tributary.Connector: call_audio and call_video.
-func (c *Client) Download(ctx context.Context, entity string, p tributary.Params) (*download.Stream, error) {
-	if err := c.check(entity, tributary.ActionDownload, p); err != nil {
-		return nil, err
-	}
-	s, err := c.Connector.Download(ctx, entity, p)
-	var te *tributary.Error
-	if err != nil && errors.As(err, &te) && errors.Is(err, tributary.ErrUnexpectedResponse) && te.StatusCode == http.StatusOK &&
-		strings.Contains(te.Message, "no file URL") {
-		// Gong sends no videoUrl for an audio-only call (nor any URL for
-		// media it has not processed yet).
-		kind := "audio"
-		if entity == "call_video" {
-			kind = "video"
-		}
-		return nil, &tributary.Error{Kind: Type, Entity: entity, Action: tributary.ActionDownload, Err: tributary.ErrNotFound,
-			Message: "Gong gave no " + kind + " URL for this call (no " + kind + " recorded, or not processed yet)"}
-	}
-	return s, err
-}
-
-// check applies the rules the catalogue states beyond what each
-// parameter's own declaration says.
-func (c *Client) check(entity string, a tributary.Action, p tributary.Params) error {
-	rule := ruleOf(entity, a)
-	if rule == nil {
-		return nil
-	}
-	norm, err := tributary.Validate(Type, c.Entities(), entity, a, p)
-	if err != nil {
-		return err
-	}
-	if param, msg := rule(norm); param != "" {
-		return &tributary.Error{Kind: Type, Entity: entity, Action: a, Param: param, Err: tributary.ErrInvalidParams, Message: msg}
-	}
-	return nil
-}
-
-// ruleOf returns the cross-parameter check of entity.action, which looks
-// at validated params and returns the offending parameter and why, or "".
+// ruleOf returns the cross-parameter rule of entity.action (the catalogue's
+// Entity.Rules, run by tributary.Validate in direct and hosted mode): it
+// looks at validated params and returns the offending parameter and why,
+// or "".
 func ruleOf(entity string, a tributary.Action) func(p tributary.Params) (string, string) {
 	switch {
 	case a == tributary.ActionDownload && (entity == "call_audio" || entity == "call_video"):
