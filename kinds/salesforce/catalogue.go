@@ -145,6 +145,7 @@ func catalogue(version string) []engine.Entity {
 			Entity: tributary.Entity{Name: o.entity, Doc: o.doc, Params: map[tributary.Action][]tributary.Param{}},
 			Routes: map[tributary.Action][]engine.Route{},
 		}
+		e.Rules = rules(o)
 		e.Actions = append(e.Actions, list)
 		e.Params[list] = listParams(o)
 		e.Routes[list] = []engine.Route{queryRoute}

@@ -44,10 +44,8 @@
 package salesforce
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"net/http"
 	"regexp"
 	"strings"
@@ -55,11 +53,9 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/tributary-dev/tributary"
-	"github.com/tributary-dev/tributary/download"
 	"github.com/tributary-dev/tributary/internal/engine"
 	"github.com/tributary-dev/tributary/internal/jsonx"
 	"github.com/tributary-dev/tributary/internal/transport"
-	"github.com/tributary-dev/tributary/pagination"
 )
 
 // Login hosts of Salesforce's OAuth token endpoint.
@@ -210,13 +206,13 @@ func apiVersion(v string) (string, error) {
 // Client is a direct-mode Salesforce connector. It implements
 // tributary.Connector and tributary.Walker and is safe for concurrent use.
 //
-// Its generic methods check what the catalogue's parameter types cannot
-// (id prefixes, the object a list's query or a search's RETURNING reads,
-// the shape of next_records_url) before the engine validates and sends.
+// What the catalogue's parameter types cannot check (id prefixes, the
+// object a list's query or a search's RETURNING reads, the shape of
+// next_records_url) is checked by the catalogue's rules before anything is
+// sent, in direct and hosted mode alike.
 type Client struct {
 	*engine.Connector
 	version string
-	objects map[string]sobject
 }
 
 // New opens a Salesforce connector. Options: tributary.WithBaseURL (the
@@ -289,11 +285,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs := map[string]sobject{}
-	for _, so := range sobjects() {
-		objs[so.entity] = so
-	}
-	return &Client{Connector: conn, version: version, objects: objs}, nil
+	return &Client{Connector: conn, version: version}, nil
 }
 
 // Open builds a connector from the contract's credentials object; it is
@@ -310,100 +302,48 @@ func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Conne
 // "v67.0".
 func (c *Client) APIVersion() string { return c.version }
 
-// check runs the kind's own checks of an operation after the catalogue's:
-// the key prefix of ids, the object of a list's SOQL and of a search's
-// RETURNING, and the shape of next_records_url.
-func (c *Client) check(entity string, a tributary.Action, p tributary.Params) error {
-	norm, err := tributary.Validate(Type, c.Entities(), entity, a, p)
-	if err != nil {
-		return err
+// rules are the checks of o's operations beyond each parameter's own type
+// (the catalogue's Entity.Rules, run by tributary.Validate in direct and
+// hosted mode, before anything is sent): a record id's key prefix, a list's
+// query reading o's object, a next-page URL's shape, a search returning
+// only o's records.
+func rules(o sobject) map[tributary.Action]func(tributary.Params) (string, string) {
+	r := map[tributary.Action]func(tributary.Params) (string, string){
+		list: func(p tributary.Params) (string, string) {
+			if raw, ok := p[nextRecordsURLParam].(string); ok {
+				if msg := checkNextRecordsURL(raw); msg != "" {
+					return nextRecordsURLParam, msg
+				}
+			}
+			if q, ok := p["q"].(string); ok && o.name != "" {
+				if msg := checkQuery(o, q); msg != "" {
+					return "q", msg
+				}
+			}
+			return "", ""
+		},
 	}
-	o := c.objects[entity]
-	bad := func(param, msg string) error {
-		return &tributary.Error{Kind: Type, Entity: entity, Action: a, Param: param, Err: tributary.ErrInvalidParams, Message: msg}
+	if o.name == "" {
+		return r
 	}
-	switch a {
-	case get, downloadAction:
-		if msg := checkID(o, norm["id"].(string)); msg != "" {
-			return bad("id", msg)
-		}
-	case list:
-		if raw, ok := norm[nextRecordsURLParam].(string); ok {
-			if msg := checkNextRecordsURL(raw); msg != "" {
-				return bad(nextRecordsURLParam, msg)
+	byID := func(p tributary.Params) (string, string) {
+		if id, ok := p["id"].(string); ok {
+			if msg := checkID(o, id); msg != "" {
+				return "id", msg
 			}
 		}
-		if o.name != "" {
-			if msg := checkQuery(o, norm["q"].(string)); msg != "" {
-				return bad("q", msg)
+		return "", ""
+	}
+	r[get], r[downloadAction] = byID, byID
+	r[apiSearch] = func(p tributary.Params) (string, string) {
+		if q, ok := p["q"].(string); ok {
+			if msg := checkSearch(o, q); msg != "" {
+				return "q", msg
 			}
 		}
-	case apiSearch:
-		if msg := checkSearch(o, norm["q"].(string)); msg != "" {
-			return bad("q", msg)
-		}
+		return "", ""
 	}
-	return nil
-}
-
-// List implements tributary.Connector: one page of a SOQL query.
-func (c *Client) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
-	if err := c.check(entity, list, p); err != nil {
-		return nil, err
-	}
-	return c.Connector.List(ctx, entity, p)
-}
-
-// APISearch implements tributary.Connector: the records of a SOSL search.
-func (c *Client) APISearch(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
-	if err := c.check(entity, apiSearch, p); err != nil {
-		return nil, err
-	}
-	return c.Connector.APISearch(ctx, entity, p)
-}
-
-// Get implements tributary.Connector: one record by id.
-func (c *Client) Get(ctx context.Context, entity string, p tributary.Params) (tributary.Record, error) {
-	if err := c.check(entity, get, p); err != nil {
-		return tributary.Record{}, err
-	}
-	return c.Connector.Get(ctx, entity, p)
-}
-
-// Download implements tributary.Connector: the bytes of a content version
-// or an attachment.
-func (c *Client) Download(ctx context.Context, entity string, p tributary.Params) (*download.Stream, error) {
-	if err := c.check(entity, downloadAction, p); err != nil {
-		return nil, err
-	}
-	return c.Connector.Download(ctx, entity, p)
-}
-
-// Walk implements tributary.Walker: every record of a SOQL query, following
-// nextRecordsUrl until done.
-func (c *Client) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
-	if err := c.check(entity, list, p); err != nil {
-		return func(yield func(tributary.Record, error) bool) { yield(tributary.Record{}, err) }
-	}
-	return c.Connector.Walk(ctx, entity, p)
-}
-
-// Pager returns a pager over the pages of entity's list or api_search from
-// p.
-func (c *Client) Pager(entity string, a tributary.Action, p tributary.Params) *pagination.Pager[tributary.Record] {
-	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
-		var page *tributary.Page
-		var err error
-		if a == apiSearch {
-			page, err = c.APISearch(ctx, entity, params)
-		} else {
-			page, err = c.List(ctx, entity, params)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next}, nil
-	})
+	return r
 }
 
 // apiError is one element of Salesforce's error body.
