@@ -2,11 +2,12 @@ package bench
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"runtime"
 	"testing"
 
-	gh "github.com/google/go-github/v75/github"
+	gh "github.com/google/go-github/v92/github"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds/github"
@@ -47,12 +48,17 @@ func benchServer(b *testing.B) *githubtest.Server {
 // following resp.NextPage.
 func BenchmarkGitHubIssuesGoGitHub(b *testing.B) {
 	srv := benchServer(b)
-	c := gh.NewClient(nil).WithAuthToken(githubtest.DefaultToken)
-	base, err := url.Parse(srv.URL + "/") // the fake serves GitHub's paths at its origin, as api.github.com does
+	// The fake serves GitHub's paths at its origin, as api.github.com
+	// does: go-github's requests to api.github.com are sent there.
+	fake, err := url.Parse(srv.URL)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c.BaseURL = base
+	hc := &http.Client{Transport: toFake{fake: fake, base: http.DefaultTransport}}
+	c, err := gh.NewClient(gh.WithHTTPClient(hc), gh.WithAuthToken(githubtest.DefaultToken))
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	measure(b, func() int {
 		n := 0
@@ -115,4 +121,16 @@ func BenchmarkGitHubIssuesTributaryGeneric(b *testing.B) {
 		}
 		return n
 	})
+}
+
+// toFake sends requests for api.github.com to the fake's origin.
+type toFake struct {
+	fake *url.URL
+	base http.RoundTripper
+}
+
+func (t toFake) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = t.fake.Scheme, t.fake.Host, t.fake.Host
+	return t.base.RoundTrip(r)
 }
