@@ -1,0 +1,44 @@
+// Command tributary runs the operations of the Tributary contract from the
+// shell: it lists the connector kinds, describes their catalogues, runs one
+// operation or walks every page, downloads files and searches, in direct
+// mode (your credentials), against the built-in fakes (--sandbox) or through
+// the hosted service (--hosted).
+//
+//	go install github.com/tributary-dev/tributary/cmd/tributary@latest
+//	tributary kinds
+//	tributary describe zendesk-support tickets
+//	tributary exec zendesk-support tickets list --sandbox -p per_page=5
+//	tributary exec zendesk-support tickets list --sandbox --all > tickets.ndjson
+//
+// Every command has --help with examples. Exit codes: 0 success, 1 other
+// failure, 2 usage or validation, 3 authentication, 4 not found, 5 rate
+// limited, 130 interrupted.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first Ctrl-C the command winds down; a second one
+		// kills it as usual.
+		<-ctx.Done()
+		stop()
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the process exit code.
+// Tests call it in-process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.LookupEnv, isTerminal: isTerminal}
+	return a.run(ctx, args)
+}

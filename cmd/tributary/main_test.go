@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// result is what one run of the command printed and returned.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// invocation describes one in-process run of the command.
+type invocation struct {
+	env        map[string]string
+	stdin      io.Reader
+	stdout     io.Writer // default: a buffer returned in result.stdout
+	ctx        context.Context
+	isTerminal bool // stderr is a terminal
+}
+
+// cli runs the command with args and no environment, stdin or terminal.
+func cli(t *testing.T, args ...string) result {
+	t.Helper()
+	return invocation{}.run(t, args...)
+}
+
+// run runs the command in-process, as main does, with the invocation's
+// environment in place of the process's.
+func (in invocation) run(t *testing.T, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if in.stdin == nil {
+		in.stdin = strings.NewReader("")
+	}
+	out := in.stdout
+	if out == nil {
+		out = &stdout
+	}
+	if in.ctx == nil {
+		in.ctx = context.Background()
+	}
+	a := &app{stdin: in.stdin, stdout: out, stderr: &stderr,
+		getenv:     func(k string) (string, bool) { v, ok := in.env[k]; return v, ok },
+		isTerminal: func(w io.Writer) bool { return in.isTerminal && w == io.Writer(&stderr) }}
+	code := a.run(in.ctx, args)
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// decode parses JSON output into v.
+func decode(t *testing.T, s string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, s)
+	}
+}
+
+// lines splits NDJSON output and checks every line is one JSON object.
+func lines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	if s == "" {
+		return nil
+	}
+	if !strings.HasSuffix(s, "\n") {
+		t.Fatalf("output does not end with a newline: %q", s[max(0, len(s)-80):])
+	}
+	var out []map[string]any
+	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		var m map[string]any
+		dec := json.NewDecoder(strings.NewReader(l))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil || dec.More() {
+			t.Fatalf("line %d is not one JSON object: %v: %.200s", i+1, err, l)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// want checks the exit code and, when empty is set, that stderr is empty.
+func (r result) want(t *testing.T, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit code %d, want %d\nstderr: %s\nstdout: %.500s", r.code, code, r.stderr, r.stdout)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a test's
+// hooks.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

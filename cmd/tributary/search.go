@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/replica"
+)
+
+func (a *app) searchCmd() *cobra.Command {
+	var (
+		conn   connFlags
+		pf     paramFlags
+		query  string
+		limit  int
+		cursor string
+		fields []string
+		all    bool
+		sync   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search <type> <entity>",
+		Short: "Search an entity with the common filter language (hosted, or a local replica)",
+		Long: `search runs the search action: a filter and sort over a synchronized copy of
+the source's data, in the same language for every kind. In hosted mode the
+service holds the copy. In direct mode and with --sandbox, --sync first walks
+every page of the entity into a local, in-memory replica (-p and --params are
+then the list params of that walk, e.g. a Salesforce SOQL query) and searches
+it.
+
+--query is the query object {"filter": ..., "sort": [...]} (or a whole search
+request {"query": ..., "limit": ..., "fields": [...]}); without it every
+record matches. Operators: eq, neq, gt, gte, lt, lte, in, like, fuzzy,
+keyword, contains, any, not, and, or. 'tributary describe <type> <entity>'
+lists the searchable fields.
+
+The result is {"hits": [{"id", "score", "data"}], "next_cursor", "took_ms"};
+with --all, one hit per line (NDJSON) over every page.
+
+` + exitHelp,
+		Example: `  tributary search zendesk-support tickets --sandbox --sync \
+    --query '{"filter": {"eq": {"status": "open"}}, "sort": [{"created_at": "desc"}]}' --limit 5 --fields id,subject
+
+  tributary search zendesk-support tickets --sandbox --sync --all \
+    --query '{"filter": {"keyword": {"subject": "printer"}}}' | wc -l
+
+  tributary search salesforce accounts --sandbox --sync -p q='SELECT Id, Name, Industry FROM Account' \
+    --query '{"filter": {"eq": {"Industry": "Energy"}}}'
+
+  tributary search zendesk-support tickets --hosted https://api.example.com --connector-id conn_123 \
+    --query '{"filter": {"gte": {"created_at": "2024-01-01T00:00:00Z"}}}'`,
+		Args:              exactArgs(2),
+		ValidArgsFunction: completeTypeEntity(func(e tributary.Entity) bool { return e.Supports(tributary.ActionSearch) }),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			kind, entity := args[0], args[1]
+			es, err := kinds.Catalogue(kind)
+			if err != nil {
+				return err
+			}
+			if _, err := checkOperation(kind, es, entity, tributary.ActionSearch); err != nil {
+				return err
+			}
+			op := operation{kind: kind, entities: es, entity: entity, action: tributary.ActionSearch}
+			params, err := a.searchParams(op, query, limit, cursor, fields)
+			if err != nil {
+				return err
+			}
+			if conn.hosted != "" && sync {
+				return usageErr(cmd, "--sync builds a local replica; in hosted mode the service searches its own copy")
+			}
+			if conn.hosted == "" && !sync {
+				return usageErr(cmd, "search needs a synchronized copy: add --sync to walk %s into a local replica first, or use --hosted", entity)
+			}
+			if conn.hosted != "" && (pf.json != "" || len(pf.pairs) > 0) {
+				return usageErr(cmd, "-p and --params are the list params of --sync, which hosted mode does not use")
+			}
+			listOp := operation{kind: kind, entities: es, entity: entity, action: tributary.ActionList}
+			listParams, err := a.params(listOp, pf)
+			if err != nil {
+				return err
+			}
+			s, err := a.open(cmd, &conn, kind)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			ctx := cmd.Context()
+			c := s.conn
+			if sync {
+				r := replica.New(s.conn, replica.WithParams(entity, listParams))
+				m := a.recordMeter("syncing "+entity, "records", false, false)
+				s.counter.set(m.page)
+				err := r.Sync(ctx, entity)
+				s.counter.set(nil)
+				m.setCount(r.Len(entity))
+				m.done()
+				if err != nil {
+					if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+						return &interrupted{done: "nothing written", err: err}
+					}
+					return err
+				}
+				c = r.Connector()
+			}
+			return a.runSearch(ctx, c, op, params, all)
+		}),
+	}
+	conn.add(cmd, true)
+	addParamFlags(cmd, &pf)
+	fs := cmd.Flags()
+	fs.StringVar(&query, "query", "", `the query object {"filter": ..., "sort": ...} or a whole search request, as JSON (- reads stdin, @file a file)`)
+	fs.IntVar(&limit, "limit", 0, "at most this many hits per page (default 1000)")
+	fs.StringVar(&cursor, "cursor", "", "continue from a previous result's next_cursor")
+	fs.StringSliceVar(&fields, "fields", nil, "return only these fields of each record (comma-separated dot paths)")
+	fs.BoolVar(&all, "all", false, "follow next_cursor over every page and print one hit per line (NDJSON)")
+	fs.BoolVar(&sync, "sync", false, "direct mode: walk the entity into a local replica first, then search it")
+	return cmd
+}
+
+// searchParams builds the params of a search action from the flags.
+func (a *app) searchParams(op operation, query string, limit int, cursor string, fields []string) (tributary.Params, error) {
+	p := tributary.Params{}
+	if query != "" {
+		b, err := a.readArg("--query", query)
+		if err != nil {
+			return nil, op.paramError("query", "%v", err)
+		}
+		var m map[string]any
+		if err := decodeJSON(string(b), &m); err != nil || m == nil {
+			msg := "not a JSON object"
+			if err != nil {
+				msg = err.Error()
+			}
+			return nil, op.paramError("query", "--query: %s", msg)
+		}
+		if _, whole := m["query"]; whole {
+			p = m
+		} else {
+			p["query"] = m
+		}
+	}
+	if _, ok := p["query"]; !ok {
+		p["query"] = map[string]any{}
+	}
+	if limit != 0 {
+		p["limit"] = int64(limit)
+	}
+	if cursor != "" {
+		p["cursor"] = cursor
+	}
+	if len(fields) > 0 {
+		fs := make([]any, len(fields))
+		for i, f := range fields {
+			fs[i] = f
+		}
+		p["fields"] = fs
+	}
+	return p, nil
+}
+
+// runSearch runs the search and prints the result, or with all every hit
+// of every page as NDJSON.
+func (a *app) runSearch(ctx context.Context, c tributary.Connector, op operation, params tributary.Params, all bool) error {
+	req := tributary.Request{Entity: op.entity, Action: tributary.ActionSearch, Params: params}
+	if !all {
+		res, err := tributary.Execute(ctx, c, req)
+		if err != nil {
+			return err
+		}
+		return writeJSON(a.stdout, res.Search)
+	}
+	out := newNDJSON(a.stdout)
+	m := a.recordMeter("searching "+op.entity, "hits", true, true)
+	err := func() error {
+		for {
+			res, err := tributary.Execute(ctx, c, req)
+			if err != nil {
+				return err
+			}
+			m.page()
+			for _, h := range res.Search.Hits {
+				b, err := json.Marshal(h)
+				if err != nil {
+					return err
+				}
+				if err := out.write(b); err != nil {
+					return err
+				}
+				m.add(1)
+			}
+			if !res.Search.HasMore() {
+				return nil
+			}
+			if cur, _ := req.Params["cursor"].(string); cur == *res.Search.NextCursor {
+				return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: op.action, Err: tributary.ErrPaging,
+					Message: "the search answered the same next_cursor twice"}
+			}
+			req.Params = req.Params.Clone()
+			req.Params["cursor"] = *res.Search.NextCursor
+		}
+	}()
+	if ferr := out.close(); err == nil {
+		err = ferr
+	}
+	m.done()
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return &interrupted{done: fmt.Sprintf("%d hits written, each on a whole line", out.n), err: err}
+	}
+	return err
+}

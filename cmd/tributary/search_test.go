@@ -1,0 +1,99 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSearchSandbox(t *testing.T) {
+	r := cli(t, "search", "zendesk-support", "tickets", "--sandbox", "--sync",
+		"--query", `{"filter": {"eq": {"status": "open"}}, "sort": [{"created_at": "desc"}]}`, "--limit", "3", "--fields", "id,status,created_at")
+	r.want(t, 0)
+	if r.stderr != "" {
+		t.Errorf("stderr not quiet: %q", r.stderr)
+	}
+	var res struct {
+		Hits []struct {
+			ID   string         `json:"id"`
+			Data map[string]any `json:"data"`
+		} `json:"hits"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	decode(t, r.stdout, &res)
+	if len(res.Hits) != 3 || res.NextCursor == nil {
+		t.Fatalf("search: %s", r.stdout)
+	}
+	prev := "9999"
+	for _, h := range res.Hits {
+		if h.Data["status"] != "open" || len(h.Data) != 3 || h.Data["created_at"].(string) > prev {
+			t.Errorf("hit %+v: not open, not projected or not sorted", h)
+		}
+		prev = h.Data["created_at"].(string)
+	}
+
+	// The next page from the cursor; the same query as a whole request.
+	r2 := cli(t, "search", "zendesk-support", "tickets", "--sandbox", "--sync", "--cursor", *res.NextCursor,
+		"--query", `{"query": {"filter": {"eq": {"status": "open"}}, "sort": [{"created_at": "desc"}]}, "limit": 3}`)
+	r2.want(t, 0)
+	var page2 struct {
+		Hits []struct {
+			ID string `json:"id"`
+		} `json:"hits"`
+	}
+	decode(t, r2.stdout, &page2)
+	if len(page2.Hits) != 3 || page2.Hits[0].ID == res.Hits[0].ID {
+		t.Errorf("second page: %s", r2.stdout)
+	}
+
+	// Every page of hits, one per line.
+	all := cli(t, "search", "zendesk-support", "tickets", "--sandbox", "--sync", "--all", "--limit", "10",
+		"--query", `{"filter": {"eq": {"status": "open"}}}`)
+	all.want(t, 0)
+	hits := lines(t, all.stdout)
+	everything := lines(t, cli(t, "exec", "zendesk-support", "tickets", "list", "--sandbox", "--all").stdout)
+	open := 0
+	for _, rec := range everything {
+		if rec["status"] == "open" {
+			open++
+		}
+	}
+	if len(hits) != open || open == 0 {
+		t.Errorf("search --all: %d hits, %d open tickets", len(hits), open)
+	}
+
+	// Sync params: a Salesforce SOQL query.
+	r = cli(t, "search", "salesforce", "accounts", "--sandbox", "--sync", "-p", "q=SELECT Id, Name, Industry FROM Account",
+		"--query", `{"filter": {"eq": {"Industry": "Energy"}}}`, "--limit", "2")
+	r.want(t, 0)
+	if !strings.Contains(r.stdout, `"Industry": "Energy"`) {
+		t.Errorf("salesforce search: %.300s", r.stdout)
+	}
+
+	// Progress of the sync on a terminal.
+	r = invocation{isTerminal: true}.run(t, "search", "zendesk-support", "groups", "--sandbox", "--sync", "--limit", "1")
+	r.want(t, 0)
+	if !strings.Contains(r.stderr, "syncing groups: ") || !strings.Contains(r.stderr, " records, 1 page in ") {
+		t.Errorf("sync progress: %q", r.stderr)
+	}
+}
+
+func TestSearchErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox"}, "add --sync"},
+		{[]string{"search", "zendesk-support", "views", "--sandbox", "--sync"}, "views.search: unsupported action"},
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"eq": {"nope": 1}}}`}, `unknown field`},
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"gt": {"status": 1}}}`}, `status`},
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter":`}, `--query`},
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--cursor", "garbage"}, `cursor`},
+		{[]string{"exec", "zendesk-support", "tickets", "search", "--sandbox", "-p", `query={}`}, "tributary search zendesk-support tickets --sync"},
+	} {
+		r := cli(t, c.args...)
+		r.want(t, exitUsage)
+		if !strings.Contains(r.stderr, c.msg) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: stderr %q, want one line with %q", c.args, r.stderr, c.msg)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestShellSection runs every sandbox command of the README's "From the
+// shell" section in-process, in order, in a scratch directory: each must
+// exit 0, or with the code its "# exits N" comment gives.
+func TestShellSection(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, ok := strings.CutPrefix(string(readme)[strings.Index(string(readme), "## From the shell"):], "## From the shell")
+	if !ok {
+		t.Fatal(`the README has no "## From the shell" section`)
+	}
+	if end := strings.Index(doc, "\n## "); end >= 0 {
+		doc = doc[:end]
+	}
+	cmds := shellCommands(doc)
+	t.Chdir(t.TempDir())
+	ran := 0
+	exits := regexp.MustCompile(`#\s*exits (\d+)`)
+	for _, line := range cmds {
+		args, ok := shellWords(line)
+		if !ok {
+			t.Fatalf("cannot split %q", line)
+		}
+		if len(args) == 0 || args[0] != "tributary" {
+			continue
+		}
+		online := !strings.Contains(line, "--sandbox") && args[1] != "kinds" && args[1] != "describe"
+		if online {
+			continue
+		}
+		want := 0
+		if m := exits.FindStringSubmatch(line); m != nil {
+			want, _ = strconv.Atoi(m[1])
+		}
+		r := cli(t, args[1:]...)
+		if r.code != want {
+			t.Errorf("%s\nexit %d, want %d: %s", line, r.code, want, r.stderr)
+		}
+		if want == 0 && r.stdout == "" && !strings.Contains(line, " -o ") {
+			t.Errorf("%s\nprinted nothing", line)
+		}
+		ran++
+	}
+	if ran < 15 {
+		t.Errorf("ran %d commands of the README's shell section", ran)
+	}
+}
+
+// TestHelpExamples runs the sandbox examples of every command's --help.
+func TestHelpExamples(t *testing.T) {
+	t.Chdir(t.TempDir())
+	root := (&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}).root()
+	ran := 0
+	for _, c := range append(root.Commands(), root) {
+		for _, line := range shellCommands("```sh\n" + c.Example + "\n```") {
+			args, ok := shellWords(strings.TrimSpace(line))
+			if !ok {
+				t.Fatalf("%s: cannot split %q", c.Name(), line)
+			}
+			if len(args) < 2 || args[0] != "tributary" || (!strings.Contains(line, "--sandbox") && args[1] != "kinds" && args[1] != "describe" && args[1] != "help") {
+				continue
+			}
+			if r := cli(t, args[1:]...); r.code != 0 {
+				t.Errorf("%s --help example %s\nexit %d: %s", c.Name(), line, r.code, r.stderr)
+			}
+			ran++
+		}
+	}
+	if ran < 20 {
+		t.Errorf("ran %d examples", ran)
+	}
+}
+
+// shellCommands returns the lines of the sh code blocks of a Markdown
+// document, with backslash-continued lines joined.
+func shellCommands(doc string) []string {
+	var out []string
+	in := false
+	cur := ""
+	for _, l := range strings.Split(doc, "\n") {
+		switch {
+		case strings.HasPrefix(l, "```sh"):
+			in = true
+			continue
+		case strings.HasPrefix(l, "```"):
+			in = false
+			continue
+		case !in:
+			continue
+		}
+		if strings.HasSuffix(l, "\\") {
+			cur += strings.TrimSuffix(l, "\\")
+			continue
+		}
+		out = append(out, cur+l)
+		cur = ""
+	}
+	return out
+}
+
+// shellWords splits a command line as sh would, up to the first unquoted
+// pipe, redirection, separator or comment: words, single and double quotes.
+func shellWords(line string) ([]string, bool) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := strings.IndexByte(line[i+1:], '"')
+			if j < 0 {
+				return nil, false
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case strings.IndexByte("|>;&#", c) >= 0 && !inWord:
+			return words, true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, true
+}
