@@ -3,6 +3,7 @@ module github.com/tributary-dev/tributary
 go 1.26.0
 
 require (
+	github.com/goccy/go-json v0.12.0
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/jarcoal/httpmock v1.4.2

@@ -3,6 +3,8 @@ module github.com/tributary-dev/tributary/bench
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
+	github.com/goccy/go-json v0.12.0
 	github.com/google/go-github/v92 v92.0.0
 	github.com/tributary-dev/tributary v0.0.0
 )

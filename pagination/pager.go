@@ -87,21 +87,56 @@ func (p *Pager[T]) remember(params map[string]any) error {
 	return nil
 }
 
-// All yields every item of every remaining page, in order. An error is
-// yielded once, as the last pair. Breaking out of the loop stops fetching.
+// All yields every item of every remaining page, in order. While the
+// caller works through one page, the next one is fetched in the
+// background (one request at a time, never more than one page ahead), so
+// the caller's work and the network wait overlap. An error is yielded
+// once, as the last pair, after the items of the pages before it.
+// Breaking out of the loop or cancelling ctx stops fetching, and All
+// returns only when its background fetch has ended: no goroutine outlives
+// the loop.
 func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		for p.More() {
-			page, err := p.Next(ctx)
-			if err != nil {
-				yield(zero, err)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		type fetched struct {
+			page *Page[T]
+			err  error
+		}
+		var ahead chan fetched
+		fetch := func() {
+			ch := make(chan fetched, 1)
+			go func() {
+				pg, err := p.Next(ctx)
+				ch <- fetched{pg, err}
+			}()
+			ahead = ch
+		}
+		defer func() {
+			if ahead != nil {
+				cancel()
+				<-ahead // the fetch in flight ends before All returns
+			}
+		}()
+		if !p.More() {
+			return
+		}
+		fetch()
+		for ahead != nil {
+			f := <-ahead
+			ahead = nil
+			if f.err != nil {
+				yield(zero, f.err)
 				return
 			}
-			if page == nil {
+			if f.page == nil {
 				return
 			}
-			for _, it := range page.Items {
+			if p.More() {
+				fetch()
+			}
+			for _, it := range f.page.Items {
 				// A cancelled walk stops at once, also in the middle of a
 				// page already in memory.
 				if err := ctx.Err(); err != nil {

@@ -84,6 +84,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	log      []Request
+	cache    map[string]*cached // nil: responses are not cached
 	faults   Faults
 	vendor   Vendor
 	rng      *rand.Rand
@@ -102,7 +103,7 @@ func New(api, files http.Handler, faults Faults, vendor Vendor) *Server {
 	if files == nil {
 		files = http.NotFoundHandler()
 	}
-	s.api = httptest.NewServer(s.record("api", s.inject(api)))
+	s.api = httptest.NewServer(s.record("api", s.inject(s.cached(api))))
 	s.files = httptest.NewServer(s.record("files", files))
 	s.URL = s.api.URL
 	s.FilesURL = s.files.URL
@@ -129,6 +130,65 @@ func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	s.log = nil
 	s.mu.Unlock()
+}
+
+// SetResponseCache makes the API answer a GET it has answered before (same
+// URL, same Authorization) with the recorded response, without running the
+// vendor handler again: benchmarks use it so that a page costs the fake
+// next to nothing and the clients' own costs show. Faults still apply.
+func (s *Server) SetResponseCache(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on && s.cache == nil {
+		s.cache = map[string]*cached{}
+	}
+	if !on {
+		s.cache = nil
+	}
+}
+
+type cached struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (s *Server) cached(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		on := s.cache != nil
+		var hit *cached
+		key := r.URL.RequestURI() + "\x00" + r.Header.Get("Authorization")
+		if on && r.Method == http.MethodGet {
+			hit = s.cache[key]
+		}
+		s.mu.Unlock()
+		if hit != nil {
+			for k, v := range hit.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(hit.status)
+			_, _ = w.Write(hit.body)
+			return
+		}
+		if !on || r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		c := &cached{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes()}
+		s.mu.Lock()
+		if s.cache != nil && c.status == http.StatusOK {
+			s.cache[key] = c
+		}
+		s.mu.Unlock()
+		for k, v := range c.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(c.status)
+		_, _ = w.Write(c.body)
+	})
 }
 
 // SetFaults replaces the fault configuration and restarts the "first N"

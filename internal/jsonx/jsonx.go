@@ -10,11 +10,14 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
@@ -27,9 +30,13 @@ func syntaxErr(off int, what string) error {
 	return fmt.Errorf("%w at byte %d: %s", ErrSyntax, off, what)
 }
 
-// Unmarshal decodes one JSON value into v.
+// Unmarshal decodes one JSON value into v, as encoding/json would. It is
+// github.com/goccy/go-json, pure Go: on GitHub issues and Zendesk tickets
+// it decodes 3–4× faster than encoding/json and about 2× faster than
+// go-json-experiment/json (bench/decoders_test.go), and decoders_test.go
+// asserts it gives exactly encoding/json's results on every kind's records.
 func Unmarshal(data []byte, v any) error {
-	return json.Unmarshal(data, v)
+	return gojson.Unmarshal(data, v)
 }
 
 // Marshal encodes v as JSON.
@@ -418,7 +425,65 @@ func literal(data []byte, i int, lit string) (int, error) {
 	return i + len(lit), nil
 }
 
+// Masks for scanning eight bytes at a time: a word has a byte below n when
+// (x - lsb*n) &^ x & msb != 0, and a zero byte (after xor with a
+// repeated byte c: a byte equal to c) likewise with n = 1.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
 func skipString(data []byte, i int) (int, error) {
+	i++ // opening quote
+	for {
+		// Skip eight plain bytes at a time: none is '"', '\\' or a
+		// control character.
+		for i+8 <= len(data) {
+			x := binary.LittleEndian.Uint64(data[i:])
+			q := x ^ (lsb * '"')
+			b := x ^ (lsb * '\\')
+			if ((q-lsb)&^q|(b-lsb)&^b|(x-lsb*0x20)&^x)&msb != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(data) {
+			break
+		}
+		c := data[i]
+		switch {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(data) {
+				return 0, syntaxErr(i, "unterminated escape")
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) {
+					return 0, syntaxErr(i, "short \\u escape")
+				}
+				for _, h := range data[i+2 : i+6] {
+					if !isHex(h) {
+						return 0, syntaxErr(i, "bad \\u escape")
+					}
+				}
+				i += 6
+			default:
+				return 0, syntaxErr(i, "bad escape")
+			}
+		case c < 0x20:
+			return 0, syntaxErr(i, "control character in string")
+		default:
+			i++
+		}
+	}
+	return 0, syntaxErr(i, "unterminated string")
+}
+
+func skipStringSlow(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for i < len(data) {
 		c := data[i]

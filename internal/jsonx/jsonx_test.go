@@ -120,3 +120,21 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSkipString checks the eight-bytes-at-a-time string scanner against
+// the plain byte-by-byte one.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"0123456789abcdef\\u00e9xyz"`, "\"\x01\"", `"unterminated`, `"long string without anything special in it at all"`, `"\q"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			data = append([]byte{'"'}, data...)
+		}
+		end1, err1 := skipString(data, 0)
+		end2, err2 := skipStringSlow(data, 0)
+		if end1 != end2 || (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%q: fast (%d, %v), slow (%d, %v)", data, end1, err1, end2, err2)
+		}
+	})
+}
