@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	gojson "github.com/goccy/go-json"
 	jsonv2 "github.com/go-json-experiment/json"
+	gojson "github.com/goccy/go-json"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds/github"
