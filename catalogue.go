@@ -283,7 +283,11 @@ func validateObject(decl []Param, in map[string]any, prefix string) (map[string]
 			if len(names) > 0 {
 				accepted = strings.Join(names, ", ")
 			}
-			return nil, &vErr{prefix + unknown[0], "is not a parameter of this action (accepted: " + accepted + ")"}
+			name := unknown[0]
+			if name == "" {
+				name = `""` // an empty key still gets a name in the error
+			}
+			return nil, &vErr{prefix + name, "is not a parameter of this action (accepted: " + accepted + ")"}
 		}
 	}
 	return out, nil

@@ -90,7 +90,11 @@ func (h *Connector) page(ctx context.Context, entity string, a tributary.Action,
 	page := &tributary.Page{Records: recs, Meta: env.meta}
 	e, _ := tributary.FindEntity(h.catalog, entity)
 	if r, ok := e.Paging[a].(pagination.Resumer); ok {
-		page.Next = r.Next(norm, env.meta, len(recs))
+		next, err := pagination.NextFromMeta(r, norm, env.meta, len(recs))
+		if err != nil {
+			return nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrPaging, Message: err.Error()}
+		}
+		page.Next = next
 	}
 	return page, nil
 }

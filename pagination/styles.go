@@ -1,6 +1,7 @@
 package pagination
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -51,7 +52,26 @@ func page(s metaNext, r *Response) (map[string]any, map[string]any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return m, s.Next(r.Params, m, r.Count), nil
+	next, err := NextFromMeta(s, r.Params, m, r.Count)
+	return m, next, err
+}
+
+// NextFromMeta returns the params of the page after the one fetched with
+// params, as r derives them from the page's meta; an error wrapping
+// ErrStalled when the source pointed at the same page again (a repeated
+// cursor, page number or URL), so that no caller, paging by hand or in
+// hosted mode, loops on it.
+func NextFromMeta(r Resumer, params, meta map[string]any, count int) (map[string]any, error) {
+	next := r.Next(params, meta, count)
+	if next == nil {
+		return nil, nil
+	}
+	a, errA := json.Marshal(next)
+	b, errB := json.Marshal(params)
+	if errA == nil && errB == nil && string(a) == string(b) {
+		return nil, fmt.Errorf("%w: the source pointed at the same page again (%s)", ErrStalled, a)
+	}
+	return next, nil
 }
 
 // with returns a copy of params with key set to v.

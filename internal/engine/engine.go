@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -524,8 +525,44 @@ func (c *Connector) httpError(entity string, a tributary.Action, resp *http.Resp
 	if d, ok := c.client.RetryAfter(resp); ok && (resp.StatusCode == 429 || resp.StatusCode == 403 || resp.StatusCode >= 500) {
 		e.RetryAfter = d
 	}
-	e.Message = c.redact(e.Message)
+	// Everything taken from the response is redacted: the credentials as
+	// configured, and as this request sent them (Basic-encoded, or a token
+	// obtained by a refresh).
+	var sent string
+	if resp.Request != nil {
+		sent = resp.Request.Header.Get("Authorization")
+	}
+	e.Message = redactSent(c.redact(e.Message), sent)
+	e.Code = redactSent(c.redact(e.Code), sent)
+	e.RequestID = redactSent(c.redact(e.RequestID), sent)
+	e.Param = redactSent(c.redact(e.Param), sent)
 	return e
+}
+
+// redactSent hides an Authorization header value in s, and the credential
+// inside it: a bearer token, or a Basic pair in base64 and decoded, and the
+// password alone.
+func redactSent(s, authorization string) string {
+	if authorization == "" || s == "" {
+		return s
+	}
+	parts := []string{authorization}
+	if scheme, cred, ok := strings.Cut(authorization, " "); ok && len(cred) >= 4 {
+		parts = append(parts, cred)
+		if strings.EqualFold(scheme, "Basic") {
+			if raw, err := base64.StdEncoding.DecodeString(cred); err == nil {
+				pair := string(raw)
+				parts = append(parts, pair)
+				if _, pass, ok := strings.Cut(pair, ":"); ok && len(pass) >= 4 {
+					parts = append(parts, pass)
+				}
+			}
+		}
+	}
+	for _, p := range parts {
+		s = strings.ReplaceAll(s, p, "[REDACTED]")
+	}
+	return s
 }
 
 func (c *Connector) unexpected(entity string, a tributary.Action, status int, msg string, cause error) error {

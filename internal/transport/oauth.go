@@ -2,10 +2,12 @@ package transport
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -154,7 +156,8 @@ func (r *rotating) Token() (*oauth2.Token, error) {
 	}
 	tok, err := r.conf.TokenSource(r.ctx, &oauth2.Token{RefreshToken: r.refresh}).Token()
 	if err != nil {
-		return nil, sanitizeTokenError(err)
+		basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(r.conf.ClientID) + ":" + url.QueryEscape(r.conf.ClientSecret)))
+		return nil, sanitizeTokenError(err, r.conf.ClientSecret, r.refresh, basic, url.QueryEscape(r.conf.ClientSecret), url.QueryEscape(r.refresh))
 	}
 	if tok.RefreshToken != "" {
 		r.refresh = tok.RefreshToken
@@ -168,8 +171,17 @@ func (r *rotating) Token() (*oauth2.Token, error) {
 }
 
 // sanitizeTokenError keeps the endpoint's error code and description and
-// drops the raw body, which could echo what was sent.
-func sanitizeTokenError(err error) error {
+// drops the raw body, which could echo what was sent; the secrets sent are
+// redacted from what is kept.
+func sanitizeTokenError(err error, secrets ...string) error {
+	hide := func(s string) string {
+		for _, sec := range secrets {
+			if len(sec) >= 4 {
+				s = strings.ReplaceAll(s, sec, "[REDACTED]")
+			}
+		}
+		return s
+	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		status := 0
@@ -183,11 +195,11 @@ func sanitizeTokenError(err error) error {
 		if re.ErrorDescription != "" {
 			msg += ": " + re.ErrorDescription
 		}
-		return errors.New(msg)
+		return errors.New(hide(msg))
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		ue.URL = RedactURL(ue.URL)
 	}
-	return fmt.Errorf("token refresh failed: %w", err)
+	return errors.New(hide("token refresh failed: " + err.Error()))
 }
