@@ -464,6 +464,12 @@ func (c *Connector) send(ctx context.Context, entity string, a tributary.Action,
 }
 
 func (c *Connector) invalid(entity string, a tributary.Action, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: err, Message: "request cancelled"}
+	}
+	if errors.Is(err, transport.ErrTokenUnavailable) {
+		return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: tributary.ErrServer, Retryable: true, Message: c.redact(err.Error())}
+	}
 	if errors.Is(err, transport.ErrAuth) {
 		return &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: tributary.ErrUnauthorized, Message: c.redact(err.Error())}
 	}
@@ -483,6 +489,9 @@ func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, r
 		case ctx.Err() != nil:
 			e.Err = ctx.Err()
 			e.Message = "request cancelled"
+		case errors.Is(err, transport.ErrTokenUnavailable):
+			e.Err, e.Retryable = tributary.ErrServer, true
+			e.Message = c.redact(err.Error())
 		case errors.Is(err, transport.ErrAuth):
 			e.Err = tributary.ErrUnauthorized
 			e.Message = c.redact(err.Error())

@@ -38,7 +38,7 @@ type OAuthConfig struct {
 // OAuth returns an Auth that sends `Bearer <access token>` and refreshes the
 // token through the token endpoint when it expires. Refreshes are
 // serialized, so a single-use refresh token is never spent twice.
-func OAuth(cfg OAuthConfig) (Auth, oauth2.TokenSource) {
+func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
@@ -48,14 +48,20 @@ func OAuth(cfg OAuthConfig) (Auth, oauth2.TokenSource) {
 		ClientSecret: cfg.ClientSecret,
 		Endpoint:     oauth2.Endpoint{TokenURL: cfg.TokenURL, AuthStyle: cfg.AuthStyle},
 	}
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
-	refresher := &rotating{conf: conf, ctx: ctx, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh}
-	c := &tokenCache{src: refresher, now: time.Now}
+	refresher := &rotating{conf: conf, hc: hc, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh}
+	c := &tokenCache{src: refresher, now: time.Now, turn: make(chan struct{}, 1)}
 	if cfg.AccessToken != "" {
 		c.tok = &oauth2.Token{AccessToken: cfg.AccessToken, RefreshToken: cfg.RefreshToken, Expiry: cfg.Expiry, TokenType: "Bearer"}
 		c.given = true
 	}
 	return &oauthAuth{cache: c}, c
+}
+
+// TokenSource is the token source of an OAuth Auth: TokenContext refreshes
+// under a context (cancelled with it); Token uses none.
+type TokenSource interface {
+	oauth2.TokenSource
+	TokenContext(ctx context.Context) (*oauth2.Token, error)
 }
 
 // Rejecter is implemented by an Auth whose credentials can be renewed: when
@@ -70,7 +76,7 @@ type Rejecter interface {
 type oauthAuth struct{ cache *tokenCache }
 
 func (a *oauthAuth) Apply(req *http.Request) error {
-	tok, err := a.cache.Token()
+	tok, err := a.cache.TokenContext(req.Context())
 	if err != nil {
 		return err
 	}
@@ -85,11 +91,13 @@ func (a *oauthAuth) Reject(authorization string) bool { return a.cache.reject(au
 const freshFor = 30 * time.Second
 
 // tokenCache hands out the current token and refreshes it when it has
-// expired or was rejected. Refreshes are serialized: a single-use refresh
-// token is never spent twice.
+// expired or was rejected. Refreshes are serialized (one at a time, and a
+// caller waiting for its turn gives up when its context ends): a
+// single-use refresh token is never spent twice.
 type tokenCache struct {
-	mu       sync.Mutex
-	src      oauth2.TokenSource
+	turn     chan struct{} // held while a refresh runs
+	mu       sync.Mutex    // guards tok, given, obtained
+	src      *rotating
 	tok      *oauth2.Token
 	given    bool // tok is the caller's, of unknown age
 	obtained time.Time
@@ -97,17 +105,38 @@ type tokenCache struct {
 }
 
 // Token implements oauth2.TokenSource.
-func (c *tokenCache) Token() (*oauth2.Token, error) {
+func (c *tokenCache) Token() (*oauth2.Token, error) { return c.TokenContext(context.Background()) }
+
+func (c *tokenCache) current() *oauth2.Token {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tok != nil && c.tok.Valid() {
-		return c.tok, nil
+		return c.tok
 	}
-	tok, err := c.src.Token()
+	return nil
+}
+
+// TokenContext returns a valid token, refreshing it under ctx if needed.
+func (c *tokenCache) TokenContext(ctx context.Context) (*oauth2.Token, error) {
+	if tok := c.current(); tok != nil {
+		return tok, nil
+	}
+	select {
+	case c.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.turn }()
+	if tok := c.current(); tok != nil {
+		return tok, nil // refreshed by the caller before us
+	}
+	tok, err := c.src.refreshContext(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
 	c.tok, c.given, c.obtained = tok, false, c.now()
+	c.mu.Unlock()
 	return tok, nil
 }
 
@@ -126,10 +155,19 @@ func (c *tokenCache) reject(authorization string) bool {
 	return true
 }
 
-// TokenAuth sends the tokens of ts as Bearer credentials.
+// TokenAuth sends the tokens of ts as Bearer credentials; a source with
+// TokenContext refreshes under the request's context.
 func TokenAuth(ts oauth2.TokenSource) Auth {
 	return AuthFunc(func(req *http.Request) error {
-		tok, err := ts.Token()
+		var tok *oauth2.Token
+		var err error
+		if cts, ok := ts.(interface {
+			TokenContext(context.Context) (*oauth2.Token, error)
+		}); ok {
+			tok, err = cts.TokenContext(req.Context())
+		} else {
+			tok, err = ts.Token()
+		}
 		if err != nil {
 			return err
 		}
@@ -138,26 +176,66 @@ func TokenAuth(ts oauth2.TokenSource) Auth {
 	})
 }
 
+// ErrTokenUnavailable wraps a token refresh that failed for a reason that
+// may pass (the endpoint's 5xx or 429, a dropped connection), after the
+// refresher's own retries: it is not a credentials problem.
+var ErrTokenUnavailable = errors.New("the token endpoint is unavailable")
+
 // rotating refreshes with the newest refresh token it has seen and reports
-// each new token. ReuseTokenSource serializes calls to Token.
+// each new token. tokenCache serializes its calls.
 type rotating struct {
 	mu        sync.Mutex
 	conf      *oauth2.Config
-	ctx       context.Context
+	hc        *http.Client
 	refresh   string
 	onRefresh func(*oauth2.Token)
 }
 
-func (r *rotating) Token() (*oauth2.Token, error) {
+// Token implements oauth2.TokenSource.
+func (r *rotating) Token() (*oauth2.Token, error) { return r.refreshContext(context.Background()) }
+
+// tokenAttempts bounds the tries of one refresh when the endpoint fails
+// transiently; tokenBackoff is the first wait between them.
+const (
+	tokenAttempts = 3
+	tokenBackoff  = 250 * time.Millisecond
+)
+
+// refreshContext obtains a new token, under ctx: the request is cancelled
+// with it, and a transient failure is tried again (at most tokenAttempts
+// times), never past ctx.
+func (r *rotating) refreshContext(ctx context.Context) (*oauth2.Token, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.refresh == "" {
 		return nil, errors.New("the access token expired and no refresh token was given")
 	}
-	tok, err := r.conf.TokenSource(r.ctx, &oauth2.Token{RefreshToken: r.refresh}).Token()
+	hctx := context.WithValue(ctx, oauth2.HTTPClient, r.hc)
+	var tok *oauth2.Token
+	var err error
+	for attempt := range tokenAttempts {
+		tok, err = r.conf.TokenSource(hctx, &oauth2.Token{RefreshToken: r.refresh}).Token()
+		if err == nil || !transientTokenError(ctx, err) || attempt == tokenAttempts-1 {
+			break
+		}
+		t := time.NewTimer(tokenBackoff << attempt)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
 		basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(r.conf.ClientID) + ":" + url.QueryEscape(r.conf.ClientSecret)))
-		return nil, sanitizeTokenError(err, r.conf.ClientSecret, r.refresh, basic, url.QueryEscape(r.conf.ClientSecret), url.QueryEscape(r.refresh))
+		serr := sanitizeTokenError(err, r.conf.ClientSecret, r.refresh, basic, url.QueryEscape(r.conf.ClientSecret), url.QueryEscape(r.refresh))
+		if transientTokenError(ctx, err) {
+			return nil, fmt.Errorf("%w: %w", ErrTokenUnavailable, serr)
+		}
+		return nil, serr
 	}
 	if tok.RefreshToken != "" {
 		r.refresh = tok.RefreshToken
@@ -168,6 +246,23 @@ func (r *rotating) Token() (*oauth2.Token, error) {
 		r.onRefresh(tok)
 	}
 	return tok, nil
+}
+
+// transientTokenError reports whether a refresh failed for a reason that
+// may pass: the endpoint answered 5xx or 429, or the connection failed.
+func transientTokenError(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		if re.Response == nil {
+			return false
+		}
+		return re.Response.StatusCode >= 500 || re.Response.StatusCode == http.StatusTooManyRequests
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
 }
 
 // sanitizeTokenError keeps the endpoint's error code and description and

@@ -36,7 +36,7 @@ type session struct {
 	saved   string // the caller's api_base_url, "" when none
 	initial string // the base URL before any token response
 	https   bool   // the initial base is https: refuse an http customer base
-	ts      oauth2.TokenSource
+	ts      transport.TokenSource
 
 	probe sync.Once // the refresh that learns the base URL of a caller's token
 
@@ -77,16 +77,16 @@ func (s *session) usesGiven() bool {
 // reuses that token). When the caller gave an access token but no base
 // URL, the first call refreshes once to learn it, and falls back to the
 // caller's token on the default base if that refresh fails.
-func (s *session) baseURL(context.Context) (string, error) {
+func (s *session) baseURL(ctx context.Context) (string, error) {
 	if s.given != "" && s.saved == "" {
 		s.probe.Do(func() {
-			if _, err := s.ts.Token(); err == nil {
+			if _, err := s.ts.TokenContext(ctx); err == nil {
 				s.retire()
 			}
 		})
 	}
 	if !s.usesGiven() {
-		if _, err := s.ts.Token(); err != nil {
+		if _, err := s.ts.TokenContext(ctx); err != nil {
 			return "", err
 		}
 	}
@@ -111,7 +111,7 @@ func (s *session) Apply(req *http.Request) error {
 	if s.usesGiven() {
 		tok = s.given
 	} else {
-		t, err := s.ts.Token()
+		t, err := s.ts.TokenContext(req.Context())
 		if err != nil {
 			return err
 		}

@@ -199,7 +199,9 @@ func (c *Client) Walk(ctx context.Context, entity string, p tributary.Params) it
 	}
 }
 
-// maxScrollRestarts bounds how often one walk reopens a failed scroll.
+// maxScrollRestarts bounds how often a walk reopens a failed scroll in a
+// row without a new company reached in between (a restart that makes
+// progress resets the count, as a resumed download does).
 const maxScrollRestarts = 3
 
 // scroll yields the companies of a scroll that are not in seen, from
@@ -228,6 +230,7 @@ func (c *Client) scroll(ctx context.Context, param string, restartable bool, see
 			if !seen.add(recordID(rec)) {
 				continue
 			}
+			restarts = 0 // progress: a later break may be restarted again
 			if !yield(rec, nil) {
 				return
 			}

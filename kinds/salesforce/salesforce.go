@@ -258,6 +258,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		instanceURL:  strings.TrimRight(creds.InstanceURL, "/"),
 		httpsOnly:    strings.HasPrefix(tokenURL, "https://"),
 		refreshToken: creds.RefreshToken,
+		refreshTurn:  make(chan struct{}, 1),
 	}
 	// A given access token is used where it belongs: on its instance, or on
 	// the base URL that replaces the instance. Without either, the first

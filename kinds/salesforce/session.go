@@ -33,7 +33,7 @@ type session struct {
 	instanceURL  string // from the credentials, used until a token names one
 	httpsOnly    bool   // the token endpoint is https: so must the instance be
 
-	refreshMu sync.Mutex // serializes refreshes
+	refreshTurn chan struct{} // held while a refresh runs; waiters give up with their context
 
 	mu           sync.Mutex
 	refreshToken string
@@ -43,12 +43,20 @@ type session struct {
 
 // Token implements oauth2.TokenSource: the current token, refreshed at the
 // token endpoint when there is none (or it carries an expiry that passed).
-func (s *session) Token() (*oauth2.Token, error) {
+func (s *session) Token() (*oauth2.Token, error) { return s.TokenContext(context.Background()) }
+
+// TokenContext is Token under ctx: waiting for another refresh, and the
+// refresh itself, end with ctx.
+func (s *session) TokenContext(ctx context.Context) (*oauth2.Token, error) {
 	if tok := s.current(); tok != nil {
 		return tok, nil
 	}
-	s.refreshMu.Lock()
-	defer s.refreshMu.Unlock()
+	select {
+	case s.refreshTurn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.refreshTurn }()
 	if tok := s.current(); tok != nil { // refreshed while we waited
 		return tok, nil
 	}
@@ -60,7 +68,7 @@ func (s *session) Token() (*oauth2.Token, error) {
 		ClientID: s.clientID, ClientSecret: s.clientSecret,
 		RefreshToken: rt, HTTPClient: s.httpClient, OnRefresh: s.onRefresh,
 	})
-	tok, err := ts.Token()
+	tok, err := ts.TokenContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +93,8 @@ func (s *session) current() *oauth2.Token {
 // instance returns the instance URL requests go to: the instance_url of the
 // current token's response, else the credentials' instance_url. It is the
 // engine's ResolveBaseURL.
-func (s *session) instance(context.Context) (string, error) {
-	tok, err := s.Token()
+func (s *session) instance(ctx context.Context) (string, error) {
+	tok, err := s.TokenContext(ctx)
 	if err != nil {
 		return "", err
 	}
