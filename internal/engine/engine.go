@@ -167,6 +167,11 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 // Type implements tributary.Connector.
 func (c *Connector) Type() string { return c.kind.Type }
 
+// Kind returns the kind's description (its hooks: error parsing, retry
+// classification), for tests and tools that exercise them directly. It must
+// not be modified.
+func (c *Connector) Kind() *Kind { return c.kind }
+
 // Entities implements tributary.Connector.
 func (c *Connector) Entities() []tributary.Entity { return c.catalog }
 
