@@ -42,7 +42,13 @@ type Pager[T any] struct {
 	done   bool
 	seed   maphash.Seed
 	seen   map[uint64]struct{}
+	recent []uint64 // the last rememberPages params, oldest first, in seen
 }
+
+// rememberPages bounds how many pages back a repeat is detected, so that
+// walking a million records keeps the pager's memory flat; a source that
+// repeats itself does so within a few pages.
+const rememberPages = 1024
 
 // New returns a pager whose first page is fetched with params.
 func New[T any](params map[string]any, fetch FetchFunc[T]) *Pager[T] {
@@ -84,6 +90,11 @@ func (p *Pager[T]) remember(params map[string]any) error {
 		return fmt.Errorf("%w: the source asked again for %s", ErrStalled, b)
 	}
 	p.seen[h] = struct{}{}
+	p.recent = append(p.recent, h)
+	if len(p.recent) > rememberPages {
+		delete(p.seen, p.recent[0])
+		p.recent = p.recent[1:]
+	}
 	return nil
 }
 
