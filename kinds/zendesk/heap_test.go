@@ -44,7 +44,10 @@ func TestWalkHeapIsFlat(t *testing.T) {
 		t.Fatalf("walked %d of %d tickets", n, total)
 	}
 	t.Logf("peak live heap after %d tickets: %.1f MiB; after %d: %.1f MiB", early, float64(peakEarly)/(1<<20), total, float64(peak)/(1<<20))
-	if float64(peak) > 1.10*float64(peakEarly)+(256<<10) {
+	// At this scale a page or two in flight (about 170 KiB each, one fetched
+	// ahead) moves the peak by more than 10%, so a MiB of slack is allowed;
+	// a heap that grows with the walk passes it within a few hundred pages.
+	if float64(peak) > 1.10*float64(peakEarly)+(1<<20) {
 		t.Errorf("the heap grew with the walk: %.1f MiB at %d tickets, %.1f MiB at %d", float64(peakEarly)/(1<<20), early, float64(peak)/(1<<20), total)
 	}
 }
