@@ -27,6 +27,12 @@ type Options struct {
 	RateBurst     int
 	// MaxConcurrency caps requests in flight (0: the kind's default).
 	MaxConcurrency int
+	// Prefetch is the most pages a walk (All, Walk) fetches at once where
+	// a page names the pages after it: page numbers up to a last page,
+	// offsets up to a total (0: DefaultPrefetch). One fetches only the
+	// next page, while the caller works on the current one. Requests still
+	// pass the concurrency cap and the rate limit.
+	Prefetch int
 	// UserAgent replaces the default User-Agent.
 	UserAgent string
 	// OnTokenRefresh receives every token an OAuth refresh issues.
@@ -35,6 +41,10 @@ type Options struct {
 	// functions), keyed by name.
 	Settings map[string]string
 }
+
+// DefaultPrefetch is the number of pages a walk fetches at once unless
+// WithPrefetch says otherwise.
+const DefaultPrefetch = 4
 
 // RetryPolicy bounds retries of one HTTP request (never of a whole walk).
 type RetryPolicy struct {
@@ -89,6 +99,11 @@ func WithRateLimit(perSecond float64, burst int) Option {
 
 // WithMaxConcurrency caps the requests in flight at n.
 func WithMaxConcurrency(n int) Option { return func(o *Options) { o.MaxConcurrency = n } }
+
+// WithPrefetch sets how many pages a walk may fetch at once where the
+// pages name the ones after them (see Options.Prefetch); 1 fetches one page
+// ahead, as for cursor paging.
+func WithPrefetch(n int) Option { return func(o *Options) { o.Prefetch = n } }
 
 // WithUserAgent replaces the User-Agent.
 func WithUserAgent(ua string) Option { return func(o *Options) { o.UserAgent = ua } }

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"iter"
+	"reflect"
+	"slices"
 )
 
 // ErrStalled is returned when a source's paging does not advance: the next
@@ -30,16 +32,23 @@ type Page[T any] struct {
 	Meta map[string]any
 	// Next holds the params of the following page; nil on the last page.
 	Next map[string]any
+	// Later holds the params of pages after Next that this page already
+	// names, in order (page numbers up to a last page, offsets up to a
+	// total; see Planner). The pager may fetch them at once; each is used
+	// only if the walk reaches it through the Next of the page before.
+	Later []map[string]any
 }
 
-// FetchFunc fetches the page that params designate.
+// FetchFunc fetches the page that params designate. A pager with a window
+// above one calls it from several goroutines at once.
 type FetchFunc[T any] func(ctx context.Context, params map[string]any) (*Page[T], error)
 
-// Pager fetches pages one at a time. It is not safe for concurrent use.
+// Pager fetches pages in order. It is not safe for concurrent use.
 type Pager[T any] struct {
 	fetch  FetchFunc[T]
 	params map[string]any
 	done   bool
+	window int
 	seed   maphash.Seed
 	seen   map[uint64]struct{}
 	recent []uint64 // the last rememberPages params, oldest first, in seen
@@ -52,7 +61,16 @@ const rememberPages = 1024
 
 // New returns a pager whose first page is fetched with params.
 func New[T any](params map[string]any, fetch FetchFunc[T]) *Pager[T] {
-	return &Pager[T]{fetch: fetch, params: params, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+	return &Pager[T]{fetch: fetch, params: params, window: 1, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+}
+
+// Window sets how many pages All may have in flight at once when pages name
+// the pages after them (Page.Later); n below one means one. With one, All
+// fetches only the next page while the caller works on the current one.
+// It returns p.
+func (p *Pager[T]) Window(n int) *Pager[T] {
+	p.window = max(n, 1)
+	return p
 }
 
 // More reports whether another page may follow.
@@ -81,11 +99,10 @@ func (p *Pager[T]) Next(ctx context.Context) (*Page[T], error) {
 }
 
 func (p *Pager[T]) remember(params map[string]any) error {
-	b, err := json.Marshal(params) // map keys come out sorted: a canonical form
+	h, b, err := p.hash(params)
 	if err != nil {
-		return fmt.Errorf("pagination: params cannot be encoded: %w", err)
+		return err
 	}
-	h := maphash.Bytes(p.seed, b)
 	if _, dup := p.seen[h]; dup {
 		return fmt.Errorf("%w: the source asked again for %s", ErrStalled, b)
 	}
@@ -98,54 +115,70 @@ func (p *Pager[T]) remember(params map[string]any) error {
 	return nil
 }
 
+func (p *Pager[T]) hash(params map[string]any) (uint64, []byte, error) {
+	b, err := json.Marshal(params) // map keys come out sorted: a canonical form
+	if err != nil {
+		return 0, nil, fmt.Errorf("pagination: params cannot be encoded: %w", err)
+	}
+	return maphash.Bytes(p.seed, b), b, nil
+}
+
+// forget undoes remember for params fetched ahead that the walk did not
+// reach, so that asking for them later is not taken for a repeat.
+func (p *Pager[T]) forget(params map[string]any) {
+	h, _, err := p.hash(params)
+	if err != nil {
+		return
+	}
+	if i := slices.Index(p.recent, h); i >= 0 {
+		delete(p.seen, h)
+		p.recent = slices.Delete(p.recent, i, i+1)
+	}
+}
+
 // All yields every item of every remaining page, in order. While the
 // caller works through one page, the next one is fetched in the
-// background (one request at a time, never more than one page ahead), so
-// the caller's work and the network wait overlap. An error is yielded
-// once, as the last pair, after the items of the pages before it.
-// Breaking out of the loop or cancelling ctx stops fetching, and All
-// returns only when its background fetch has ended: no goroutine outlives
-// the loop.
+// background, so the caller's work and the network wait overlap. Where a
+// page names the pages after it (Page.Later) and the window allows, up to
+// window pages are fetched at once; a page fetched ahead is used only when
+// the walk reaches it through the Next of the page before, so the records
+// and their order are those of a page-by-page walk, and a prediction that
+// turns out wrong (a total that shrank) costs a request, never a record.
+//
+// An error is yielded once, as the last pair, after the items of the
+// pages before it. Breaking out of the loop or cancelling ctx stops
+// fetching, and All returns only when every fetch it started has ended: no
+// goroutine outlives the loop.
 func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		type fetched struct {
-			page *Page[T]
-			err  error
-		}
-		var ahead chan fetched
-		fetch := func() {
-			ch := make(chan fetched, 1)
-			go func() {
-				pg, err := p.Next(ctx)
-				ch <- fetched{pg, err}
-			}()
-			ahead = ch
-		}
-		defer func() {
-			if ahead != nil {
-				cancel()
-				<-ahead // the fetch in flight ends before All returns
-			}
-		}()
+		w := walk[T]{p: p}
+		defer w.stop(0) // every fetch in flight ends before All returns
 		if !p.More() {
 			return
 		}
-		fetch()
-		for ahead != nil {
-			f := <-ahead
-			ahead = nil
+		w.start(ctx, p.params)
+		for len(w.slots) > 0 {
+			head := w.slots[0]
+			f := <-head.done
+			head.cancel()
+			w.slots = w.slots[1:]
 			if f.err != nil {
+				p.done = true
 				yield(zero, f.err)
 				return
 			}
+			if f.page == nil || f.page.Next == nil {
+				p.done = true
+				w.stop(0)
+			} else {
+				p.params = f.page.Next
+				w.follow(ctx, f.page)
+			}
 			if f.page == nil {
 				return
-			}
-			if p.More() {
-				fetch()
 			}
 			for _, it := range f.page.Items {
 				// A cancelled walk stops at once, also in the middle of a
@@ -159,5 +192,85 @@ func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				}
 			}
 		}
+	}
+}
+
+// walk is the queue of pages All has asked for, in walk order.
+type walk[T any] struct {
+	p     *Pager[T]
+	slots []*slot[T]
+}
+
+type slot[T any] struct {
+	params map[string]any
+	done   chan fetched[T]
+	cancel context.CancelFunc
+	seen   bool // params were remembered for this slot
+}
+
+type fetched[T any] struct {
+	page *Page[T]
+	err  error
+}
+
+// start fetches the page of params in the background, at the queue's end.
+// Params the walk has already asked for are not fetched again: the slot
+// holds ErrStalled, which the walk meets after the pages before it.
+func (w *walk[T]) start(ctx context.Context, params map[string]any) {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &slot[T]{params: params, done: make(chan fetched[T], 1), cancel: cancel}
+	w.slots = append(w.slots, s)
+	if err := w.p.remember(params); err != nil {
+		s.done <- fetched[T]{err: err}
+		return
+	}
+	s.seen = true
+	go func() {
+		pg, err := w.p.fetch(ctx, params)
+		s.done <- fetched[T]{pg, err}
+	}()
+}
+
+// stop cancels the fetches queued from index i on and waits for them; their
+// params are forgotten, since the walk did not reach them.
+func (w *walk[T]) stop(i int) {
+	for _, s := range w.slots[i:] {
+		s.cancel()
+	}
+	for _, s := range w.slots[i:] {
+		<-s.done
+		if s.seen {
+			w.p.forget(s.params)
+		}
+	}
+	w.slots = w.slots[:i]
+}
+
+// follow lines the queue up with what page names next: the queued fetches
+// that match page.Next and page.Later are kept, the first that does not
+// and all after it are cancelled, and new fetches fill the window.
+func (w *walk[T]) follow(ctx context.Context, page *Page[T]) {
+	want := func(i int) map[string]any {
+		if i == 0 {
+			return page.Next
+		}
+		if i-1 < len(page.Later) {
+			return page.Later[i-1]
+		}
+		return nil
+	}
+	i := 0
+	for i < len(w.slots) && reflect.DeepEqual(w.slots[i].params, want(i)) {
+		i++
+	}
+	if i < len(w.slots) {
+		w.stop(i)
+	}
+	for len(w.slots) < w.p.window {
+		next := want(len(w.slots))
+		if next == nil {
+			break
+		}
+		w.start(ctx, next)
 	}
 }

@@ -41,6 +41,32 @@ type Resumer interface {
 	Next(params, meta map[string]any, count int) map[string]any
 }
 
+// Planner is implemented by styles whose pages name the pages after the
+// next one: page numbers up to a last page (GitHub's Link rel="last",
+// Zendesk's count), offsets up to a total (Mailchimp's total_items). A pager
+// may fetch those pages at once instead of one after another.
+type Planner interface {
+	// Plan returns the params of up to n pages after the one fetched with
+	// params that had meta and count records, in order; the first is the
+	// page's Next. It returns nil on the last page.
+	Plan(params, meta map[string]any, count, n int) []map[string]any
+}
+
+// Later returns the params of up to n pages after the next one, as s
+// plans them from a page (Page.Later); nil when s is not a Planner or
+// the page names no further pages.
+func Later(s Style, params, meta map[string]any, count, n int) []map[string]any {
+	pl, ok := s.(Planner)
+	if !ok || n <= 0 {
+		return nil
+	}
+	plan := pl.Plan(params, meta, count, n+1)
+	if len(plan) < 2 {
+		return nil
+	}
+	return plan[1:]
+}
+
 // metaNext is a style written as its two halves.
 type metaNext interface {
 	meta(r *Response) (map[string]any, error)
@@ -161,6 +187,20 @@ func (s OffsetTotal) Next(params, meta map[string]any, count int) map[string]any
 		return nil
 	}
 	return with(params, s.OffsetParam, off)
+}
+
+// Plan implements Planner: the offsets after this page, a page's worth
+// apart, up to the total.
+func (s OffsetTotal) Plan(params, meta map[string]any, count, n int) []map[string]any {
+	total, ok := asInt(meta[s.TotalField])
+	if !ok || count <= 0 {
+		return nil
+	}
+	var out []map[string]any
+	for off := intParam(params, s.OffsetParam) + int64(count); off < total && len(out) < n; off += int64(count) {
+		out = append(out, with(params, s.OffsetParam, off))
+	}
+	return out
 }
 
 // RecordsCursor is Gong's paging: a `records` object {totalRecords,
@@ -307,6 +347,37 @@ func (ZendeskPage) Next(params, meta map[string]any, count int) map[string]any {
 	return with(params, "page", n)
 }
 
+// Plan implements Planner in offset mode: the page numbers from the next
+// one to the last that count (the total) and per_page (100 unless set)
+// imply. The cursor modes name only the next page.
+func (s ZendeskPage) Plan(params, meta map[string]any, count, n int) []map[string]any {
+	next := s.Next(params, meta, count)
+	if next == nil {
+		return nil
+	}
+	out := []map[string]any{next}
+	if _, cursor := params["page[size]"]; cursor {
+		return out
+	}
+	if _, legacy := meta["before_url"]; legacy {
+		return out
+	}
+	total, ok := asInt(meta["count"])
+	first := intParam(next, "page")
+	if !ok || first <= 0 {
+		return out
+	}
+	size := intParam(params, "per_page")
+	if size <= 0 {
+		size = 100
+	}
+	last := (total + size - 1) / size
+	for pg := first + 1; pg <= last && len(out) < n; pg++ {
+		out = append(out, with(params, "page", pg))
+	}
+	return out
+}
+
 // LinkHeader is GitHub's paging: the `Link` response header's rel="next"
 // and rel="last" URLs carry the page numbers. Meta {next_page, last_page}
 // (integers or nil); a search body adds total_count and incomplete_results.
@@ -347,6 +418,26 @@ func (LinkHeader) Next(params, meta map[string]any, _ int) map[string]any {
 		return with(params, "page", n)
 	}
 	return nil
+}
+
+// Plan implements Planner: the page numbers from next_page to last_page.
+func (s LinkHeader) Plan(params, meta map[string]any, _, n int) []map[string]any {
+	next, ok := asInt(meta["next_page"])
+	if !ok || meta["next_page"] == nil {
+		return nil
+	}
+	last, ok := asInt(meta["last_page"])
+	if !ok || meta["last_page"] == nil {
+		last = next // no last page named: only the next is known
+	}
+	var out []map[string]any
+	for pg := next; pg <= last && len(out) < n; pg++ {
+		out = append(out, with(params, "page", pg))
+	}
+	if len(out) == 0 { // a last page before the next: trust next
+		out = append(out, with(params, "page", next))
+	}
+	return out
 }
 
 // ParseLink parses RFC 8288 Link header values into rel → URL. URLs may

@@ -67,6 +67,7 @@ type Connector struct {
 	retry    tributary.RetryPolicy
 	now      func() time.Time
 	download download.Options
+	prefetch int // the most pages a walk fetches at once
 }
 
 // Open builds a Connector.
@@ -124,6 +125,13 @@ func Open(s Setup) (*Connector, error) {
 		cfg.RetryAfter = func(resp *http.Response) (time.Duration, bool) { return ra(resp, time.Now()) }
 	}
 	c.client = transport.New(cfg)
+	c.prefetch = o.Prefetch
+	if c.prefetch <= 0 {
+		c.prefetch = tributary.DefaultPrefetch
+	}
+	if cfg.MaxConcurrency > 0 {
+		c.prefetch = min(c.prefetch, cfg.MaxConcurrency)
+	}
 	return c, nil
 }
 
@@ -221,7 +229,8 @@ func (c *Connector) page(ctx context.Context, entity string, a tributary.Action,
 	if err != nil {
 		return nil, err
 	}
-	return c.fetchPage(ctx, entity, a, rt, norm)
+	page, _, err := c.fetchPage(ctx, entity, a, rt, norm, 0)
+	return page, err
 }
 
 // Walk implements tributary.Walker: it pages through a list from p,
@@ -237,15 +246,22 @@ func (c *Connector) Walk(ctx context.Context, entity string, p tributary.Params)
 	return c.Pager(entity, tributary.ActionList, norm).All(ctx)
 }
 
-// Pager returns a pager over the pages of entity's action from p.
+// Pager returns a pager over the pages of entity's action from p. Where
+// the route's paging names later pages (page numbers up to a last page,
+// offsets up to a total), its walk fetches up to Options.Prefetch pages at
+// once, within the connector's concurrency cap and rate limit.
 func (c *Connector) Pager(entity string, a tributary.Action, p tributary.Params) *pagination.Pager[tributary.Record] {
 	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
-		page, err := c.page(ctx, entity, a, tributary.Params(params))
+		norm, rt, err := c.prepare(entity, a, tributary.Params(params))
 		if err != nil {
 			return nil, err
 		}
-		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next}, nil
-	})
+		page, later, err := c.fetchPage(ctx, entity, a, rt, norm, c.prefetch-1)
+		if err != nil {
+			return nil, err
+		}
+		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next, Later: later}, nil
+	}).Window(c.prefetch)
 }
 
 // Get implements tributary.Connector.
@@ -368,21 +384,23 @@ func (c *Connector) prepare(entity string, a tributary.Action, p tributary.Param
 		Message: "this action is not available in direct mode"}
 }
 
-func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*tributary.Page, error) {
+// fetchPage fetches and splits one page; with later above zero it also
+// returns the params of up to later pages after Next that the page names.
+func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params, later int) (*tributary.Page, []map[string]any, error) {
 	resp, body, err := c.read(ctx, entity, a, rt, norm)
 	if err != nil {
 		var te *tributary.Error
 		if errors.As(err, &te) && te.StatusCode >= 400 && c.kind.EmptyList != nil && c.kind.EmptyList(te) {
-			return &tributary.Page{Records: []tributary.Record{}, Meta: map[string]any{}}, nil
+			return &tributary.Page{Records: []tributary.Record{}, Meta: map[string]any{}}, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	split, err := jsonx.SplitPage(body, rt.Records)
 	if err != nil {
-		return nil, c.unexpected(entity, a, resp.StatusCode, "the page is not valid JSON", err)
+		return nil, nil, c.unexpected(entity, a, resp.StatusCode, "the page is not valid JSON", err)
 	}
 	if !split.Found && rt.Records != "" {
-		return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the page has no %q list", rt.Records), nil)
+		return nil, nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the page has no %q list", rt.Records), nil)
 	}
 	recs := make([]tributary.Record, 0, len(split.Records))
 	for _, r := range split.Records {
@@ -398,15 +416,17 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	}
 	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: len(split.Records)})
 	if err != nil {
-		return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrPaging, Message: err.Error(), Cause: err}
+		return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrPaging, Message: err.Error(), Cause: err}
 	}
 	if meta != nil {
 		page.Meta = meta
 	}
+	var more []map[string]any
 	if next != nil {
 		page.Next = tributary.Params(next)
+		more = pagination.Later(style, norm, meta, len(split.Records), later)
 	}
-	return page, nil
+	return page, more, nil
 }
 
 // read sends the request of a route and reads the whole body of its 2xx
