@@ -395,26 +395,23 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 		}
 		return nil, nil, err
 	}
-	split, err := jsonx.SplitPage(body, rt.Records)
+	split, err := jsonx.SplitPageDrop(body, rt.Records, rt.Drop)
 	if err != nil {
 		return nil, nil, c.unexpected(entity, a, resp.StatusCode, "the page is not valid JSON", err)
 	}
 	if !split.Found && rt.Records != "" {
 		return nil, nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the page has no %q list", rt.Records), nil)
 	}
-	recs := make([]tributary.Record, 0, len(split.Records))
-	for _, r := range split.Records {
-		if rt.Keep != nil && !rt.Keep(r) {
-			continue
-		}
-		recs = append(recs, tributary.NewRecord(r))
+	recs := make([]tributary.Record, len(split.Records))
+	for i, r := range split.Records {
+		recs[i] = tributary.NewRecord(r)
 	}
 	page := &tributary.Page{Records: recs, Meta: map[string]any{}}
 	style := rt.Paging
 	if style == nil {
 		style = pagination.None{}
 	}
-	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: len(split.Records)})
+	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: len(split.Records) + split.Dropped})
 	if err != nil {
 		return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrPaging, Message: err.Error(), Cause: err}
 	}
@@ -424,7 +421,7 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	var more []map[string]any
 	if next != nil {
 		page.Next = tributary.Params(next)
-		more = pagination.Later(style, norm, meta, len(split.Records), later)
+		more = pagination.Later(style, norm, meta, len(split.Records)+split.Dropped, later)
 	}
 	return page, more, nil
 }

@@ -81,8 +81,11 @@ type Route struct {
 	// Walk rewrites the first params of a full walk (All), e.g. to switch
 	// to a cursor mode; it must not modify its argument.
 	Walk func(p tributary.Params) tributary.Params
-	// Keep drops records for which it returns false (raw JSON).
-	Keep func(rec []byte) bool
+	// Drop leaves out the records (objects) whose top-level member of this
+	// name is present and not null, as the page is split: GitHub's issues
+	// list also returns pull requests, which carry "pull_request". Paging
+	// still counts them.
+	Drop string
 	// FileURL, for a two-step download, is the path inside the response
 	// of Path to the file's URL; nil means Path answers with the bytes.
 	FileURL []string

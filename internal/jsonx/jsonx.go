@@ -83,7 +83,7 @@ func SplitArray(data []byte) ([][]byte, error) {
 	if i >= len(data) || data[i] != '[' {
 		return nil, syntaxErr(i, "expected an array")
 	}
-	elems, end, err := splitArrayAt(data, i, nil)
+	elems, end, err := splitArrayAt(data, i, nil, "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +94,10 @@ func SplitArray(data []byte) ([][]byte, error) {
 }
 
 // splitArrayAt splits the array that starts at data[i] ('[') and returns its
-// elements (appended to dst) and the offset just past it.
-func splitArrayAt(data []byte, i int, dst [][]byte) ([][]byte, int, error) {
+// elements (appended to dst) and the offset just past it. With drop set,
+// object elements whose top-level member drop is present and not null are
+// validated but left out, and counted in *dropped.
+func splitArrayAt(data []byte, i int, dst [][]byte, drop string, dropped *int) ([][]byte, int, error) {
 	i++ // '['
 	i = skipWS(data, i)
 	if i < len(data) && data[i] == ']' {
@@ -107,11 +109,24 @@ func splitArrayAt(data []byte, i int, dst [][]byte) ([][]byte, int, error) {
 	for {
 		i = skipWS(data, i)
 		start := i
-		end, err := skipValue(data, i, 1)
+		var (
+			end  int
+			err  error
+			keep = true
+		)
+		if drop != "" && i < len(data) && data[i] == '{' {
+			end, keep, err = skipRecord(data, i, drop)
+		} else {
+			end, err = skipValue(data, i, 1)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
-		dst = append(dst, data[start:end:end])
+		if keep {
+			dst = append(dst, data[start:end:end])
+		} else {
+			*dropped++
+		}
 		i = skipWS(data, end)
 		if i >= len(data) {
 			return nil, 0, syntaxErr(i, "unterminated array")
@@ -127,6 +142,54 @@ func splitArrayAt(data []byte, i int, dst [][]byte) ([][]byte, int, error) {
 	}
 }
 
+// skipRecord validates the object record at data[i], as skipValue does, and
+// reports whether to keep it: false when its top-level member drop (as
+// written, without escapes) is present and not null.
+func skipRecord(data []byte, i int, drop string) (int, bool, error) {
+	keep := true
+	i++ // '{'
+	i = skipWS(data, i)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true, nil
+	}
+	for {
+		i = skipWS(data, i)
+		if i >= len(data) || data[i] != '"' {
+			return 0, false, syntaxErr(i, "expected a string key")
+		}
+		ks := i
+		ke, err := skipString(data, i)
+		if err != nil {
+			return 0, false, err
+		}
+		i = skipWS(data, ke)
+		if i >= len(data) || data[i] != ':' {
+			return 0, false, syntaxErr(i, "expected ':'")
+		}
+		i = skipWS(data, i+1)
+		vs := i
+		ve, err := skipValue(data, i, 2)
+		if err != nil {
+			return 0, false, err
+		}
+		if ke-ks-2 == len(drop) && string(data[ks+1:ke-1]) == drop && data[vs] != 'n' {
+			keep = false
+		}
+		i = skipWS(data, ve)
+		if i >= len(data) {
+			return 0, false, syntaxErr(i, "unterminated object")
+		}
+		switch data[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, keep, nil
+		default:
+			return 0, false, syntaxErr(i, "expected ',' or '}' in object")
+		}
+	}
+}
+
 // Page is a response body cut into records and the other top-level members.
 type Page struct {
 	// Records are the elements of the records array (sub-slices of the body).
@@ -136,6 +199,8 @@ type Page struct {
 	Fields map[string][]byte
 	// Found reports whether the records key was present.
 	Found bool
+	// Dropped counts the records left out (see SplitPageDrop).
+	Dropped int
 }
 
 // SplitPage cuts body into a Page. With key "" the body must be a bare array
@@ -143,37 +208,102 @@ type Page struct {
 // elements of the array under key (a null or missing key yields no records).
 // The whole body is validated in the same pass.
 func SplitPage(body []byte, key string) (Page, error) {
-	if key == "" {
-		recs, err := SplitArray(body)
-		return Page{Records: recs, Found: true}, err
-	}
+	return SplitPageDrop(body, key, "")
+}
+
+// SplitPageDrop is SplitPage that also leaves out the records (objects)
+// whose top-level member drop is present and not null, in the same pass:
+// GitHub's issues list, which also returns pull requests, each with a
+// "pull_request" member. They are still validated, and counted in Dropped.
+func SplitPageDrop(body []byte, key, drop string) (Page, error) {
 	var p Page
+	if key == "" {
+		i := skipWS(body, 0)
+		if i >= len(body) || body[i] != '[' {
+			return Page{}, syntaxErr(i, "expected an array")
+		}
+		recs, end, err := splitArrayAt(body, i, make([][]byte, 0, 128), drop, &p.Dropped)
+		if err != nil {
+			return Page{}, err
+		}
+		if j := skipWS(body, end); j != len(body) {
+			return Page{}, syntaxErr(j, "data after the top-level value")
+		}
+		return Page{Records: recs, Found: true, Dropped: p.Dropped}, nil
+	}
 	i := skipWS(body, 0)
 	if i >= len(body) || body[i] != '{' {
 		return p, syntaxErr(i, "expected an object")
 	}
 	p.Fields = make(map[string][]byte, 8)
-	end, err := walkObject(body, i, func(k []byte, vs, ve int) error {
-		if string(k) == key {
-			v := body[vs:ve]
-			switch v[0] {
-			case '[':
-				recs, _, err := splitArrayAt(body, vs, make([][]byte, 0, 128))
-				if err != nil {
-					return err
-				}
-				p.Records = recs
-				p.Found = true
-			case 'n':
-				p.Found = true
-			default:
-				return syntaxErr(vs, fmt.Sprintf("member %q is not an array", key))
-			}
-			return nil
+	// One pass: the records array is split where it stands, not first
+	// skipped as a member and then split again.
+	end, err := func() (int, error) {
+		i++ // '{'
+		i = skipWS(body, i)
+		if i < len(body) && body[i] == '}' {
+			return i + 1, nil
 		}
-		p.Fields[string(k)] = body[vs:ve:ve]
-		return nil
-	})
+		for {
+			i = skipWS(body, i)
+			if i >= len(body) || body[i] != '"' {
+				return 0, syntaxErr(i, "expected a string key")
+			}
+			ks := i
+			ke, err := skipString(body, i)
+			if err != nil {
+				return 0, err
+			}
+			k := body[ks+1 : ke-1]
+			if bytes.IndexByte(k, '\\') >= 0 {
+				var s string
+				if err := json.Unmarshal(body[ks:ke], &s); err != nil {
+					return 0, syntaxErr(ks, "bad key")
+				}
+				k = []byte(s)
+			}
+			i = skipWS(body, ke)
+			if i >= len(body) || body[i] != ':' {
+				return 0, syntaxErr(i, "expected ':'")
+			}
+			vs := skipWS(body, i+1)
+			var ve int
+			switch {
+			case string(k) != key:
+				if ve, err = skipValue(body, vs, 1); err != nil {
+					return 0, err
+				}
+				p.Fields[string(k)] = body[vs:ve:ve]
+			case vs < len(body) && body[vs] == '[':
+				p.Dropped = 0 // a repeated key: the last one counts
+				recs, end, err := splitArrayAt(body, vs, make([][]byte, 0, 128), drop, &p.Dropped)
+				if err != nil {
+					return 0, err
+				}
+				p.Records, p.Found, ve = recs, true, end
+			default:
+				if ve, err = skipValue(body, vs, 1); err != nil {
+					return 0, err
+				}
+				if body[vs] != 'n' {
+					return 0, syntaxErr(vs, fmt.Sprintf("member %q is not an array", key))
+				}
+				p.Found = true
+			}
+			i = skipWS(body, ve)
+			if i >= len(body) {
+				return 0, syntaxErr(i, "unterminated object")
+			}
+			switch body[i] {
+			case ',':
+				i++
+			case '}':
+				return i + 1, nil
+			default:
+				return 0, syntaxErr(i, "expected ',' or '}' in object")
+			}
+		}
+	}()
 	if err != nil {
 		return Page{}, err
 	}
@@ -231,7 +361,7 @@ func Lookup(data []byte, path ...string) ([]byte, bool) {
 			if err != nil || idx < 0 {
 				return nil, false
 			}
-			elems, _, err := splitArrayAt(cur, i, nil)
+			elems, _, err := splitArrayAt(cur, i, nil, "", nil)
 			if err != nil || idx >= len(elems) {
 				return nil, false
 			}

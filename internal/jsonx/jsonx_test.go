@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -97,9 +98,41 @@ func FuzzSplit(f *testing.F) {
 	for _, s := range []string{`{"tickets":[{"id":1}],"count":1}`, `[1,"a",{"b":null}]`, `{"a":"\u00e9"}`, `{`, `[1,]`, `{"tickets":null}`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`[{"pull_request":{"url":"x"},"id":1},{"id":2,"pull_request":null},3]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, errObj := SplitPage(data, "tickets")
+		pObj, errObj := SplitPage(data, "tickets")
 		_, errArr := SplitArray(data)
+		// Dropping records validates exactly as much, and leaves out
+		// exactly the objects with a non-null "pull_request".
+		for _, key := range []string{"tickets", ""} {
+			all, errAll := SplitPage(data, key)
+			kept, errKept := SplitPageDrop(data, key, "pull_request")
+			if (errAll == nil) != (errKept == nil) {
+				t.Fatalf("SplitPage(%q) err %v, SplitPageDrop err %v", key, errAll, errKept)
+			}
+			var want [][]byte
+			for _, r := range all.Records {
+				if v, ok := Lookup(r, "pull_request"); !ok || IsNull(v) || !bytes.Contains(r, []byte(`"pull_request"`)) {
+					want = append(want, r)
+				}
+			}
+			if errAll == nil && (len(kept.Records) != len(want) || kept.Dropped != len(all.Records)-len(want)) {
+				t.Fatalf("%q: kept %d dropped %d, want kept %d of %d", data, len(kept.Records), kept.Dropped, len(want), len(all.Records))
+			}
+		}
+		// The records are the array's elements, as encoding/json finds them.
+		var m map[string]json.RawMessage
+		if errObj == nil && json.Unmarshal(data, &m) == nil {
+			var elems []json.RawMessage
+			if json.Unmarshal(m["tickets"], &elems) == nil && len(elems) != len(pObj.Records) {
+				t.Fatalf("%q: %d records, encoding/json finds %d", data, len(pObj.Records), len(elems))
+			}
+			for i := range elems {
+				if !bytes.Equal(bytes.TrimSpace(elems[i]), pObj.Records[i]) {
+					t.Fatalf("%q: record %d is %q, encoding/json finds %q", data, i, pObj.Records[i], elems[i])
+				}
+			}
+		}
 		valid := json.Valid(data)
 		if !valid && errObj == nil && errArr == nil {
 			t.Fatalf("accepted invalid JSON %q", data)
@@ -137,4 +170,25 @@ func FuzzSkipString(f *testing.F) {
 			t.Fatalf("%q: fast (%d, %v), slow (%d, %v)", data, end1, err1, end2, err2)
 		}
 	})
+}
+
+func TestSplitPageDrop(t *testing.T) {
+	body := []byte(`[{"id":1},{"id":2,"pull_request":{"url":"u"}},{"id":3,"pull_request":null},` +
+		`{"id":4,"nested":{"pull_request":{}}},5]`)
+	p, err := SplitPageDrop(body, "", "pull_request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Records {
+		got = append(got, string(r))
+	}
+	want := []string{`{"id":1}`, `{"id":3,"pull_request":null}`, `{"id":4,"nested":{"pull_request":{}}}`, `5`}
+	if d := cmp.Diff(want, got); d != "" || p.Dropped != 1 {
+		t.Errorf("(-want +got):\n%s dropped=%d", d, p.Dropped)
+	}
+	// A dropped record is still validated.
+	if _, err := SplitPageDrop([]byte(`{"items":[{"pull_request":{"u":tru}}]}`), "items", "pull_request"); !errors.Is(err, ErrSyntax) {
+		t.Errorf("invalid dropped record: err = %v, want ErrSyntax", err)
+	}
 }

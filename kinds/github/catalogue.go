@@ -8,7 +8,6 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
-	"github.com/tributary-dev/tributary/internal/jsonx"
 	"github.com/tributary-dev/tributary/pagination"
 )
 
@@ -69,14 +68,6 @@ func paged(ps ...param) []param { return append(ps, perPage, page) }
 
 var (
 	linkPaging = pagination.LinkHeader{}
-
-	// dropPullRequests keeps the issues of a page of GitHub's issues
-	// endpoint, which also returns pull requests (they carry a
-	// "pull_request" member).
-	dropPullRequests = func(rec []byte) bool {
-		v, ok := jsonx.Lookup(rec, "pull_request")
-		return !ok || jsonx.IsNull(v)
-	}
 
 	rawAccept   = map[string][]string{"Accept": {"application/vnd.github.raw+json"}}
 	octetAccept = map[string][]string{"Accept": {"application/octet-stream"}}
@@ -252,7 +243,7 @@ func specs() []spec {
 			routes: map[action]engine.Route{
 				list: func() engine.Route {
 					rt := listRoute("/repos/{owner}/{repo}/issues")
-					rt.Keep = dropPullRequests
+					rt.Drop = "pull_request" // the issues endpoint also lists pull requests
 					return rt
 				}(),
 				get:       {Path: "/repos/{owner}/{repo}/issues/{issue_number}"},
