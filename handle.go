@@ -58,17 +58,21 @@ func (h Handle[T, P]) All(ctx context.Context, p P) iter.Seq2[T, error] {
 			yield(zero, h.paramErr(ActionList, err))
 			return
 		}
+		// One decoding target for the walk: a fresh one per record would
+		// escape to the heap, an allocation per record. It is reset
+		// before each record, so what was yielded shares nothing with it.
+		v := new(T)
 		for rec, err := range All(ctx, h.Conn, h.Entity, params) {
 			if err != nil {
 				yield(zero, err)
 				return
 			}
-			var v T
-			if err := rec.Decode(&v); err != nil {
+			*v = zero
+			if err := rec.Decode(v); err != nil {
 				yield(zero, h.decodeErr(ActionList, err))
 				return
 			}
-			if !yield(v, nil) {
+			if !yield(*v, nil) {
 				return
 			}
 		}

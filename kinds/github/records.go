@@ -11,7 +11,11 @@
 
 package github
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tributary-dev/tributary/internal/jsonx"
+)
 
 // SimpleUser is the short user (or organization) object GitHub embeds in other records
 // (schema simple-user). It is also the record of users.list and stargazers.list.
@@ -909,8 +913,8 @@ type DirectoryContent struct {
 func (l *Label) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		*l = Label{}
-		return json.Unmarshal(b, &l.Name)
+		return jsonx.Unmarshal(b, &l.Name)
 	}
 	type plain Label
-	return json.Unmarshal(b, (*plain)(l))
+	return jsonx.Unmarshal(b, (*plain)(l))
 }

@@ -1,6 +1,10 @@
 package gong
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tributary-dev/tributary/internal/jsonx"
+)
 
 // The typed records of the call-analytics (Gong API v2) connector, one struct
 // per entity of the catalogue. JSON tags are Gong's wire names. Gong ids are
@@ -357,7 +361,7 @@ func (s *StatsActivityScorecard) UnmarshalJSON(b []byte) error {
 		ReviewerUserID      flexID  `json:"reviewerUserId"`
 		EditorUserID        *flexID `json:"editorUserId"`
 	}{plain: (*plain)(s)}
-	if err := json.Unmarshal(b, &aux); err != nil {
+	if err := jsonx.Unmarshal(b, &aux); err != nil {
 		return err
 	}
 	s.AnsweredScorecardID = string(aux.AnsweredScorecardID)
@@ -383,12 +387,12 @@ func (id *flexID) UnmarshalJSON(b []byte) error {
 	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
-		err := json.Unmarshal(b, &s)
+		err := jsonx.Unmarshal(b, &s)
 		*id = flexID(s)
 		return err
 	}
 	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
+	if err := jsonx.Unmarshal(b, &n); err != nil {
 		return err
 	}
 	*id = flexID(n.String())

@@ -1,6 +1,10 @@
 package salesforce
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tributary-dev/tributary/internal/jsonx"
+)
 
 // Typed records of the Salesforce (sales CRM) connector. Field names follow
 // Go conventions; the json tags are Salesforce's exact API names. Types
@@ -520,12 +524,12 @@ type QueryRecord struct {
 // UnmarshalJSON implements json.Unmarshaler.
 func (q *QueryRecord) UnmarshalJSON(b []byte) error {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := jsonx.Unmarshal(b, &m); err != nil {
 		return err
 	}
 	q.Attributes = Attributes{}
 	if a, ok := m["attributes"]; ok {
-		if err := json.Unmarshal(a, &q.Attributes); err != nil {
+		if err := jsonx.Unmarshal(a, &q.Attributes); err != nil {
 			return err
 		}
 		delete(m, "attributes")
