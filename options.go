@@ -84,6 +84,9 @@ func WithTokenURL(u string) Option { return func(o *Options) { o.TokenURL = u } 
 
 // WithHTTPClient uses c's RoundTripper and timeout. Its redirect policy is
 // replaced by the library's own (no credentials off-origin, no https→http).
+// A walk keeps up to Options.Prefetch requests in flight: give an
+// *http.Transport a MaxIdleConnsPerHost at least that high (net/http's
+// default is 2), or connections are closed and dialled again on every page.
 func WithHTTPClient(c *http.Client) Option { return func(o *Options) { o.HTTPClient = c } }
 
 // WithLogger logs each HTTP attempt at debug level, secrets redacted.

@@ -63,6 +63,10 @@ func Bearer(token string) Auth {
 	})
 }
 
+// idleConnsPerHost is how many idle connections to the vendor the
+// library's own transport keeps: twice the default prefetch.
+const idleConnsPerHost = 8
+
 // Config configures a Client.
 type Config struct {
 	// Origin is the connector's own origin (scheme, host, port): the only
@@ -73,7 +77,8 @@ type Config struct {
 	// Header is set on every request to Origin (version headers, Accept).
 	Header http.Header
 	// Base supplies the RoundTripper (and timeout) to use; nil uses a
-	// pooled transport of its own.
+	// pooled transport of its own, which keeps idleConnsPerHost
+	// connections (or MaxConcurrency, if more) open to the vendor.
 	Base *http.Client
 	// Logger receives one debug line per HTTP attempt; nil logs nothing.
 	Logger *slog.Logger
@@ -139,7 +144,14 @@ func New(cfg Config) *Client {
 		}
 		timeout = cfg.Base.Timeout
 	} else {
-		base = http.DefaultTransport.(*http.Transport).Clone()
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// A walk has several pages in flight (Options.Prefetch) and
+		// callers may run walks side by side: keep that many connections
+		// to the vendor open, not net/http's default of two, which would
+		// close and dial connections (with a TLS handshake each) on every
+		// page.
+		t.MaxIdleConnsPerHost = max(idleConnsPerHost, cfg.MaxConcurrency)
+		base = t
 	}
 	c := &Client{cfg: cfg}
 	c.SetOrigin(cfg.Origin)
