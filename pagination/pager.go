@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"iter"
-	"reflect"
 	"slices"
 )
 
@@ -99,11 +98,12 @@ func (p *Pager[T]) Next(ctx context.Context) (*Page[T], error) {
 }
 
 func (p *Pager[T]) remember(params map[string]any) error {
-	h, b, err := p.hash(params)
+	h, err := hashParams(p.seed, params)
 	if err != nil {
-		return err
+		return fmt.Errorf("pagination: params cannot be encoded: %w", err)
 	}
 	if _, dup := p.seen[h]; dup {
+		b, _ := json.Marshal(params) // map keys come out sorted
 		return fmt.Errorf("%w: the source asked again for %s", ErrStalled, b)
 	}
 	p.seen[h] = struct{}{}
@@ -115,18 +115,10 @@ func (p *Pager[T]) remember(params map[string]any) error {
 	return nil
 }
 
-func (p *Pager[T]) hash(params map[string]any) (uint64, []byte, error) {
-	b, err := json.Marshal(params) // map keys come out sorted: a canonical form
-	if err != nil {
-		return 0, nil, fmt.Errorf("pagination: params cannot be encoded: %w", err)
-	}
-	return maphash.Bytes(p.seed, b), b, nil
-}
-
 // forget undoes remember for params fetched ahead that the walk did not
 // reach, so that asking for them later is not taken for a repeat.
 func (p *Pager[T]) forget(params map[string]any) {
-	h, _, err := p.hash(params)
+	h, err := hashParams(p.seed, params)
 	if err != nil {
 		return
 	}
@@ -260,7 +252,7 @@ func (w *walk[T]) follow(ctx context.Context, page *Page[T]) {
 		return nil
 	}
 	i := 0
-	for i < len(w.slots) && reflect.DeepEqual(w.slots[i].params, want(i)) {
+	for i < len(w.slots) && want(i) != nil && sameParams(w.slots[i].params, want(i)) {
 		i++
 	}
 	if i < len(w.slots) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -92,9 +91,8 @@ func NextFromMeta(r Resumer, params, meta map[string]any, count int) (map[string
 	if next == nil {
 		return nil, nil
 	}
-	a, errA := json.Marshal(next)
-	b, errB := json.Marshal(params)
-	if errA == nil && errB == nil && string(a) == string(b) {
+	if sameParams(next, params) {
+		a, _ := json.Marshal(next)
 		return nil, fmt.Errorf("%w: the source pointed at the same page again (%s)", ErrStalled, a)
 	}
 	return next, nil
@@ -339,10 +337,8 @@ func (ZendeskPage) Next(params, meta map[string]any, count int) map[string]any {
 		return nil
 	}
 	n := max(intParam(params, "page"), 1) + 1
-	if u, err := url.Parse(next); err == nil {
-		if p, err := strconv.ParseInt(u.Query().Get("page"), 10, 64); err == nil && p > 0 {
-			n = p
-		}
+	if p, ok := pageParam(next); ok && p > 0 {
+		n = p
 	}
 	return with(params, "page", n)
 }
@@ -389,19 +385,10 @@ func (s LinkHeader) Page(r *Response) (map[string]any, map[string]any, error) { 
 func (LinkHeader) meta(r *Response) (map[string]any, error) {
 	links := ParseLink(r.Header.Values("Link"))
 	pageOf := func(rel string) any {
-		u, ok := links[rel]
-		if !ok {
-			return nil
+		if n, ok := pageParam(links[rel]); ok {
+			return n
 		}
-		pu, err := url.Parse(u)
-		if err != nil {
-			return nil
-		}
-		n, err := strconv.ParseInt(pu.Query().Get("page"), 10, 64)
-		if err != nil {
-			return nil
-		}
-		return n
+		return nil
 	}
 	meta := map[string]any{"next_page": pageOf("next"), "last_page": pageOf("last")}
 	for _, k := range []string{"total_count", "incomplete_results"} {
@@ -438,6 +425,26 @@ func (s LinkHeader) Plan(params, meta map[string]any, _, n int) []map[string]any
 		out = append(out, with(params, "page", next))
 	}
 	return out
+}
+
+// pageParam reads the integer query parameter "page" of a URL, as
+// url.Parse and Query would, without building either: it is read on every
+// page of a walk.
+func pageParam(u string) (int64, bool) {
+	_, q, ok := strings.Cut(u, "?")
+	if !ok {
+		return 0, false
+	}
+	q, _, _ = strings.Cut(q, "#")
+	for q != "" {
+		var kv string
+		kv, q, _ = strings.Cut(q, "&")
+		if k, v, _ := strings.Cut(kv, "="); k == "page" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // ParseLink parses RFC 8288 Link header values into rel → URL. URLs may
