@@ -70,9 +70,6 @@ func BenchmarkDecodeGitHubIssue(b *testing.B) {
 	recs := ghIssues(b)
 	b.Run("encoding_json", func(b *testing.B) { bench[github.Issue](b, recs, json.Unmarshal) })
 	b.Run("goccy", func(b *testing.B) { bench[github.Issue](b, recs, gojson.Unmarshal) })
-	b.Run("goccy_nocheck", func(b *testing.B) {
-		bench[github.Issue](b, recs, func(d []byte, v any) error { return gojson.UnmarshalNoEscape(d, v) })
-	})
 	b.Run("json_v2", func(b *testing.B) { bench[github.Issue](b, recs, v2) })
 }
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"runtime"
 	"testing"
 
 	gh "github.com/google/go-github/v92/github"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/benchmark"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 )
@@ -18,27 +18,6 @@ import (
 // the GitHub fake's nested issues (user, labels, assignees, milestone with
 // its creator, reactions).
 const benchIssues = 10_000
-
-// measure runs walk b.N times, failing unless every walk visits want
-// records, and reports records/s, bytes and allocations per record (the
-// client's and the in-process fake's together).
-func measure(b *testing.B, want int, walk func() int) {
-	b.ReportAllocs()
-	walk() // warms the fake's response cache; not measured
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	n := 0
-	for b.Loop() {
-		if got := walk(); got != want {
-			b.Fatalf("walked %d records, want %d", got, want)
-		}
-		n += want
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/record")
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "B/record")
-}
 
 func benchServer(b *testing.B) *githubtest.Server {
 	srv := githubtest.New(githubtest.WithIssues(benchIssues), githubtest.WithPulls(0))
@@ -65,7 +44,7 @@ func BenchmarkGitHubIssuesGoGitHub(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	measure(b, benchIssues, func() int {
+	benchmark.Walk(b, benchIssues, func() int {
 		n := 0
 		opt := &gh.IssueListByRepoOptions{State: "all", ListOptions: gh.ListOptions{PerPage: 100}}
 		for {
@@ -99,7 +78,7 @@ func benchClient(b *testing.B, srv *githubtest.Server) *github.Client {
 func BenchmarkGitHubIssuesTributaryTyped(b *testing.B) {
 	c := benchClient(b, benchServer(b))
 	p := github.IssueListParams{RepoRef: github.RepoRef{Owner: githubtest.Owner, Repo: githubtest.Repo}, State: "all", Paging: github.Paging{PerPage: 100}}
-	measure(b, benchIssues, func() int {
+	benchmark.Walk(b, benchIssues, func() int {
 		n := 0
 		for _, err := range c.Issues().All(context.Background(), p) {
 			if err != nil {
@@ -116,7 +95,7 @@ func BenchmarkGitHubIssuesTributaryTyped(b *testing.B) {
 func BenchmarkGitHubIssuesTributaryGeneric(b *testing.B) {
 	c := benchClient(b, benchServer(b))
 	p := tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all", "per_page": 100}
-	measure(b, benchIssues, func() int {
+	benchmark.Walk(b, benchIssues, func() int {
 		n := 0
 		for _, err := range tributary.All(context.Background(), c, "issues", p) {
 			if err != nil {

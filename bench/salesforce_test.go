@@ -10,6 +10,7 @@ import (
 	gosf "github.com/k-capehart/go-salesforce/v3"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/benchmark"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 )
@@ -170,7 +171,7 @@ func BenchmarkSalesforceQueryGoSalesforce(b *testing.B) {
 		return len(accounts)
 	}
 	checkPages(b, srv, walk)
-	measure(b, benchAccounts, walk)
+	benchmark.Walk(b, benchAccounts, walk)
 }
 
 func sfClient(b *testing.B, srv *salesforcetest.Server) *salesforce.Client {
@@ -203,7 +204,7 @@ func BenchmarkSalesforceQueryTributaryTyped(b *testing.B) {
 		return n
 	}
 	checkPages(b, srv, walk)
-	measure(b, benchAccounts, walk)
+	benchmark.Walk(b, benchAccounts, walk)
 }
 
 // BenchmarkSalesforceQueryTributaryGeneric runs the same query as raw
@@ -227,5 +228,5 @@ func BenchmarkSalesforceQueryTributaryGeneric(b *testing.B) {
 		return n
 	}
 	checkPages(b, srv, walk)
-	measure(b, benchAccounts, walk)
+	benchmark.Walk(b, benchAccounts, walk)
 }

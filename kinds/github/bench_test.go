@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/benchmark"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 )
@@ -17,24 +17,6 @@ import (
 // nested issues (user, labels, assignees, milestone with its creator,
 // reactions), about 3 to 5 KB each, 100 a page.
 const benchIssues = 10_000
-
-// measure runs walk b.N times and reports records/s, bytes and
-// allocations per record (the client's and the in-process fake's together,
-// as for the baseline).
-func measure(b *testing.B, walk func() int) {
-	b.ReportAllocs()
-	walk() // warms the fake's response cache; not measured
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	n := 0
-	for b.Loop() {
-		n += walk()
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/record")
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "B/record")
-}
 
 func benchServer(b *testing.B) *githubtest.Server {
 	srv := githubtest.New(githubtest.WithIssues(benchIssues), githubtest.WithPulls(0))
@@ -50,7 +32,7 @@ var benchParams = github.IssueListParams{RepoRef: github.RepoRef{Owner: githubte
 // BenchmarkListIssuesTyped walks 10,000 issues into github.Issue.
 func BenchmarkListIssuesTyped(b *testing.B) {
 	c := open(b, benchServer(b))
-	measure(b, func() int {
+	benchmark.Walk(b, benchIssues, func() int {
 		n := 0
 		for _, err := range c.Issues().All(context.Background(), benchParams) {
 			if err != nil {
@@ -66,7 +48,7 @@ func BenchmarkListIssuesTyped(b *testing.B) {
 func BenchmarkListIssuesGeneric(b *testing.B) {
 	c := open(b, benchServer(b))
 	params := tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all"}
-	measure(b, func() int {
+	benchmark.Walk(b, benchIssues, func() int {
 		n := 0
 		for _, err := range tributary.All(context.Background(), c, "issues", params) {
 			if err != nil {
@@ -84,7 +66,7 @@ func BenchmarkListIssuesGeneric(b *testing.B) {
 func BenchmarkListIssuesNetHTTP(b *testing.B) {
 	srv := benchServer(b)
 	hc := &http.Client{}
-	measure(b, func() int {
+	benchmark.Walk(b, benchIssues, func() int {
 		n := 0
 		next := srv.URL + "/repos/octo/hello/issues?state=all&per_page=100"
 		for next != "" {

@@ -5,66 +5,97 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"runtime"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/benchmark"
 	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 )
 
+// benchCalls is the number of calls walked per iteration, in Gong's fixed
+// pages of 100.
 const benchCalls = 10_000
 
-// benchmark runs walk b.N times and reports records/s, and allocations and
-// bytes per record (of the whole process: the in-process fake's share is
-// the same for every variant).
-func benchmark(b *testing.B, walk func(b *testing.B) int) {
-	b.Helper()
-	b.ReportAllocs()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	b.ResetTimer()
-	n := 0
-	for b.Loop() {
-		n += walk(b)
-	}
-	b.StopTimer()
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/record")
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "B/record")
-}
-
-func benchServer(b *testing.B) (*gongtest.Server, *gong.Client) {
-	b.Helper()
-	srv := gongtest.New(gongtest.WithCalls(benchCalls))
-	b.Cleanup(srv.Close)
+func benchServer(tb testing.TB, calls int) (*gongtest.Server, *gong.Client) {
+	tb.Helper()
+	srv := gongtest.New(gongtest.WithCalls(calls))
+	// Pages are rendered once and replayed, so the fake costs next to
+	// nothing and what is measured is the clients.
+	srv.SetResponseCache(true)
+	tb.Cleanup(srv.Close)
 	c, err := gong.New(keyPair, tributary.WithBaseURL(srv.URL))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return srv, c
+}
+
+// walkTyped lists every call through the typed handle.
+func walkTyped(tb testing.TB, c *gong.Client) int {
+	n := 0
+	for call, err := range c.Calls().All(context.Background(), gong.CallListParams{}) {
+		if err != nil || call.ID == "" {
+			tb.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+// walkNetHTTP is the baseline: a plain net/http + encoding/json loop over
+// the pages the library asks for (GET /v2/calls, then ?cursor= the previous
+// page's records.cursor until there is none), with the same headers, into
+// the same struct.
+func walkNetHTTP(tb testing.TB, hc *http.Client, base string) int {
+	n := 0
+	cursor := ""
+	for {
+		u := base + "/v2/calls"
+		if cursor != "" {
+			u += "?cursor=" + url.QueryEscape(cursor)
+		}
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		req.SetBasicAuth(gongtest.DefaultAccessKey, gongtest.DefaultAccessKeySecret)
+		req.Header.Set("Accept", "application/json")
+		res, err := hc.Do(req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var page struct {
+			Records struct {
+				Cursor string `json:"cursor"`
+			} `json:"records"`
+			Calls []gong.Call `json:"calls"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&page)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			tb.Fatal(res.Status, err)
+		}
+		for i := range page.Calls {
+			if page.Calls[i].ID == "" {
+				tb.Fatal("call without an id")
+			}
+		}
+		n += len(page.Calls)
+		if page.Records.Cursor == "" {
+			return n
+		}
+		cursor = page.Records.Cursor
+	}
 }
 
 // BenchmarkListCalls walks 10,000 calls (100 pages of GET /v2/calls) from
 // the fake: typed, generic, and a plain net/http + encoding/json loop.
 func BenchmarkListCalls(b *testing.B) {
 	b.Run("typed", func(b *testing.B) {
-		_, c := benchServer(b)
-		benchmark(b, func(b *testing.B) int {
-			n := 0
-			for call, err := range c.Calls().All(context.Background(), gong.CallListParams{}) {
-				if err != nil || call.ID == "" {
-					b.Fatal(err)
-				}
-				n++
-			}
-			return n
-		})
+		_, c := benchServer(b, benchCalls)
+		benchmark.Walk(b, benchCalls, func() int { return walkTyped(b, c) })
 	})
 	b.Run("generic", func(b *testing.B) {
-		_, c := benchServer(b)
-		benchmark(b, func(b *testing.B) int {
+		_, c := benchServer(b, benchCalls)
+		benchmark.Walk(b, benchCalls, func() int {
 			n := 0
 			for rec, err := range tributary.All(context.Background(), c, "calls", nil) {
 				if err != nil || rec.IsZero() {
@@ -76,40 +107,27 @@ func BenchmarkListCalls(b *testing.B) {
 		})
 	})
 	b.Run("net/http+encoding/json", func(b *testing.B) {
-		srv, _ := benchServer(b)
+		srv, _ := benchServer(b, benchCalls)
 		hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		b.Cleanup(hc.CloseIdleConnections)
-		benchmark(b, func(b *testing.B) int {
-			n := 0
-			cursor := ""
-			for {
-				u := srv.URL + "/v2/calls"
-				if cursor != "" {
-					u += "?cursor=" + url.QueryEscape(cursor)
-				}
-				req, _ := http.NewRequest(http.MethodGet, u, nil)
-				req.SetBasicAuth(gongtest.DefaultAccessKey, gongtest.DefaultAccessKeySecret)
-				res, err := hc.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var page struct {
-					Records struct {
-						Cursor string `json:"cursor"`
-					} `json:"records"`
-					Calls []gong.Call `json:"calls"`
-				}
-				err = json.NewDecoder(res.Body).Decode(&page)
-				res.Body.Close()
-				if err != nil || res.StatusCode != http.StatusOK {
-					b.Fatal(res.StatusCode, err)
-				}
-				n += len(page.Calls)
-				if page.Records.Cursor == "" {
-					return n
-				}
-				cursor = page.Records.Cursor
-			}
-		})
+		benchmark.Walk(b, benchCalls, func() int { return walkNetHTTP(b, hc, srv.URL) })
 	})
+}
+
+// The baseline is a fair one: it sends what the typed listing sends (paths,
+// queries, headers but User-Agent) and counts the same records.
+func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
+	const calls = 250
+	srv, c := benchServer(t, calls)
+	if n := walkTyped(t, c); n != calls {
+		t.Fatalf("typed walked %d calls, want %d", n, calls)
+	}
+	typed := srv.Requests()
+	srv.ResetRequests()
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer hc.CloseIdleConnections()
+	if n := walkNetHTTP(t, hc, srv.URL); n != calls {
+		t.Fatalf("baseline walked %d calls, want %d", n, calls)
+	}
+	benchmark.SameRequests(t, typed, srv.Requests())
 }

@@ -5,73 +5,101 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/benchmark"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 )
 
+// benchAccounts is the number of accounts walked per iteration, in query
+// batches of 200.
 const (
 	benchAccounts = 10_000
 	benchQuery    = "SELECT FIELDS(STANDARD) FROM Account"
 )
 
-// measure runs walk b.N times and reports records/s, bytes and
-// allocations per record (the client's and the in-process fake's together,
-// as for the baseline).
-func measure(b *testing.B, walk func() int) {
-	b.ReportAllocs()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	n := 0
-	for b.Loop() {
-		n += walk()
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/record")
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "B/record")
-}
-
-func benchServer(b *testing.B) *salesforcetest.Server {
-	srv := salesforcetest.New(salesforcetest.WithAccounts(benchAccounts))
-	b.Cleanup(srv.Close)
+// benchServer starts a fake whose responses are recorded and replayed: the
+// first walk's query locators (nextRecordsUrl) are then the ones every
+// later walk follows.
+func benchServer(tb testing.TB, accounts int) *salesforcetest.Server {
+	srv := salesforcetest.New(salesforcetest.WithAccounts(accounts))
+	// Pages are rendered once and replayed, so the fake costs next to
+	// nothing and what is measured is the clients.
+	srv.SetResponseCache(true)
+	tb.Cleanup(srv.Close)
 	return srv
 }
 
-func benchClient(b *testing.B, srv *salesforcetest.Server) *salesforce.Client {
+func benchClient(tb testing.TB, srv *salesforcetest.Server) *salesforce.Client {
 	c, err := salesforce.New(salesforce.Credentials{ClientID: salesforcetest.DefaultClientID, ClientSecret: salesforcetest.DefaultClientSecret,
 		RefreshToken: salesforcetest.DefaultRefreshToken, AccessToken: salesforcetest.DefaultAccessToken}, tributary.WithBaseURL(srv.URL))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return c
+}
+
+// walkTyped lists every account through the typed handle.
+func walkTyped(tb testing.TB, c *salesforce.Client) int {
+	n := 0
+	for _, err := range c.Accounts().All(context.Background(), salesforce.QueryParams{Q: benchQuery}) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+// walkNetHTTP is the baseline: a plain net/http + encoding/json loop over
+// the query pages the library asks for (batchSize=200, following
+// nextRecordsUrl until done), with the same headers, into the same struct.
+func walkNetHTTP(tb testing.TB, hc *http.Client, base string) int {
+	n := 0
+	// Spaces as %20, as the library sends them (either is valid).
+	next := "/services/data/v67.0/query?q=" + strings.ReplaceAll(url.QueryEscape(benchQuery), "+", "%20")
+	for next != "" {
+		req, _ := http.NewRequest(http.MethodGet, base+next, nil)
+		req.Header.Set("Authorization", "Bearer "+salesforcetest.DefaultAccessToken)
+		req.Header.Set("Sforce-Query-Options", "batchSize=200")
+		req.Header.Set("Accept", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var page struct {
+			Done           bool                 `json:"done"`
+			NextRecordsURL string               `json:"nextRecordsUrl"`
+			Records        []salesforce.Account `json:"records"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			tb.Fatal(resp.Status, err)
+		}
+		n += len(page.Records)
+		next = ""
+		if !page.Done {
+			next = page.NextRecordsURL
+		}
+	}
+	return n
 }
 
 // BenchmarkListAccountsTyped walks 10,000 accounts (every standard field)
 // into salesforce.Account.
 func BenchmarkListAccountsTyped(b *testing.B) {
-	srv := benchServer(b)
-	c := benchClient(b, srv)
-	measure(b, func() int {
-		n := 0
-		for _, err := range c.Accounts().All(context.Background(), salesforce.QueryParams{Q: benchQuery}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
-	})
+	c := benchClient(b, benchServer(b, benchAccounts))
+	benchmark.Walk(b, benchAccounts, func() int { return walkTyped(b, c) })
 }
 
 // BenchmarkListAccountsGeneric walks 10,000 accounts as raw Records.
 func BenchmarkListAccountsGeneric(b *testing.B) {
-	srv := benchServer(b)
-	c := benchClient(b, srv)
-	measure(b, func() int {
+	c := benchClient(b, benchServer(b, benchAccounts))
+	benchmark.Walk(b, benchAccounts, func() int {
 		n := 0
 		for _, err := range tributary.All(context.Background(), c, "accounts", tributary.Params{"q": benchQuery}) {
 			if err != nil {
@@ -83,39 +111,30 @@ func BenchmarkListAccountsGeneric(b *testing.B) {
 	})
 }
 
-// BenchmarkListAccountsNetHTTP is the baseline: a plain net/http +
-// encoding/json loop over the same query pages (batchSize=200, following
-// nextRecordsUrl) into the same struct.
+// BenchmarkListAccountsNetHTTP walks the same 10,000 accounts with
+// walkNetHTTP.
 func BenchmarkListAccountsNetHTTP(b *testing.B) {
-	srv := benchServer(b)
-	hc := &http.Client{}
-	measure(b, func() int {
-		n := 0
-		next := "/services/data/v67.0/query?q=" + url.QueryEscape(benchQuery)
-		for next != "" {
-			req, _ := http.NewRequest(http.MethodGet, srv.URL+next, nil)
-			req.Header.Set("Authorization", "Bearer "+salesforcetest.DefaultAccessToken)
-			req.Header.Set("Sforce-Query-Options", "batchSize=200")
-			resp, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var page struct {
-				Done           bool                 `json:"done"`
-				NextRecordsURL string               `json:"nextRecordsUrl"`
-				Records        []salesforce.Account `json:"records"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&page)
-			resp.Body.Close()
-			if err != nil {
-				b.Fatal(err)
-			}
-			n += len(page.Records)
-			next = ""
-			if !page.Done {
-				next = page.NextRecordsURL
-			}
-		}
-		return n
-	})
+	srv := benchServer(b, benchAccounts)
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	b.Cleanup(hc.CloseIdleConnections)
+	benchmark.Walk(b, benchAccounts, func() int { return walkNetHTTP(b, hc, srv.URL) })
+}
+
+// The baseline is a fair one: it sends what the typed listing sends (paths,
+// queries, headers but User-Agent) and counts the same records. The
+// response cache replays the typed walk's query locators to the baseline.
+func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
+	const accounts = 500
+	srv := benchServer(t, accounts)
+	if n := walkTyped(t, benchClient(t, srv)); n != accounts {
+		t.Fatalf("typed walked %d accounts, want %d", n, accounts)
+	}
+	typed := srv.Requests()
+	srv.ResetRequests()
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer hc.CloseIdleConnections()
+	if n := walkNetHTTP(t, hc, srv.URL); n != accounts {
+		t.Fatalf("baseline walked %d accounts, want %d", n, accounts)
+	}
+	benchmark.SameRequests(t, typed, srv.Requests())
 }
