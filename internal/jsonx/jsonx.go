@@ -147,47 +147,13 @@ func splitArrayAt(data []byte, i int, dst [][]byte, drop string, dropped *int) (
 // written, without escapes) is present and not null.
 func skipRecord(data []byte, i int, drop string) (int, bool, error) {
 	keep := true
-	i++ // '{'
-	i = skipWS(data, i)
-	if i < len(data) && data[i] == '}' {
-		return i + 1, true, nil
-	}
-	for {
-		i = skipWS(data, i)
-		if i >= len(data) || data[i] != '"' {
-			return 0, false, syntaxErr(i, "expected a string key")
-		}
-		ks := i
-		ke, err := skipString(data, i)
-		if err != nil {
-			return 0, false, err
-		}
-		i = skipWS(data, ke)
-		if i >= len(data) || data[i] != ':' {
-			return 0, false, syntaxErr(i, "expected ':'")
-		}
-		i = skipWS(data, i+1)
-		vs := i
-		ve, err := skipValue(data, i, 2)
-		if err != nil {
-			return 0, false, err
-		}
-		if ke-ks-2 == len(drop) && string(data[ks+1:ke-1]) == drop && data[vs] != 'n' {
+	end, err := members(data, i, func(ks, ke, vs int) (int, error) {
+		if ke-ks-2 == len(drop) && string(data[ks+1:ke-1]) == drop && vs < len(data) && data[vs] != 'n' {
 			keep = false
 		}
-		i = skipWS(data, ve)
-		if i >= len(data) {
-			return 0, false, syntaxErr(i, "unterminated object")
-		}
-		switch data[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1, keep, nil
-		default:
-			return 0, false, syntaxErr(i, "expected ',' or '}' in object")
-		}
-	}
+		return skipValue(data, vs, 2)
+	})
+	return end, keep && err == nil, err
 }
 
 // Page is a response body cut into records and the other top-level members.
@@ -238,72 +204,32 @@ func SplitPageDrop(body []byte, key, drop string) (Page, error) {
 	p.Fields = make(map[string][]byte, 8)
 	// One pass: the records array is split where it stands, not first
 	// skipped as a member and then split again.
-	end, err := func() (int, error) {
-		i++ // '{'
-		i = skipWS(body, i)
-		if i < len(body) && body[i] == '}' {
-			return i + 1, nil
+	end, err := members(body, i, func(ks, ke, vs int) (int, error) {
+		k, err := unescapeKey(body, ks, ke)
+		if err != nil {
+			return 0, err
 		}
-		for {
-			i = skipWS(body, i)
-			if i >= len(body) || body[i] != '"' {
-				return 0, syntaxErr(i, "expected a string key")
-			}
-			ks := i
-			ke, err := skipString(body, i)
-			if err != nil {
-				return 0, err
-			}
-			k := body[ks+1 : ke-1]
-			if bytes.IndexByte(k, '\\') >= 0 {
-				var s string
-				if err := json.Unmarshal(body[ks:ke], &s); err != nil {
-					return 0, syntaxErr(ks, "bad key")
-				}
-				k = []byte(s)
-			}
-			i = skipWS(body, ke)
-			if i >= len(body) || body[i] != ':' {
-				return 0, syntaxErr(i, "expected ':'")
-			}
-			vs := skipWS(body, i+1)
-			var ve int
-			switch {
-			case string(k) != key:
-				if ve, err = skipValue(body, vs, 1); err != nil {
-					return 0, err
-				}
+		switch {
+		case string(k) != key:
+			ve, err := skipValue(body, vs, 1)
+			if err == nil {
 				p.Fields[string(k)] = body[vs:ve:ve]
-			case vs < len(body) && body[vs] == '[':
-				p.Dropped = 0 // a repeated key: the last one counts
-				recs, end, err := splitArrayAt(body, vs, make([][]byte, 0, 128), drop, &p.Dropped)
-				if err != nil {
-					return 0, err
-				}
-				p.Records, p.Found, ve = recs, true, end
-			default:
-				if ve, err = skipValue(body, vs, 1); err != nil {
-					return 0, err
-				}
-				if body[vs] != 'n' {
-					return 0, syntaxErr(vs, fmt.Sprintf("member %q is not an array", key))
-				}
-				p.Found = true
 			}
-			i = skipWS(body, ve)
-			if i >= len(body) {
-				return 0, syntaxErr(i, "unterminated object")
+			return ve, err
+		case vs < len(body) && body[vs] == '[':
+			p.Dropped = 0 // a repeated key: the last one counts
+			recs, ve, err := splitArrayAt(body, vs, make([][]byte, 0, 128), drop, &p.Dropped)
+			p.Records, p.Found = recs, err == nil
+			return ve, err
+		default:
+			ve, err := skipValue(body, vs, 1)
+			if err == nil && body[vs] != 'n' {
+				return 0, syntaxErr(vs, fmt.Sprintf("member %q is not an array", key))
 			}
-			switch body[i] {
-			case ',':
-				i++
-			case '}':
-				return i + 1, nil
-			default:
-				return 0, syntaxErr(i, "expected ',' or '}' in object")
-			}
+			p.Found = true
+			return ve, err
 		}
-	}()
+	})
 	if err != nil {
 		return Page{}, err
 	}
@@ -493,8 +419,27 @@ func skipValue(data []byte, i, depth int) (int, error) {
 }
 
 // walkObjectDepth validates the object at data[i] ('{') nested depth
-// levels deep; fn, when not nil, sees each member.
+// deep, calling fn (when not nil) with each member's unescaped key and the
+// offsets of its value.
 func walkObjectDepth(data []byte, i, depth int, fn func(key []byte, vs, ve int) error) (int, error) {
+	return members(data, i, func(ks, ke, vs int) (int, error) {
+		ve, err := skipValue(data, vs, depth+1)
+		if err != nil || fn == nil {
+			return ve, err
+		}
+		key, err := unescapeKey(data, ks, ke)
+		if err != nil {
+			return 0, err
+		}
+		return ve, fn(key, vs, ve)
+	})
+}
+
+// members walks the object at data[i] ('{'): the one loop over keys,
+// colons and commas. For each member, value gets the offsets of its key
+// (quotes included) and the start of its value, and returns the end of the
+// value, having validated it (or split it, or looked into it) as it needs.
+func members(data []byte, i int, value func(ks, ke, vs int) (int, error)) (int, error) {
 	i++ // '{'
 	i = skipWS(data, i)
 	if i < len(data) && data[i] == '}' {
@@ -514,24 +459,9 @@ func walkObjectDepth(data []byte, i, depth int, fn func(key []byte, vs, ve int) 
 		if i >= len(data) || data[i] != ':' {
 			return 0, syntaxErr(i, "expected ':'")
 		}
-		i = skipWS(data, i+1)
-		vs := i
-		ve, err := skipValue(data, i, depth+1)
+		ve, err := value(ks, ke, skipWS(data, i+1))
 		if err != nil {
 			return 0, err
-		}
-		if fn != nil {
-			key := data[ks+1 : ke-1]
-			if bytes.IndexByte(key, '\\') >= 0 {
-				var s string
-				if err := json.Unmarshal(data[ks:ke], &s); err != nil {
-					return 0, syntaxErr(ks, "bad key")
-				}
-				key = []byte(s)
-			}
-			if err := fn(key, vs, ve); err != nil {
-				return 0, err
-			}
 		}
 		i = skipWS(data, ve)
 		if i >= len(data) {
@@ -546,6 +476,19 @@ func walkObjectDepth(data []byte, i, depth int, fn func(key []byte, vs, ve int) 
 			return 0, syntaxErr(i, "expected ',' or '}' in object")
 		}
 	}
+}
+
+// unescapeKey returns the key whose quoted form is data[ks:ke], unescaped.
+func unescapeKey(data []byte, ks, ke int) ([]byte, error) {
+	key := data[ks+1 : ke-1]
+	if bytes.IndexByte(key, '\\') < 0 {
+		return key, nil
+	}
+	var s string
+	if err := json.Unmarshal(data[ks:ke], &s); err != nil {
+		return nil, syntaxErr(ks, "bad key")
+	}
+	return []byte(s), nil
 }
 
 func literal(data []byte, i int, lit string) (int, error) {
