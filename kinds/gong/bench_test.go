@@ -106,7 +106,7 @@ func BenchmarkListCalls(b *testing.B) {
 			return n
 		})
 	})
-	b.Run("net/http+encoding/json", func(b *testing.B) {
+	b.Run("net_http", func(b *testing.B) {
 		srv, _ := benchServer(b, benchCalls)
 		hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		b.Cleanup(hc.CloseIdleConnections)
