@@ -50,7 +50,8 @@ func (b *countedBody) Close() error {
 // default prefetch. The records and their order are the same; no more
 // requests are in flight than the prefetch allows; and where the paging
 // names the pages ahead (GitHub's Link rel="last", Mailchimp's total_items)
-// the default walk takes at most 0.6 of the page-by-page time.
+// the default walk takes at most 0.6 of the page-by-page time (not checked
+// under -race).
 func TestPrefetchKeepsRecordsAndHidesLatency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("walks every kind twice at 20 ms a page")
@@ -84,7 +85,9 @@ func TestPrefetchKeepsRecordsAndHidesLatency(t *testing.T) {
 		ratio := float64(parTime) / float64(seqTime)
 		t.Logf("%d records: one page ahead %v, default %v (%.2f×), at most %d at once",
 			len(par), seqTime.Round(time.Millisecond), parTime.Round(time.Millisecond), ratio, parMost)
-		if planned[kc.typ] && ratio > 0.6 {
+		// Under -race the fakes' own CPU time swamps the 20 ms latency; CI
+		// checks the ratio in a run without it.
+		if planned[kc.typ] && ratio > 0.6 && !raceEnabled() {
 			t.Errorf("the default prefetch took %.2f of the page-by-page time, want at most 0.6", ratio)
 		}
 	})
