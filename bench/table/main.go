@@ -27,7 +27,7 @@ import (
 )
 
 func main() {
-	count := flag.Int("count", 3, "runs of each benchmark")
+	count := flag.Int("count", 3, "rounds: runs of each benchmark, interleaved")
 	benchtime := flag.String("benchtime", "10x", "go test -benchtime for the listing benchmarks")
 	long := flag.Bool("long", false, "download 1 GiB and walk 1,000,000 records (TRIBUTARY_LONG=1)")
 	root := flag.String("root", "..", "the library's module, from the current directory")
@@ -49,14 +49,21 @@ func run(w io.Writer, root string, count int, benchtime string, long bool) error
 	if err != nil {
 		return err
 	}
-	n := strconv.Itoa(count)
-	peers, err := goTest(bench, nil, "-run", "^$", "-bench", "^Benchmark(GitHubIssues|SalesforceQuery)", "-benchtime", benchtime, "-count", n, ".")
-	if err != nil {
-		return err
-	}
-	kinds, err := goTest(root, nil, "-run", "^$", "-bench", "^BenchmarkList", "-benchtime", benchtime, "-count", n, "./kinds/...")
-	if err != nil {
-		return err
+	// Each round runs every client once, so that a client and its
+	// comparison are measured minutes apart at most, not a whole -count
+	// apart: a busy machine then slows both.
+	var peers, kinds string
+	for range count {
+		out, err := goTest(bench, nil, "-run", "^$", "-bench", "^Benchmark(GitHubIssues|SalesforceQuery)", "-benchtime", benchtime, "-count", "1", ".")
+		if err != nil {
+			return err
+		}
+		peers += out
+		out, err = goTest(root, nil, "-run", "^$", "-bench", "^BenchmarkList", "-benchtime", benchtime, "-count", "1", "./kinds/...")
+		if err != nil {
+			return err
+		}
+		kinds += out
 	}
 	var env []string
 	if long {
