@@ -273,7 +273,11 @@ func (o *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err != nil {
-		o.errs++
+		// A request the client itself cancelled (a page fetched ahead
+		// when the walk ended) is not a failure of the connection.
+		if r.Context().Err() == nil {
+			o.errs++
+		}
 		return nil, err
 	}
 	o.statuses[resp.StatusCode]++
