@@ -72,6 +72,13 @@ type Rejecter interface {
 	Reject(authorization string) bool
 }
 
+// Accepter is implemented by an Auth that learns which credentials work:
+// the transport calls Accept with the Authorization of every request the
+// connector's origin answered with a 2xx.
+type Accepter interface {
+	Accept(authorization string)
+}
+
 // oauthAuth sends the cache's tokens and lets the transport reject them.
 type oauthAuth struct{ cache *tokenCache }
 
@@ -85,6 +92,8 @@ func (a *oauthAuth) Apply(req *http.Request) error {
 }
 
 func (a *oauthAuth) Reject(authorization string) bool { return a.cache.reject(authorization) }
+
+func (a *oauthAuth) Accept(authorization string) { a.cache.accept(authorization) }
 
 // freshFor is how long a token just obtained from the endpoint is trusted:
 // a 401 to it is final, not a reason to refresh again.
@@ -100,6 +109,7 @@ type tokenCache struct {
 	src      *rotating
 	tok      *oauth2.Token
 	given    bool // tok is the caller's, of unknown age
+	proven   bool // a request with tok has succeeded
 	obtained time.Time
 	now      func() time.Time
 }
@@ -135,24 +145,39 @@ func (c *tokenCache) TokenContext(ctx context.Context) (*oauth2.Token, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.tok, c.given, c.obtained = tok, false, c.now()
+	c.tok, c.given, c.proven, c.obtained = tok, false, false, c.now()
 	c.mu.Unlock()
 	return tok, nil
 }
 
 // reject drops the current token when the rejected request carried it and
-// it is the caller's or not fresh; it reports whether a retry can succeed.
+// it is the caller's, or has worked before, or is not fresh; it reports
+// whether a retry can succeed. A token fresh from the endpoint that has
+// never worked is not refreshed again: the credentials are wrong, and a
+// refresh would loop.
 func (c *tokenCache) reject(authorization string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.tok == nil || authorization != "Bearer "+c.tok.AccessToken {
-		return c.tok != nil // another request already replaced it
+	if c.tok == nil {
+		return true // another request dropped it: the retry refreshes
 	}
-	if !c.given && c.now().Sub(c.obtained) < freshFor {
+	if authorization != "Bearer "+c.tok.AccessToken {
+		return true // another request already replaced it
+	}
+	if !c.given && !c.proven && c.now().Sub(c.obtained) < freshFor {
 		return false
 	}
 	c.tok = nil
 	return true
+}
+
+// accept records that the current token worked, when the request carried it.
+func (c *tokenCache) accept(authorization string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok != nil && !c.proven && authorization == "Bearer "+c.tok.AccessToken {
+		c.proven = true
+	}
 }
 
 // TokenAuth sends the tokens of ts as Bearer credentials; a source with

@@ -330,6 +330,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		}
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 && resp.Request != nil {
+		if acc, ok := c.cfg.Auth.(Accepter); ok && SameOrigin(resp.Request.URL, c.origin.Load()) {
+			acc.Accept(resp.Request.Header.Get("Authorization"))
+		}
+	}
 	retry := false
 	decided := false
 	if c.cfg.Classify != nil {

@@ -252,21 +252,20 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	default:
 		tokenURL = ProductionLoginURL + tokenPath
 	}
-	s := &session{
-		tokenURL: tokenURL, clientID: creds.ClientID, clientSecret: creds.ClientSecret,
-		httpClient: o.HTTPClient, onRefresh: o.OnTokenRefresh,
-		instanceURL:  strings.TrimRight(creds.InstanceURL, "/"),
-		httpsOnly:    strings.HasPrefix(tokenURL, "https://"),
-		refreshToken: creds.RefreshToken,
-		refreshTurn:  make(chan struct{}, 1),
-	}
 	// A given access token is used where it belongs: on its instance, or on
 	// the base URL that replaces the instance. Without either, the first
 	// refresh says where the instance is.
+	given := ""
 	if creds.AccessToken != "" && (creds.InstanceURL != "" || o.BaseURL != "") {
-		s.tok = &oauth2.Token{AccessToken: creds.AccessToken, TokenType: "Bearer"}
-		s.refreshable = true
+		given = creds.AccessToken
 	}
+	auth, ts := transport.OAuth(transport.OAuthConfig{
+		TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInParams,
+		ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
+		AccessToken: given, RefreshToken: creds.RefreshToken,
+		HTTPClient: o.HTTPClient, OnRefresh: o.OnTokenRefresh,
+	})
+	s := &session{ts: ts, instanceURL: strings.TrimRight(creds.InstanceURL, "/"), httpsOnly: strings.HasPrefix(tokenURL, "https://")}
 	base := s.instanceURL
 	if base == "" {
 		base = strings.TrimSuffix(tokenURL, tokenPath)
@@ -274,11 +273,11 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{
 			Type: Type, Entities: catalogue(version),
-			ParseError: parseError, Classify: classify, Retryable: s.retry,
+			ParseError: parseError, Classify: classify,
 		},
 		Options:        o,
 		DefaultBaseURL: base,
-		Auth:           transport.TokenAuth(s),
+		Auth:           auth,
 		Header:         http.Header{"Accept": {"application/json"}},
 		Secrets:        []string{creds.ClientSecret, creds.RefreshToken, creds.AccessToken},
 		ResolveBaseURL: s.instance,

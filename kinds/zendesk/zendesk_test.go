@@ -262,11 +262,11 @@ func TestOAuthRefreshRotates(t *testing.T) {
 		t.Fatalf("%d rotations; want exactly one with the fake's new pair", len(rotated))
 	}
 
-	// A token just issued and still rejected is final: no refresh loop.
+	// A token that has worked and is then rejected has expired: it is
+	// refreshed once, and the request succeeds with the new pair.
 	srv2.ExpireAccessTokens()
-	_, err = c.List(context.Background(), "groups", nil)
-	if !errors.Is(err, tributary.ErrUnauthorized) || len(rotated) != 1 {
-		t.Fatalf("rejected fresh token: %v after %d rotations", err, len(rotated))
+	if _, err := c.List(context.Background(), "groups", nil); err != nil || len(rotated) != 2 || rotated[1].AccessToken != srv2.AccessToken() {
+		t.Fatalf("expired token: %v after %d rotations; want a second rotation", err, len(rotated))
 	}
 }
 
