@@ -195,7 +195,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		}
 		s := &session{given: creds.AccessToken, saved: creds.APIBaseURL, initial: initial.String(), https: initial.Scheme == "https"}
 		onRefresh := o.OnTokenRefresh
-		_, s.ts = transport.OAuth(transport.OAuthConfig{
+		s.refreshed, s.ts = transport.OAuth(transport.OAuthConfig{
 			TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInHeader,
 			ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
 			RefreshToken: creds.RefreshToken,
@@ -209,7 +209,6 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		})
 		setup.Auth = s
 		setup.ResolveBaseURL = s.baseURL
-		kind.Retryable = s.retryable
 	default:
 		setup.Auth = transport.Bearer(creds.AccessToken)
 	}

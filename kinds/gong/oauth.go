@@ -3,7 +3,6 @@ package gong
 import (
 	"context"
 	"net/http"
-	"strings"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -25,7 +24,7 @@ const CustomerBaseURLKey = "api_base_url_for_customer"
 // serializes refreshes, so one single-use refresh token is never spent
 // twice, and renews a refreshed token before it expires; what it cannot
 // know is when a token the caller saved expires, so a 401 to that token is
-// retried once with a refreshed one.
+// retried once with a refreshed one (Reject).
 //
 // It also tells the engine where requests go (engine.Setup.ResolveBaseURL):
 // the api_base_url_for_customer of the last token response, which Gong
@@ -37,6 +36,9 @@ type session struct {
 	initial string // the base URL before any token response
 	https   bool   // the initial base is https: refuse an http customer base
 	ts      transport.TokenSource
+	// refreshed is the shared OAuth Auth whose tokens ts holds; it judges
+	// a 401 to a refreshed token (transport.Rejecter).
+	refreshed transport.Auth
 
 	probe sync.Once // the refresh that learns the base URL of a caller's token
 
@@ -121,18 +123,29 @@ func (s *session) Apply(req *http.Request) error {
 	return nil
 }
 
-// retryable is the kind's retry classifier: a 401 to the caller's own
-// access token retires it and retries the request, which then carries a
-// refreshed token. A 401 to a refreshed token is final.
-func (s *session) retryable(resp *http.Response) (retry, decided bool) {
-	if resp.StatusCode != http.StatusUnauthorized || resp.Request == nil || s.given == "" {
-		return false, false
+// Reject implements transport.Rejecter: a 401 to the caller's own access
+// token retires it, and the request is retried with a refreshed one; a 401
+// to a refreshed token is the shared token cache's to judge.
+func (s *session) Reject(authorization string) bool {
+	if s.given != "" && authorization == "Bearer "+s.given {
+		s.retire()
+		return true
 	}
-	if used, _ := strings.CutPrefix(resp.Request.Header.Get("Authorization"), "Bearer "); used != s.given {
-		return false, false
+	if rej, ok := s.refreshed.(transport.Rejecter); ok {
+		return rej.Reject(authorization)
 	}
-	s.retire()
-	return true, true
+	return false
 }
 
-var _ transport.Auth = (*session)(nil)
+// Accept implements transport.Accepter, for the shared token cache.
+func (s *session) Accept(authorization string) {
+	if acc, ok := s.refreshed.(transport.Accepter); ok {
+		acc.Accept(authorization)
+	}
+}
+
+var (
+	_ transport.Auth     = (*session)(nil)
+	_ transport.Rejecter = (*session)(nil)
+	_ transport.Accepter = (*session)(nil)
+)
