@@ -55,48 +55,59 @@ func (h *Connector) Format(f fmt.State, verb rune) {
 
 // List implements tributary.Connector.
 func (h *Connector) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
-	return h.page(ctx, entity, tributary.ActionList, p)
+	page, _, err := h.page(ctx, entity, tributary.ActionList, p, 0)
+	return page, err
 }
 
 // APISearch implements tributary.Connector.
 func (h *Connector) APISearch(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
-	return h.page(ctx, entity, tributary.ActionAPISearch, p)
+	page, _, err := h.page(ctx, entity, tributary.ActionAPISearch, p, 0)
+	return page, err
 }
 
-// Walk implements tributary.Walker: pages follow Next as in direct mode.
+// Walk implements tributary.Walker: pages follow Next as in direct mode,
+// and where the entity's paging names later pages (see pagination.Planner)
+// up to Options.Prefetch pages are asked for at once, as in direct mode.
 func (h *Connector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
+	prefetch := h.c.prefetch
 	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
-		page, err := h.List(ctx, entity, params)
+		page, later, err := h.page(ctx, entity, tributary.ActionList, params, prefetch-1)
 		if err != nil {
 			return nil, err
 		}
-		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next}, nil
-	}).All(ctx)
+		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next, Later: later}, nil
+	}).Window(prefetch).All(ctx)
 }
 
-func (h *Connector) page(ctx context.Context, entity string, a tributary.Action, p tributary.Params) (*tributary.Page, error) {
+// page runs a paged action; with later above zero it also returns the
+// params of up to later pages after Next that the page names.
+func (h *Connector) page(ctx context.Context, entity string, a tributary.Action, p tributary.Params, later int) (*tributary.Page, []map[string]any, error) {
 	norm, err := tributary.Validate(h.kind, h.catalog, entity, a, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	env, err := h.execute(ctx, entity, a, norm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	recs, err := records(env.result)
 	if err != nil {
-		return nil, h.unexpected(entity, a, err.Error())
+		return nil, nil, h.unexpected(entity, a, err.Error())
 	}
 	page := &tributary.Page{Records: recs, Meta: env.meta}
 	e, _ := tributary.FindEntity(h.catalog, entity)
+	var more []map[string]any
 	if r, ok := e.Paging[a].(pagination.Resumer); ok {
 		next, err := pagination.NextFromMeta(r, norm, env.meta, len(recs))
 		if err != nil {
-			return nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrPaging, Message: err.Error()}
+			return nil, nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrPaging, Message: err.Error()}
 		}
 		page.Next = next
+		if next != nil {
+			more = pagination.Later(e.Paging[a], norm, env.meta, len(recs), later)
+		}
 	}
-	return page, nil
+	return page, more, nil
 }
 
 // Get implements tributary.Connector.

@@ -92,18 +92,20 @@ func redacted(s string) string {
 
 // Client talks to the hosted service. It is safe for concurrent use.
 type Client struct {
-	base    *url.URL
-	paths   Paths
-	user    string
-	http    *transport.Client
-	secrets []string
+	base     *url.URL
+	paths    Paths
+	user     string
+	http     *transport.Client
+	secrets  []string
+	prefetch int // the most pages a walk asks the service for at once
 
 	mu          sync.Mutex
 	credSecrets []string
 }
 
 // New builds a Client. Options: tributary.WithHTTPClient, WithLogger,
-// WithRetry, WithRateLimit, WithUserAgent (WithBaseURL is Config.BaseURL).
+// WithRetry, WithRateLimit, WithMaxConcurrency, WithPrefetch, WithUserAgent
+// (WithBaseURL is Config.BaseURL).
 func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 	bad := func(format string, args ...any) error {
 		return &tributary.Error{Kind: "hosted", Err: tributary.ErrInvalidCredentials, Message: fmt.Sprintf(format, args...)}
@@ -155,6 +157,13 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		tc.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), max(o.RateBurst, 1))
 	}
 	c.http = transport.New(tc)
+	c.prefetch = o.Prefetch
+	if c.prefetch <= 0 {
+		c.prefetch = tributary.DefaultPrefetch
+	}
+	if o.MaxConcurrency > 0 {
+		c.prefetch = min(c.prefetch, o.MaxConcurrency)
+	}
 	return c, nil
 }
 

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -328,5 +330,79 @@ func TestHostedSearchMatchesDirectReplica(t *testing.T) {
 	}
 	if pages < 2 {
 		t.Errorf("%d pages of search results; the cursor was not followed", pages)
+	}
+}
+
+// inFlight counts the requests in flight at once.
+type inFlight struct {
+	base      http.RoundTripper
+	now, most atomic.Int64
+}
+
+func (f *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
+	n := f.now.Add(1)
+	defer f.now.Add(-1)
+	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
+	}
+	resp, err := f.base.RoundTrip(r)
+	if err == nil {
+		// Count the request until its body is read: the service has
+		// answered by then, and the body is small.
+		b, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		err = rerr
+	}
+	return resp, err
+}
+
+// A hosted walk whose pages name the ones after them (Zendesk's offset
+// paging with its count) asks the service for several pages at once, as
+// direct mode does, and yields the same records in the same order;
+// WithPrefetch(1) asks for one at a time.
+func TestHostedWalkFetchesPagesAtOnce(t *testing.T) {
+	w := setup(t, hosted.DefaultPaths, zendesktest.WithTickets(1_000))
+	w.zd.SetFaults(zendesktest.Faults{Latency: 10 * time.Millisecond})
+	var direct []string
+	for r, err := range tributary.All(context.Background(), w.direct, "tickets", tributary.Params{"per_page": 100}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct = append(direct, string(r.Raw()))
+	}
+	for _, prefetch := range []int{1, 0} {
+		fl := &inFlight{base: http.DefaultTransport.(*http.Transport).Clone()}
+		c, err := hosted.New(hosted.Config{BaseURL: w.srv.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret,
+			ExternalUserID: "customer-42"}, fast, tributary.WithHTTPClient(&http.Client{Transport: fl}), tributary.WithPrefetch(prefetch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := c.CreateConnector(context.Background(), hosted.CreateRequest{ConnectorType: "zendesk-support", Name: "Acme", Credentials: zdCreds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := c.Connector(id, "zendesk-support")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl.most.Store(0)
+		var got []string
+		for r, err := range tributary.All(context.Background(), h, "tickets", tributary.Params{"per_page": 100}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(r.Raw()))
+		}
+		fl.base.(*http.Transport).CloseIdleConnections()
+		if d := cmp.Diff(direct, got); d != "" || len(got) != 1_000 {
+			t.Fatalf("prefetch %d: %d records, or not direct mode's (-direct +hosted):\n%s", prefetch, len(got), d)
+		}
+		want := int64(tributary.DefaultPrefetch)
+		if prefetch == 1 {
+			want = 1
+		}
+		if m := fl.most.Load(); m != want {
+			t.Errorf("prefetch %d: at most %d requests at once, want %d", prefetch, m, want)
+		}
 	}
 }
