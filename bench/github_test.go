@@ -79,14 +79,7 @@ func BenchmarkGitHubIssuesTributaryTyped(b *testing.B) {
 	c := benchClient(b, benchServer(b))
 	p := github.IssueListParams{RepoRef: github.RepoRef{Owner: githubtest.Owner, Repo: githubtest.Repo}, State: "all", Paging: github.Paging{PerPage: 100}}
 	benchmark.Walk(b, benchIssues, func() int {
-		n := 0
-		for _, err := range c.Issues().All(context.Background(), p) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, c.Issues().All(context.Background(), p))
 	})
 }
 
@@ -96,14 +89,7 @@ func BenchmarkGitHubIssuesTributaryGeneric(b *testing.B) {
 	c := benchClient(b, benchServer(b))
 	p := tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all", "per_page": 100}
 	benchmark.Walk(b, benchIssues, func() int {
-		n := 0
-		for _, err := range tributary.All(context.Background(), c, "issues", p) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, tributary.All(context.Background(), c, "issues", p))
 	})
 }
 

@@ -5,6 +5,8 @@ package benchmark
 
 import (
 	"fmt"
+	"iter"
+	"net/http"
 	"runtime"
 	"slices"
 	"testing"
@@ -57,4 +59,49 @@ func SameRequests(t testing.TB, library, baseline []fakeserver.Request) {
 	if w, g := key(library), key(baseline); !slices.Equal(w, g) {
 		t.Errorf("baseline requests differ from the library's:\nlibrary:  %q\nbaseline: %q", w, g)
 	}
+}
+
+// Log is a fake's request log.
+type Log interface {
+	Requests() []fakeserver.Request
+	ResetRequests()
+}
+
+// Baseline checks that a net/http baseline is a fair one: on log, cleared
+// first, the typed walk and the baseline each count want records, and the
+// baseline sends the requests the library sends (SameRequests).
+func Baseline(t *testing.T, log Log, want int, typed func() int, baseline func(hc *http.Client) int) {
+	t.Helper()
+	log.ResetRequests()
+	if n := typed(); n != want {
+		t.Fatalf("the typed walk counted %d records, want %d", n, want)
+	}
+	library := log.Requests()
+	log.ResetRequests()
+	if n := baseline(Client(t)); n != want {
+		t.Fatalf("the baseline counted %d records, want %d", n, want)
+	}
+	SameRequests(t, library, log.Requests())
+}
+
+// Client returns a plain *http.Client with a transport of its own, whose
+// idle connections are closed when tb ends: what a baseline walks with.
+func Client(tb testing.TB) *http.Client {
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	tb.Cleanup(hc.CloseIdleConnections)
+	return hc
+}
+
+// Count walks seq to its end and returns how many items it yielded,
+// failing tb on the walk's error.
+func Count[T any](tb testing.TB, seq iter.Seq2[T, error]) int {
+	tb.Helper()
+	n := 0
+	for _, err := range seq {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n++
+	}
+	return n
 }

@@ -33,14 +33,7 @@ var benchParams = github.IssueListParams{RepoRef: github.RepoRef{Owner: githubte
 func BenchmarkListIssuesTyped(b *testing.B) {
 	c := open(b, benchServer(b))
 	benchmark.Walk(b, benchIssues, func() int {
-		n := 0
-		for _, err := range c.Issues().All(context.Background(), benchParams) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, c.Issues().All(context.Background(), benchParams))
 	})
 }
 
@@ -49,14 +42,7 @@ func BenchmarkListIssuesGeneric(b *testing.B) {
 	c := open(b, benchServer(b))
 	params := tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all"}
 	benchmark.Walk(b, benchIssues, func() int {
-		n := 0
-		for _, err := range tributary.All(context.Background(), c, "issues", params) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, tributary.All(context.Background(), c, "issues", params))
 	})
 }
 

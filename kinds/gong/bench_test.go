@@ -108,8 +108,7 @@ func BenchmarkListCalls(b *testing.B) {
 	})
 	b.Run("net_http", func(b *testing.B) {
 		srv, _ := benchServer(b, benchCalls)
-		hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		b.Cleanup(hc.CloseIdleConnections)
+		hc := benchmark.Client(b)
 		benchmark.Walk(b, benchCalls, func() int { return walkNetHTTP(b, hc, srv.URL) })
 	})
 }
@@ -119,15 +118,5 @@ func BenchmarkListCalls(b *testing.B) {
 func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
 	const calls = 250
 	srv, c := benchServer(t, calls)
-	if n := walkTyped(t, c); n != calls {
-		t.Fatalf("typed walked %d calls, want %d", n, calls)
-	}
-	typed := srv.Requests()
-	srv.ResetRequests()
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	if n := walkNetHTTP(t, hc, srv.URL); n != calls {
-		t.Fatalf("baseline walked %d calls, want %d", n, calls)
-	}
-	benchmark.SameRequests(t, typed, srv.Requests())
+	benchmark.Baseline(t, srv, calls, func() int { return walkTyped(t, c) }, func(hc *http.Client) int { return walkNetHTTP(t, hc, srv.URL) })
 }

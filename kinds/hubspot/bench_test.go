@@ -28,14 +28,7 @@ func benchServer(tb testing.TB, contacts int) *hubspottest.Server {
 // walkTyped lists every contact through the typed handle (GET list
 // endpoint, not search).
 func walkTyped(tb testing.TB, c *hubspot.Client) int {
-	n := 0
-	for _, err := range c.Contacts().All(context.Background(), hubspot.ListParams{Limit: 100}) {
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n++
-	}
-	return n
+	return benchmark.Count(tb, c.Contacts().All(context.Background(), hubspot.ListParams{Limit: 100}))
 }
 
 // walkNetHTTP is the baseline: a plain net/http + encoding/json loop over
@@ -107,8 +100,7 @@ func BenchmarkListContactsGeneric(b *testing.B) {
 // walkNetHTTP.
 func BenchmarkListContactsNetHTTP(b *testing.B) {
 	srv := benchServer(b, benchContacts)
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	b.Cleanup(hc.CloseIdleConnections)
+	hc := benchmark.Client(b)
 	benchmark.Walk(b, benchContacts, func() int {
 		n := walkNetHTTP(b, hc, srv.URL)
 		srv.ResetRequests()
@@ -121,15 +113,6 @@ func BenchmarkListContactsNetHTTP(b *testing.B) {
 func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
 	const contacts = 250
 	srv := benchServer(t, contacts)
-	if n := walkTyped(t, open(t, srv)); n != contacts {
-		t.Fatalf("typed walked %d contacts, want %d", n, contacts)
-	}
-	typed := srv.Requests()
-	srv.ResetRequests()
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	if n := walkNetHTTP(t, hc, srv.URL); n != contacts {
-		t.Fatalf("baseline walked %d contacts, want %d", n, contacts)
-	}
-	benchmark.SameRequests(t, typed, srv.Requests())
+	c := open(t, srv)
+	benchmark.Baseline(t, srv, contacts, func() int { return walkTyped(t, c) }, func(hc *http.Client) int { return walkNetHTTP(t, hc, srv.URL) })
 }

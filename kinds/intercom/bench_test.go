@@ -35,14 +35,7 @@ func benchClient(tb testing.TB, srv *intercomtest.Server) *intercom.Client {
 
 // walkTyped lists every contact through the typed handle.
 func walkTyped(tb testing.TB, c *intercom.Client) int {
-	n := 0
-	for _, err := range c.Contacts().All(context.Background(), intercom.ListParams{}) {
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n++
-	}
-	return n
+	return benchmark.Count(tb, c.Contacts().All(context.Background(), intercom.ListParams{}))
 }
 
 // walkNetHTTP is the baseline: a plain net/http + encoding/json loop over
@@ -96,14 +89,7 @@ func BenchmarkListContactsTyped(b *testing.B) {
 func BenchmarkListContactsGeneric(b *testing.B) {
 	c := benchClient(b, benchServer(b, benchContacts))
 	benchmark.Walk(b, benchContacts, func() int {
-		n := 0
-		for _, err := range tributary.All(context.Background(), c, "contacts", nil) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, tributary.All(context.Background(), c, "contacts", nil))
 	})
 }
 
@@ -111,8 +97,7 @@ func BenchmarkListContactsGeneric(b *testing.B) {
 // walkNetHTTP.
 func BenchmarkListContactsNetHTTP(b *testing.B) {
 	srv := benchServer(b, benchContacts)
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	b.Cleanup(hc.CloseIdleConnections)
+	hc := benchmark.Client(b)
 	benchmark.Walk(b, benchContacts, func() int { return walkNetHTTP(b, hc, srv.URL) })
 }
 
@@ -121,15 +106,6 @@ func BenchmarkListContactsNetHTTP(b *testing.B) {
 func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
 	const contacts = 400
 	srv := benchServer(t, contacts)
-	if n := walkTyped(t, benchClient(t, srv)); n != contacts {
-		t.Fatalf("typed walked %d contacts, want %d", n, contacts)
-	}
-	typed := srv.Requests()
-	srv.ResetRequests()
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	if n := walkNetHTTP(t, hc, srv.URL); n != contacts {
-		t.Fatalf("baseline walked %d contacts, want %d", n, contacts)
-	}
-	benchmark.SameRequests(t, typed, srv.Requests())
+	c := benchClient(t, srv)
+	benchmark.Baseline(t, srv, contacts, func() int { return walkTyped(t, c) }, func(hc *http.Client) int { return walkNetHTTP(t, hc, srv.URL) })
 }

@@ -114,8 +114,7 @@ func BenchmarkListMembers(b *testing.B) {
 	})
 	b.Run("net_http", func(b *testing.B) {
 		srv, _, list := benchServer(b, benchMembers)
-		hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		b.Cleanup(hc.CloseIdleConnections)
+		hc := benchmark.Client(b)
 		benchmark.Walk(b, benchMembers, func() int { return walkNetHTTP(b, hc, srv.URL, list) })
 	})
 }
@@ -125,16 +124,5 @@ func BenchmarkListMembers(b *testing.B) {
 func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
 	const members = 2500
 	srv, c, list := benchServer(t, members)
-	srv.ResetRequests()
-	if n := walkTyped(t, c, list); n != members {
-		t.Fatalf("typed walked %d members, want %d", n, members)
-	}
-	typed := srv.Requests()
-	srv.ResetRequests()
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	if n := walkNetHTTP(t, hc, srv.URL, list); n != members {
-		t.Fatalf("baseline walked %d members, want %d", n, members)
-	}
-	benchmark.SameRequests(t, typed, srv.Requests())
+	benchmark.Baseline(t, srv, members, func() int { return walkTyped(t, c, list) }, func(hc *http.Client) int { return walkNetHTTP(t, hc, srv.URL, list) })
 }

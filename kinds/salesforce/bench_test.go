@@ -44,14 +44,7 @@ func benchClient(tb testing.TB, srv *salesforcetest.Server) *salesforce.Client {
 
 // walkTyped lists every account through the typed handle.
 func walkTyped(tb testing.TB, c *salesforce.Client) int {
-	n := 0
-	for _, err := range c.Accounts().All(context.Background(), salesforce.QueryParams{Q: benchQuery}) {
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n++
-	}
-	return n
+	return benchmark.Count(tb, c.Accounts().All(context.Background(), salesforce.QueryParams{Q: benchQuery}))
 }
 
 // walkNetHTTP is the baseline: a plain net/http + encoding/json loop over
@@ -100,14 +93,7 @@ func BenchmarkListAccountsTyped(b *testing.B) {
 func BenchmarkListAccountsGeneric(b *testing.B) {
 	c := benchClient(b, benchServer(b, benchAccounts))
 	benchmark.Walk(b, benchAccounts, func() int {
-		n := 0
-		for _, err := range tributary.All(context.Background(), c, "accounts", tributary.Params{"q": benchQuery}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, tributary.All(context.Background(), c, "accounts", tributary.Params{"q": benchQuery}))
 	})
 }
 
@@ -115,8 +101,7 @@ func BenchmarkListAccountsGeneric(b *testing.B) {
 // walkNetHTTP.
 func BenchmarkListAccountsNetHTTP(b *testing.B) {
 	srv := benchServer(b, benchAccounts)
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	b.Cleanup(hc.CloseIdleConnections)
+	hc := benchmark.Client(b)
 	benchmark.Walk(b, benchAccounts, func() int { return walkNetHTTP(b, hc, srv.URL) })
 }
 
@@ -126,15 +111,6 @@ func BenchmarkListAccountsNetHTTP(b *testing.B) {
 func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
 	const accounts = 500
 	srv := benchServer(t, accounts)
-	if n := walkTyped(t, benchClient(t, srv)); n != accounts {
-		t.Fatalf("typed walked %d accounts, want %d", n, accounts)
-	}
-	typed := srv.Requests()
-	srv.ResetRequests()
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	if n := walkNetHTTP(t, hc, srv.URL); n != accounts {
-		t.Fatalf("baseline walked %d accounts, want %d", n, accounts)
-	}
-	benchmark.SameRequests(t, typed, srv.Requests())
+	c := benchClient(t, srv)
+	benchmark.Baseline(t, srv, accounts, func() int { return walkTyped(t, c) }, func(hc *http.Client) int { return walkNetHTTP(t, hc, srv.URL) })
 }

@@ -35,14 +35,7 @@ func benchClient(tb testing.TB, srv *zendesktest.Server) *zendesk.Client {
 
 // walkTyped lists every ticket through the typed handle.
 func walkTyped(tb testing.TB, c *zendesk.Client) int {
-	n := 0
-	for _, err := range c.Tickets().All(context.Background(), zendesk.TicketListParams{}) {
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n++
-	}
-	return n
+	return benchmark.Count(tb, c.Tickets().All(context.Background(), zendesk.TicketListParams{}))
 }
 
 // walkNetHTTP is the baseline: a plain net/http + encoding/json loop over
@@ -90,14 +83,7 @@ func BenchmarkListTicketsTyped(b *testing.B) {
 func BenchmarkListTicketsGeneric(b *testing.B) {
 	c := benchClient(b, benchServer(b, benchTickets))
 	benchmark.Walk(b, benchTickets, func() int {
-		n := 0
-		for _, err := range tributary.All(context.Background(), c, "tickets", nil) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		return n
+		return benchmark.Count(b, tributary.All(context.Background(), c, "tickets", nil))
 	})
 }
 
@@ -105,8 +91,7 @@ func BenchmarkListTicketsGeneric(b *testing.B) {
 // walkNetHTTP.
 func BenchmarkListTicketsNetHTTP(b *testing.B) {
 	srv := benchServer(b, benchTickets)
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	b.Cleanup(hc.CloseIdleConnections)
+	hc := benchmark.Client(b)
 	benchmark.Walk(b, benchTickets, func() int { return walkNetHTTP(b, hc, srv.URL) })
 }
 
@@ -115,15 +100,6 @@ func BenchmarkListTicketsNetHTTP(b *testing.B) {
 func TestNetHTTPBaselineMatchesTyped(t *testing.T) {
 	const tickets = 250
 	srv := benchServer(t, tickets)
-	if n := walkTyped(t, benchClient(t, srv)); n != tickets {
-		t.Fatalf("typed walked %d tickets, want %d", n, tickets)
-	}
-	typed := srv.Requests()
-	srv.ResetRequests()
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	if n := walkNetHTTP(t, hc, srv.URL); n != tickets {
-		t.Fatalf("baseline walked %d tickets, want %d", n, tickets)
-	}
-	benchmark.SameRequests(t, typed, srv.Requests())
+	c := benchClient(t, srv)
+	benchmark.Baseline(t, srv, tickets, func() int { return walkTyped(t, c) }, func(hc *http.Client) int { return walkNetHTTP(t, hc, srv.URL) })
 }
