@@ -256,6 +256,10 @@ func TestPlans(t *testing.T) {
 		{"link, last page", gh, map[string]any{"page": int64(9)}, map[string]any{"next_page": nil, "last_page": nil}, 100, nil},
 		{"zendesk offset", zd, map[string]any{"per_page": 100}, map[string]any{"next_page": "https://x.zendesk.com/api/v2/users.json?page=2&per_page=100", "count": int64(430)}, 100,
 			[]map[string]any{{"per_page": 100, "page": int64(2)}, {"per_page": 100, "page": int64(3)}, {"per_page": 100, "page": int64(4)}, {"per_page": 100, "page": int64(5)}}},
+		{"zendesk offset, page size from the next URL", zd, map[string]any{}, map[string]any{"next_page": "https://x.zendesk.com/api/v2/help_center/articles.json?page=2&per_page=30", "count": int64(70)}, 30,
+			[]map[string]any{{"page": int64(2)}, {"page": int64(3)}}},
+		{"zendesk offset, not past page 100", zd, map[string]any{"per_page": 100, "page": int64(98)}, map[string]any{"next_page": "https://x.zendesk.com/api/v2/users.json?page=99&per_page=100", "count": int64(50_000)}, 100,
+			[]map[string]any{{"per_page": 100, "page": int64(99)}, {"per_page": 100, "page": int64(100)}}},
 		{"zendesk cursor", zd, map[string]any{"page[size]": 100}, map[string]any{"has_more": true, "after_cursor": "abc"}, 100,
 			[]map[string]any{{"page[size]": 100, "page[after]": "abc"}}},
 	}

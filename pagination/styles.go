@@ -343,9 +343,18 @@ func (ZendeskPage) Next(params, meta map[string]any, count int) map[string]any {
 	return with(params, "page", n)
 }
 
+// Zendesk's offset paging limits: per_page at most 100, and a 400 beyond
+// 100 pages or 10,000 records.
+const (
+	zendeskMaxPerPage = 100
+	zendeskMaxPage    = 100
+	zendeskMaxOffset  = 10_000
+)
+
 // Plan implements Planner in offset mode: the page numbers from the next
 // one to the last that count (the total) and per_page (100 unless set)
-// imply. The cursor modes name only the next page.
+// imply, never past Zendesk's offset limits. The cursor modes name only the
+// next page.
 func (s ZendeskPage) Plan(params, meta map[string]any, count, n int) []map[string]any {
 	next := s.Next(params, meta, count)
 	if next == nil {
@@ -363,11 +372,18 @@ func (s ZendeskPage) Plan(params, meta map[string]any, count, n int) []map[strin
 	if !ok || first <= 0 {
 		return out
 	}
+	// The page size: as asked, else as the next page's URL says, else
+	// Zendesk's default; at most its cap of 100.
 	size := intParam(params, "per_page")
 	if size <= 0 {
-		size = 100
+		size, _ = queryInt(str(meta["next_page"]), "per_page")
 	}
-	last := (total + size - 1) / size
+	if size <= 0 || size > zendeskMaxPerPage {
+		size = zendeskMaxPerPage
+	}
+	// Offset paging answers 400 beyond 100 pages or 10,000 records: never
+	// plan a page it refuses.
+	last := min((total+size-1)/size, zendeskMaxPage, zendeskMaxOffset/size)
 	for pg := first + 1; pg <= last && len(out) < n; pg++ {
 		out = append(out, with(params, "page", pg))
 	}
@@ -427,10 +443,13 @@ func (s LinkHeader) Plan(params, meta map[string]any, _, n int) []map[string]any
 	return out
 }
 
-// pageParam reads the integer query parameter "page" of a URL, as
-// url.Parse and Query would, without building either: it is read on every
-// page of a walk.
-func pageParam(u string) (int64, bool) {
+// pageParam reads the integer query parameter "page" of a URL.
+func pageParam(u string) (int64, bool) { return queryInt(u, "page") }
+
+// queryInt reads the integer query parameter key of a URL, as url.Parse
+// and Query would, without building either: it is read on every page of a
+// walk.
+func queryInt(u, key string) (int64, bool) {
 	_, q, ok := strings.Cut(u, "?")
 	if !ok {
 		return 0, false
@@ -439,7 +458,7 @@ func pageParam(u string) (int64, bool) {
 	for q != "" {
 		var kv string
 		kv, q, _ = strings.Cut(q, "&")
-		if k, v, _ := strings.Cut(kv, "="); k == "page" {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
 			n, err := strconv.ParseInt(v, 10, 64)
 			return n, err == nil
 		}
