@@ -89,6 +89,8 @@ type Server struct {
 	vendor   Vendor
 	rng      *rand.Rand
 	apiCount int
+	inFlight int // API requests being answered now
+	most     int // the most API requests answered at once since the log was reset
 }
 
 // New starts the two origins. api serves the vendor API (faults are injected
@@ -125,11 +127,21 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.log...)
 }
 
-// ResetRequests empties the request log.
+// ResetRequests empties the request log and restarts MostInFlight.
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
 	s.log = nil
+	s.most = s.inFlight
 	s.mu.Unlock()
+}
+
+// MostInFlight returns the most API requests the fake was answering at once
+// (latency included) since it started or the log was last reset: what a
+// client's concurrency looks like from the vendor's side.
+func (s *Server) MostInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.most
 }
 
 // SetResponseCache makes the API answer a GET it has answered before (same
@@ -209,6 +221,15 @@ func (s *Server) record(origin string, h http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		s.mu.Lock()
+		if origin == "api" {
+			s.inFlight++
+			s.most = max(s.most, s.inFlight)
+			defer func() {
+				s.mu.Lock()
+				s.inFlight--
+				s.mu.Unlock()
+			}()
+		}
 		s.log = append(s.log, Request{
 			Origin:  origin,
 			Method:  r.Method,

@@ -1,49 +1,13 @@
 package reliability
 
 import (
-	"io"
-	"net/http"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
-
-// inFlight is an http.RoundTripper that counts the requests in flight at
-// once, up to the end of each response body.
-type inFlight struct {
-	base      http.RoundTripper
-	now, most atomic.Int64
-}
-
-func (f *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
-	n := f.now.Add(1)
-	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
-	}
-	resp, err := f.base.RoundTrip(r)
-	if err != nil {
-		f.now.Add(-1)
-		return nil, err
-	}
-	resp.Body = &countedBody{ReadCloser: resp.Body, done: func() { f.now.Add(-1) }}
-	return resp, nil
-}
-
-// countedBody calls done once, when the body is closed.
-type countedBody struct {
-	io.ReadCloser
-	once sync.Once
-	done func()
-}
-
-func (b *countedBody) Close() error {
-	b.once.Do(b.done)
-	return b.ReadCloser.Close()
-}
 
 // TestPrefetchKeepsRecordsAndHidesLatency walks every kind's main list at
 // 20 ms a response twice: one page ahead (WithPrefetch(1)) and with the
@@ -60,16 +24,15 @@ func TestPrefetchKeepsRecordsAndHidesLatency(t *testing.T) {
 	forKinds(t, kindCases(), func(t testing.TB, kc kindCase) {
 		f := kc.start(t, 2_500)
 		f.srv.SetFaults(fakeserver.Faults{Latency: 20 * time.Millisecond})
-		walk := func(prefetch int) ([]recKey, time.Duration, int64) {
-			fl := &inFlight{base: http.DefaultTransport.(*http.Transport).Clone()}
-			defer fl.base.(*http.Transport).CloseIdleConnections()
-			c := open(t, kc, f, nil, tributary.WithHTTPClient(&http.Client{Transport: fl}), tributary.WithPrefetch(prefetch))
+		walk := func(prefetch int) ([]recKey, time.Duration, int) {
+			c := open(t, kc, f, nil, tributary.WithPrefetch(prefetch))
+			f.srv.ResetRequests()
 			start := time.Now()
 			got, err := walkAll(c, kc, true)
 			if err != nil {
 				t.Fatalf("prefetch %d: %v", prefetch, err)
 			}
-			return got, time.Since(start), fl.most.Load()
+			return got, time.Since(start), f.srv.MostInFlight()
 		}
 		seq, seqTime, seqMost := walk(1)
 		par, parTime, parMost := walk(0)
