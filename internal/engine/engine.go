@@ -53,6 +53,9 @@ type Setup struct {
 	// the OAuth token response (Salesforce's instance_url, Gong's
 	// api_base_url_for_customer). Credentials follow the base to its origin.
 	ResolveBaseURL func(ctx context.Context) (string, error)
+	// Paces are the kind's own limits on some of its endpoints (see
+	// transport.Config.Paces).
+	Paces []transport.Pace
 }
 
 // Connector is a direct-mode connector driven by a Kind.
@@ -109,6 +112,7 @@ func Open(s Setup) (*Connector, error) {
 		MaxRateLimitWait: o.Retry.MaxRateLimitWait,
 		MaxConcurrency:   s.MaxConcurrency,
 		Classify:         s.Kind.Retryable,
+		Paces:            s.Paces,
 	}
 	if o.MaxConcurrency > 0 {
 		cfg.MaxConcurrency = o.MaxConcurrency

@@ -63,6 +63,12 @@ func Bearer(token string) Auth {
 	})
 }
 
+// Pace limits the requests Match accepts to Limiter's rate.
+type Pace struct {
+	Match   func(*http.Request) bool
+	Limiter *rate.Limiter
+}
+
 // idleConnsPerHost is how many idle connections to the vendor the
 // library's own transport keeps: twice the default prefetch.
 const idleConnsPerHost = 8
@@ -95,6 +101,10 @@ type Config struct {
 
 	// Limiter, when set, paces requests to Origin.
 	Limiter *rate.Limiter
+	// Paces are further limits on some requests to Origin: a vendor
+	// endpoint with a lower limit of its own (HubSpot's search). Each
+	// attempt a Pace matches, retries included, waits for its Limiter.
+	Paces []Pace
 	// MaxConcurrency, when positive, caps requests in flight to Origin
 	// (a request holds its slot until its body is closed).
 	MaxConcurrency int
@@ -268,7 +278,16 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if cfg.Limiter != nil {
 			if err := cfg.Limiter.Wait(r.Context()); err != nil {
+				closeBody(r)
 				return nil, err
+			}
+		}
+		for _, p := range cfg.Paces {
+			if p.Match(r) {
+				if err := p.Limiter.Wait(r.Context()); err != nil {
+					closeBody(r)
+					return nil, err
+				}
 			}
 		}
 		if t.c.sem != nil {
@@ -451,4 +470,12 @@ func RedactURL(raw string) string {
 		u.RawPath = ""
 	}
 	return u.String()
+}
+
+// closeBody closes the body of a request that will not be sent, as a
+// RoundTripper must.
+func closeBody(r *http.Request) {
+	if r.Body != nil {
+		r.Body.Close()
+	}
 }

@@ -215,8 +215,9 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			HTTPClient: o.HTTPClient, OnRefresh: o.OnTokenRefresh,
 		})
 	}
+	var paces []transport.Pace
 	if lim != nil {
-		o.HTTPClient = pacedClient(o.HTTPClient, lim)
+		paces = []transport.Pace{{Match: isSearch, Limiter: lim}}
 	}
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{
@@ -229,6 +230,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		Auth:           auth,
 		Header:         http.Header{"Accept": {"application/json"}},
 		Secrets:        []string{creds.PrivateAppToken, creds.ClientSecret, creds.RefreshToken, creds.AccessToken},
+		Paces:          paces,
 	})
 	if err != nil {
 		return nil, err
@@ -273,38 +275,7 @@ func searchLimiter(settings map[string]string) (*rate.Limiter, error) {
 	return rate.NewLimiter(rate.Limit(perSecond), burst), nil
 }
 
-// pacedClient returns a client like base whose search requests wait for
-// lim. It sits under the retrying transport, so retries are paced too.
-func pacedClient(base *http.Client, lim *rate.Limiter) *http.Client {
-	rt := http.DefaultTransport.(*http.Transport).Clone()
-	out := &http.Client{Transport: rt}
-	if base != nil {
-		if base.Transport != nil {
-			out.Transport = base.Transport
-		}
-		out.Timeout = base.Timeout
-	}
-	out.Transport = &pacedTransport{base: out.Transport, lim: lim}
-	return out
-}
-
-type pacedTransport struct {
-	base http.RoundTripper
-	lim  *rate.Limiter
-}
-
-func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if isSearch(req) {
-		if err := t.lim.Wait(req.Context()); err != nil {
-			if req.Body != nil {
-				req.Body.Close()
-			}
-			return nil, err
-		}
-	}
-	return t.base.RoundTrip(req)
-}
-
+// isSearch matches the search endpoints, which HubSpot limits on their own.
 func isSearch(req *http.Request) bool {
 	return req != nil && req.Method == http.MethodPost && strings.HasSuffix(strings.TrimRight(req.URL.Path, "/"), "/search")
 }
