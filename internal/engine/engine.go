@@ -445,7 +445,7 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 			return resp, body, nil
 		}
 		var te *tributary.Error
-		if !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrServer) || attempt >= c.retry.MaxRetries {
+		if rt.Once || !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrServer) || attempt >= c.retry.MaxRetries {
 			return nil, nil, err
 		}
 		if werr := sleep(ctx, backoff(c.retry, attempt)); werr != nil {
@@ -482,6 +482,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // send builds and sends the request of a route and returns a 2xx response.
 func (c *Connector) send(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*http.Response, error) {
+	if rt.Once {
+		ctx = transport.Once(ctx)
+	}
 	req, err := c.build(ctx, rt, norm)
 	if err != nil {
 		return nil, c.invalid(entity, a, err)

@@ -81,6 +81,10 @@ type Route struct {
 	// Walk rewrites the first params of a full walk (All), e.g. to switch
 	// to a cursor mode; it must not modify its argument.
 	Walk func(p tributary.Params) tributary.Params
+	// Once marks a request the vendor acts on as it answers (Intercom's
+	// scroll moves on): it is repeated after a 429, never after a dropped
+	// connection or a 5xx (see transport.Once).
+	Once bool
 	// Drop leaves out the records (objects) whose top-level member of this
 	// name is present and not null, as the page is split: GitHub's issues
 	// list also returns pull requests, which carry "pull_request". Paging

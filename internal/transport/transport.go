@@ -344,7 +344,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctx.Err()
 	}
 	if err != nil {
-		if errors.Is(err, ErrAuth) || errors.Is(err, ErrInsecureRedirect) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if once(ctx) || errors.Is(err, ErrAuth) || errors.Is(err, ErrInsecureRedirect) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, err
 		}
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
@@ -353,6 +353,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		if acc, ok := c.cfg.Auth.(Accepter); ok && SameOrigin(resp.Request.URL, c.origin.Load()) {
 			acc.Accept(resp.Request.Header.Get("Authorization"))
 		}
+	}
+	if once(ctx) && resp.StatusCode >= 500 {
+		return false, nil
 	}
 	retry := false
 	decided := false
@@ -479,3 +482,13 @@ func closeBody(r *http.Request) {
 		r.Body.Close()
 	}
 }
+
+type onceKey struct{}
+
+// Once marks the requests made under ctx as ones the vendor acts on as it
+// answers (Intercom's scroll moves on): they are sent again only after an
+// answer that says the vendor refused them untouched (429, 401 with fresh
+// credentials), never after a dropped connection or a 5xx.
+func Once(ctx context.Context) context.Context { return context.WithValue(ctx, onceKey{}, true) }
+
+func once(ctx context.Context) bool { v, _ := ctx.Value(onceKey{}).(bool); return v }

@@ -74,7 +74,10 @@ func specs() []spec {
 			listKey: "conversations", paged: true, listParams: []param{perPage(20), afterArg}, searchable: conversationFields},
 		{name: "companies", doc: "Companies. All walks past the list's 10,000-company limit with the scroll API.", path: "/companies",
 			listKey: "data", paged: true, listParams: []param{perPage(15), afterArg, scrollParam}, searchable: companyFields,
-			routes: []engine.Route{{Path: "/companies/scroll", When: []string{"scroll_param"}, Records: "data", Paging: scrollPages{}, Prepare: dropEmptyScrollParam}}},
+			routes: []engine.Route{{Path: "/companies/scroll", When: []string{"scroll_param"}, Records: "data", Paging: scrollPages{}, Prepare: dropEmptyScrollParam,
+				// Intercom moves a scroll on as it answers: a repeat after a
+				// dropped connection or a 5xx could skip a page.
+				Once: true}}},
 		{name: "teams", doc: "Teams of admins.", path: "/teams", listKey: "teams", searchable: teamFields},
 		{name: "admins", doc: "Admins (teammates) of the workspace.", path: "/admins", listKey: "admins"},
 		{name: "tags", doc: "Tags of the workspace.", path: "/tags", listKey: "data"},

@@ -149,10 +149,9 @@ var versionRE = regexp.MustCompile(`^(?:[0-9]+\.[0-9]+|Unstable|Preview)$`)
 // tributary.Connector and tributary.Walker and is safe for concurrent use.
 type Client struct {
 	*engine.Connector
-	// scroller sends the scroll requests of companies, without transport
-	// retries (see scrollPage); retry is the caller's retry policy.
-	scroller *engine.Connector
-	retry    tributary.RetryPolicy
+	// retry is the caller's retry policy, for waiting out another open
+	// scroll (see openScroll).
+	retry tributary.RetryPolicy
 }
 
 // New opens an Intercom connector. Options: WithAPIVersion, WithRegion,
@@ -193,7 +192,6 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			Entities:   catalogue(),
 			ParseError: parseError,
 			RetryAfter: retryAfter,
-			Retryable:  retryable,
 		},
 		Options:        o,
 		DefaultBaseURL: region.BaseURL(),
@@ -202,14 +200,6 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		Secrets:        []string{creds.AccessToken},
 	}
 	conn, err := engine.Open(setup)
-	if err != nil {
-		return nil, err
-	}
-	// A scroll request must never be repeated by the transport: Intercom
-	// moves the scroll on as it answers, so a repeat after a dropped
-	// connection would skip a page without a trace.
-	setup.Options.Retry.MaxRetries = 0
-	scroller, err := engine.Open(setup)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +214,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if retry.MaxRateLimitWait <= 0 {
 		retry.MaxRateLimitWait = time.Minute
 	}
-	return &Client{Connector: conn, scroller: scroller, retry: retry}, nil
+	return &Client{Connector: conn, retry: retry}, nil
 }
 
 func normRegion(r Region) Region {
@@ -242,19 +232,6 @@ func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Conne
 		return nil, err
 	}
 	return New(creds, opts...)
-}
-
-// retryable keeps the transport from repeating a scroll request that
-// failed with a 5xx: the failure ends an Intercom scroll, so the same
-// scroll_param could only fail again. (Client sends scroll requests through
-// a connector without retries; this covers a scroll sent through the
-// embedded engine connector directly.)
-func retryable(resp *http.Response) (retry, decided bool) {
-	if resp.StatusCode >= 500 && resp.Request != nil && strings.HasSuffix(resp.Request.URL.Path, "/companies/scroll") &&
-		resp.Request.URL.Query().Get("scroll_param") != "" {
-		return false, true
-	}
-	return false, false
 }
 
 // retryAfter reads Intercom's rate-limit headers: when an answer is a 429,

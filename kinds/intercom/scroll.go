@@ -19,9 +19,6 @@ func (c *Client) List(ctx context.Context, entity string, p tributary.Params) (*
 	if err := scrollConflict(entity, p); err != nil {
 		return nil, err
 	}
-	if entity == "companies" && p["scroll_param"] != nil {
-		return c.scrollPage(ctx, p)
-	}
 	return c.Connector.List(ctx, entity, p)
 }
 
@@ -38,33 +35,6 @@ func scrollConflict(entity string, p tributary.Params) error {
 		}
 	}
 	return nil
-}
-
-// scrollPage fetches one scroll page through the connector without
-// transport retries, and sends it again only after a 429 (Intercom refuses
-// a rate-limited request before touching the scroll), within the caller's
-// retry policy.
-func (c *Client) scrollPage(ctx context.Context, p tributary.Params) (*tributary.Page, error) {
-	for attempt := 0; ; attempt++ {
-		page, err := c.scroller.List(ctx, "companies", p)
-		var te *tributary.Error
-		if err == nil || attempt >= c.retry.MaxRetries || !errors.As(err, &te) || te.StatusCode != http.StatusTooManyRequests {
-			return page, err
-		}
-		wait := te.RetryAfter
-		if wait <= 0 {
-			wait = backoff(c.retry.MinBackoff, c.retry.MaxBackoff, attempt)
-		}
-		if wait > c.retry.MaxRateLimitWait {
-			return page, err
-		}
-		if !fits(ctx, wait) {
-			return page, err
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // scrollExpiry is how long Intercom keeps an unused scroll open, with a
@@ -84,7 +54,7 @@ const minScrollPoll = 250 * time.Millisecond
 func (c *Client) openScroll(ctx context.Context) (*tributary.Page, error) {
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
-		page, err := c.scrollPage(ctx, tributary.Params{"scroll_param": ""})
+		page, err := c.Connector.List(ctx, "companies", tributary.Params{"scroll_param": ""})
 		var te *tributary.Error
 		if err == nil || c.retry.MaxRetries == 0 || !errors.As(err, &te) || te.Code != "scroll_exists" {
 			return page, err
@@ -215,7 +185,7 @@ func (c *Client) scroll(ctx context.Context, param string, restartable bool, see
 		if param == "" {
 			page, err = c.openScroll(ctx)
 		} else {
-			page, err = c.scrollPage(ctx, tributary.Params{"scroll_param": param})
+			page, err = c.Connector.List(ctx, "companies", tributary.Params{"scroll_param": param})
 		}
 		if err != nil {
 			if restartable && restarts < maxScrollRestarts && ctx.Err() == nil && scrollBroken(err, param == "") {
