@@ -46,6 +46,20 @@ type Options struct {
 // WithPrefetch says otherwise.
 const DefaultPrefetch = 4
 
+// PrefetchWithin returns how many pages a walk fetches at once: Prefetch,
+// or DefaultPrefetch when unset, and no more than maxConcurrency when that
+// is positive.
+func (o Options) PrefetchWithin(maxConcurrency int) int {
+	n := o.Prefetch
+	if n <= 0 {
+		n = DefaultPrefetch
+	}
+	if maxConcurrency > 0 {
+		n = min(n, maxConcurrency)
+	}
+	return n
+}
+
 // RetryPolicy bounds retries of one HTTP request (never of a whole walk).
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt.

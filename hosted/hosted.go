@@ -157,13 +157,7 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		tc.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), max(o.RateBurst, 1))
 	}
 	c.http = transport.New(tc)
-	c.prefetch = o.Prefetch
-	if c.prefetch <= 0 {
-		c.prefetch = tributary.DefaultPrefetch
-	}
-	if o.MaxConcurrency > 0 {
-		c.prefetch = min(c.prefetch, o.MaxConcurrency)
-	}
+	c.prefetch = o.PrefetchWithin(o.MaxConcurrency)
 	return c, nil
 }
 

@@ -129,13 +129,7 @@ func Open(s Setup) (*Connector, error) {
 		cfg.RetryAfter = func(resp *http.Response) (time.Duration, bool) { return ra(resp, time.Now()) }
 	}
 	c.client = transport.New(cfg)
-	c.prefetch = o.Prefetch
-	if c.prefetch <= 0 {
-		c.prefetch = tributary.DefaultPrefetch
-	}
-	if cfg.MaxConcurrency > 0 {
-		c.prefetch = min(c.prefetch, cfg.MaxConcurrency)
-	}
+	c.prefetch = o.PrefetchWithin(cfg.MaxConcurrency)
 	return c, nil
 }
 
