@@ -39,6 +39,12 @@ var (
 	// ErrPaging: the source's paging did not advance (a repeated cursor or
 	// next URL) or could not be read; the walk stops instead of looping.
 	ErrPaging = pagination.ErrStalled
+	// ErrCursorExpired: a cursor the source issued for a walk (Intercom's
+	// company scroll, closed after a minute unused) has expired at the
+	// source, so the page after it cannot be had: the walk must start
+	// again from the beginning. It is neither the caller's mistake nor a
+	// failure a retry of the same request could mend.
+	ErrCursorExpired = errors.New("cursor expired")
 	// ErrUnexpectedResponse: the source answered with a body the library
 	// could not read (malformed JSON, a missing envelope).
 	ErrUnexpectedResponse = errors.New("unexpected response")

@@ -351,6 +351,7 @@ var sentinels = map[string]error{
 	"unknown_kind": tributary.ErrUnknownKind, "not_found": tributary.ErrNotFound, "unauthorized": tributary.ErrUnauthorized,
 	"forbidden": tributary.ErrForbidden, "rate_limited": tributary.ErrRateLimited, "server_error": tributary.ErrServer,
 	"paging_error": tributary.ErrPaging, "unexpected_response": tributary.ErrUnexpectedResponse,
+	"cursor_expired": tributary.ErrCursorExpired,
 }
 
 // ErrorType names a sentinel as the service reports it ("not_found"), the

@@ -106,7 +106,28 @@ func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
 	return schema, id, nil
 }
 
-// Sync walks every page of each entity and replaces its copy. Entities
+// maxWalkRestarts is how often Sync starts an entity's walk again after
+// the source expired its cursor (tributary.ErrCursorExpired).
+const maxWalkRestarts = 3
+
+// walk adds every record of entity to b.
+func (r *Replica) walk(ctx context.Context, entity string, b *search.Builder) error {
+	for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
+		if err != nil {
+			return err
+		}
+		if err := b.Add(rec.Raw()); err != nil {
+			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
+				Message: "a record could not be indexed: " + err.Error(), Cause: err}
+		}
+	}
+	return nil
+}
+
+// Sync walks every page of each entity and replaces its copy. A walk
+// that ends with tributary.ErrCursorExpired (the source closed its cursor,
+// as Intercom does with a scroll unused for a minute) is started again
+// from the beginning, up to three times. Entities
 // are synchronized one after the other; the first failure stops Sync and
 // leaves that entity's previous copy (and the later entities') in place.
 func (r *Replica) Sync(ctx context.Context, entities ...string) error {
@@ -129,13 +150,18 @@ func (r *Replica) syncOne(ctx context.Context, entity string) error {
 	if err != nil {
 		return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
 	}
-	for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
-		if err != nil {
+	for attempt := 0; ; attempt++ {
+		err := r.walk(ctx, entity, b)
+		if err == nil {
+			break
+		}
+		// A cursor that expired at the source (Intercom's idle scroll)
+		// means the walk must start again: a few times, from scratch.
+		if !errors.Is(err, tributary.ErrCursorExpired) || attempt >= maxWalkRestarts || ctx.Err() != nil {
 			return err
 		}
-		if err := b.Add(rec.Raw()); err != nil {
-			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
-				Message: "a record could not be indexed: " + err.Error(), Cause: err}
+		if b, err = search.NewBuilder(schema, id); err != nil {
+			return err
 		}
 	}
 	c := &copyOf{index: b.Build(), synced: time.Now()}

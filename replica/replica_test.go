@@ -6,11 +6,13 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
@@ -170,3 +172,59 @@ func TestFailedSyncKeepsTheOldCopy(t *testing.T) {
 }
 
 func ptr(f search.Filter) *search.Filter { return &f }
+
+// A walk that ends because the source expired its cursor is started again
+// by Sync: here Intercom's company scroll idles out at each of the walk's
+// first four scroll requests, so the first walk ends with ErrCursorExpired
+// and the second one completes.
+func TestSyncRestartsAWalkWhoseCursorExpired(t *testing.T) {
+	const companies = intercomtest.CompanyListLimit + 60
+	var mu sync.Mutex
+	reads, now := 0, time.Unix(1_800_000_000, 0)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		reads++
+		if reads <= 8 { // open, expired page, four times over
+			now = now.Add(intercomtest.ScrollIdleTimeout + time.Second)
+		}
+		return now
+	}
+	srv := intercomtest.New(intercomtest.WithCompanies(companies), intercomtest.WithScrollClock(clock))
+	defer srv.Close()
+	c, err := kinds.Open("intercom", map[string]any{"access_token": intercomtest.DefaultAccessToken}, tributary.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := replica.New(c)
+	if err := r.Sync(context.Background(), "companies"); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	ids := map[string]bool{}
+	req := search.Request{Limit: 1000}
+	for {
+		res, err := r.Search(context.Background(), "companies", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			ids[h.ID] = true
+		}
+		if res.NextCursor == nil {
+			break
+		}
+		req.Cursor = *res.NextCursor
+	}
+	if len(ids) != companies {
+		t.Errorf("%d companies in the copy, want %d", len(ids), companies)
+	}
+	lists := 0
+	for _, q := range srv.Requests() {
+		if q.Path == "/companies" && q.Query.Get("starting_after") == "" {
+			lists++
+		}
+	}
+	if lists != 2 {
+		t.Errorf("the company list was walked %d times, want 2 (the walk and its restart)", lists)
+	}
+}

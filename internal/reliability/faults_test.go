@@ -301,7 +301,15 @@ func sentinelName(err error) string {
 func TestFaultsIntercomScroll(t *testing.T) {
 	t.Parallel()
 	const companies = 10_600
-	s := intercomtest.New(intercomtest.WithCompanies(companies), intercomtest.WithScrollIdleTimeout(200*time.Millisecond))
+	// The fake's clock is counted in requests, not in wall time: every
+	// reading moves it on by 45s (the fake reads it once a scroll request), so
+	// the scroll in use (read every request) never idles for Intercom's
+	// minute, while one a cut connection left behind expires after a
+	// couple of the walk's attempts to open a new one, however slow the
+	// machine is.
+	clock := fakeserver.NewClock(time.Unix(1_800_000_000, 0))
+	clock.SetStep(45 * time.Second)
+	s := intercomtest.New(intercomtest.WithCompanies(companies), intercomtest.WithScrollClock(clock.Now))
 	defer s.Close()
 	f := fake{srv: s.Server, creds: map[string]any{"access_token": intercomtest.DefaultAccessToken}}
 	kc := kindCaseOf("intercom")
@@ -320,7 +328,7 @@ func TestFaultsIntercomScroll(t *testing.T) {
 		t.Fatalf("fault-free walk: company %s appears twice (at %d)", base[dup].id, dup)
 	}
 	// Let the fault-free walk's scroll expire before the next one opens.
-	time.Sleep(300 * time.Millisecond)
+	clock.Advance(intercomtest.ScrollIdleTimeout + time.Second)
 	f.srv.ResetRequests()
 
 	// The faults start with the scroll: the plain list before it is the

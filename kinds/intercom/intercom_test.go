@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 )
@@ -158,7 +159,13 @@ func TestAllCompaniesReopensABrokenScroll(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := intercomtest.New(intercomtest.WithCompanies(n), intercomtest.WithScrollIdleTimeout(1500*time.Millisecond)) // long enough for a loaded CI machine between two pages
+			// The scroll clock moves 45s at each scroll request, whatever the
+			// speed of the machine: the walk's scroll, read at every request,
+			// never idles for a minute; one a cut connection left open
+			// expires by the walk's second attempt to open a new one.
+			clock := fakeserver.NewClock(time.Unix(1_800_000_000, 0))
+			clock.SetStep(45 * time.Second)
+			srv := intercomtest.New(intercomtest.WithCompanies(n), intercomtest.WithScrollClock(clock.Now))
 			defer srv.Close()
 			c := open(t, srv)
 			var ids []string
@@ -204,13 +211,18 @@ func TestAllCompaniesWhileAnotherScrollIsOpen(t *testing.T) {
 		t.Fatalf("no retries: after %d companies: %v", k, err)
 	}
 
-	srv2 := intercomtest.New(intercomtest.WithCompanies(120), intercomtest.WithScrollIdleTimeout(1500*time.Millisecond)) // long enough for a loaded CI machine between two pages
+	// The scroll clock moves 45s at each scroll request: the scroll the
+	// test opens has idled out (over a minute) by the walk's second
+	// attempt to open one, and the walk's own scroll, read at every
+	// request, never does.
+	clock := fakeserver.NewClock(time.Unix(1_800_000_000, 0))
+	clock.SetStep(45 * time.Second)
+	srv2 := intercomtest.New(intercomtest.WithCompanies(120), intercomtest.WithScrollClock(clock.Now))
 	defer srv2.Close()
 	c = open(t, srv2)
 	if _, err := c.List(ctx, "companies", tributary.Params{"scroll_param": ""}); err != nil {
 		t.Fatal(err)
 	}
-	opened := time.Now()
 	var ids []string
 	for co, err := range c.Companies().All(ctx, intercom.CompanyListParams{ScrollParam: new(string)}) {
 		if err != nil {
@@ -219,8 +231,14 @@ func TestAllCompaniesWhileAnotherScrollIsOpen(t *testing.T) {
 		ids = append(ids, co.ID)
 	}
 	allCompanies(t, ids, 120)
-	if d := time.Since(opened); d < 300*time.Millisecond {
-		t.Errorf("the walk did not wait for the open scroll to expire (%v)", d)
+	opens := 0
+	for _, r := range srv2.Requests() {
+		if r.Path == "/companies/scroll" && r.Query.Get("scroll_param") == "" {
+			opens++
+		}
+	}
+	if opens != 3 {
+		t.Errorf("%d requests opening a scroll, want 3 (the test's, the walk's refused one, the walk's after the expiry)", opens)
 	}
 }
 
@@ -504,7 +522,7 @@ func TestRateLimitBeyondThePolicy(t *testing.T) {
 	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrRateLimited) || te.Code != "rate_limit_exceeded" || te.RetryAfter < 28*time.Second || !te.Retryable {
 		t.Fatalf("err = %v", err)
 	}
-	if time.Since(start) > 2*time.Second || te.RequestID == "" {
+	if time.Since(start) > 10*time.Second || te.RequestID == "" { // not the 30s wait
 		t.Errorf("took %v; request id %q", time.Since(start), te.RequestID)
 	}
 }
@@ -694,5 +712,45 @@ func TestRecordsCarryTheSearchableFields(t *testing.T) {
 			}
 			seen[f.Name] = true
 		}
+	}
+}
+
+// A scroll_param Intercom no longer knows (the scroll idled out) is
+// ErrCursorExpired, not the caller's invalid params; a walk whose scroll
+// keeps expiring opens it again a few times, then ends with that error.
+func TestExpiredScrollIsErrCursorExpired(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := fakeserver.NewClock(time.Unix(1_800_000_000, 0))
+	srv := intercomtest.New(intercomtest.WithCompanies(120), intercomtest.WithScrollClock(clock.Now))
+	defer srv.Close()
+	c := open(t, srv)
+	first, err := c.List(ctx, "companies", tributary.Params{"scroll_param": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(intercomtest.ScrollIdleTimeout + time.Second)
+	_, err = c.List(ctx, "companies", first.Next)
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrCursorExpired) || errors.Is(err, tributary.ErrInvalidParams) ||
+		te.StatusCode != 400 || te.Code != "parameter_invalid" || te.Param != "" || !strings.Contains(te.Message, "start the walk again") {
+		t.Fatalf("expired scroll: %v", err)
+	}
+
+	// Every scroll request finds the scroll idle for over a minute.
+	clock.SetStep(intercomtest.ScrollIdleTimeout + time.Second)
+	srv.ResetRequests()
+	n := 0
+	for _, err = range c.Companies().All(ctx, intercom.CompanyListParams{ScrollParam: new(string)}) {
+		if err != nil {
+			break
+		}
+		n++
+	}
+	if !errors.Is(err, tributary.ErrCursorExpired) || n != intercomtest.ScrollPageSize {
+		t.Fatalf("after %d companies: %v", n, err)
+	}
+	if opens := len(requestsTo(srv, "/companies/scroll")); opens != 8 {
+		t.Errorf("%d scroll requests, want 8 (4 opens, each followed by an expired page)", opens)
 	}
 }

@@ -15,11 +15,43 @@ import (
 // after a dropped connection or a 5xx (Intercom moves a scroll on as it
 // answers, so a repeat could skip a page): such a failure is an error, and
 // the scroll must be started again. A 429 is waited out and sent again.
+//
+// A scroll_param that Intercom no longer knows (the scroll was left unused
+// for over a minute, or it ended) is tributary.ErrCursorExpired, not
+// ErrInvalidParams: nothing in the request was wrong, but the scroll is
+// gone and must be opened again ("" as scroll_param, or a new walk).
 func (c *Client) List(ctx context.Context, entity string, p tributary.Params) (*tributary.Page, error) {
 	if err := scrollConflict(entity, p); err != nil {
 		return nil, err
 	}
-	return c.Connector.List(ctx, entity, p)
+	page, err := c.Connector.List(ctx, entity, p)
+	if err != nil && entity == "companies" {
+		if s, _ := p["scroll_param"].(string); s != "" {
+			err = scrollExpired(err)
+		}
+	}
+	return page, err
+}
+
+// scrollExpired turns Intercom's refusal of a scroll_param it no longer
+// knows (400 parameter_invalid "scroll_param is invalid or has expired",
+// or a 404) into tributary.ErrCursorExpired, keeping the status, code,
+// message and request id.
+func scrollExpired(err error) error {
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrInvalidParams) && !errors.Is(te.Err, tributary.ErrNotFound) {
+		return err
+	}
+	if te.StatusCode != http.StatusBadRequest && te.StatusCode != http.StatusNotFound {
+		return err
+	}
+	out := *te
+	out.Err, out.Param = tributary.ErrCursorExpired, ""
+	out.Message = "the company scroll has expired or ended at Intercom (a scroll unused for a minute is closed); start the walk again"
+	if te.Message != "" {
+		out.Message += " (Intercom: " + te.Message + ")"
+	}
+	return &out
 }
 
 // scrollConflict rejects per_page and starting_after beside scroll_param:
@@ -122,7 +154,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 // cannot be asked for again; a scroll_param that expired because the loop
 // body took over a minute), the walk opens a new scroll, waiting for the
 // broken one to expire where Intercom keeps it open, and skips the
-// companies already yielded; it does so up to three times.
+// companies already yielded; it does so up to three times in a row
+// without a new company in between. A walk whose scroll keeps expiring
+// (a loop body slower than Intercom's minute) then ends with
+// tributary.ErrCursorExpired: the walk must be started again, and
+// replica.Sync does that on its own.
 //
 // With starting_after the walk goes on from that cursor with the plain
 // list only; with scroll_param it scrolls ("" opens a new scroll).
@@ -185,7 +221,7 @@ func (c *Client) scroll(ctx context.Context, param string, restartable bool, see
 		if param == "" {
 			page, err = c.openScroll(ctx)
 		} else {
-			page, err = c.Connector.List(ctx, "companies", tributary.Params{"scroll_param": param})
+			page, err = c.List(ctx, "companies", tributary.Params{"scroll_param": param})
 		}
 		if err != nil {
 			if restartable && restarts < maxScrollRestarts && ctx.Err() == nil && scrollBroken(err, param == "") {
@@ -215,17 +251,14 @@ func (c *Client) scroll(ctx context.Context, param string, restartable bool, see
 // scrollBroken reports whether a failed scroll request means that the
 // scroll is gone and a new one is the way on: a 5xx or a dropped
 // connection, or, past the opening request, a scroll_param refused as
-// unknown or expired (400, 404). A 400 to the opening request (another
-// scroll is open: scroll_exists) is final.
+// unknown or expired (ErrCursorExpired). A 400 to the opening request
+// (another scroll is open: scroll_exists) is final.
 func scrollBroken(err error, opening bool) bool {
 	var te *tributary.Error
 	if !errors.As(err, &te) {
 		return false
 	}
-	if errors.Is(te.Err, tributary.ErrServer) {
-		return true
-	}
-	return !opening && (te.StatusCode == http.StatusBadRequest || te.StatusCode == http.StatusNotFound)
+	return errors.Is(te.Err, tributary.ErrServer) || !opening && errors.Is(te.Err, tributary.ErrCursorExpired)
 }
 
 // recordID returns a record's "id" ("" when it has none).

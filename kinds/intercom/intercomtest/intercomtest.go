@@ -121,6 +121,7 @@ type config struct {
 	fileCutEvery  int
 	scrollIdle    time.Duration
 	now           func() time.Time
+	scrollNow     func() time.Time
 }
 
 // WithFaults injects faults into API responses.
@@ -162,6 +163,19 @@ func WithScrollIdleTimeout(d time.Duration) Option {
 	}
 }
 
+// WithScrollClock sets the clock the fake reads to expire idle scrolls
+// (time.Now by default). A test that passes a clock it moves by hand
+// decides when an idle scroll expires, whatever the speed of the machine.
+// Rate-limit windows and X-RateLimit-Reset stay on the wall clock, which
+// clients compare them with.
+func WithScrollClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.scrollNow = now
+		}
+	}
+}
+
 // Server is a running fake of Intercom's API.
 type Server struct {
 	*fakeserver.Server
@@ -192,6 +206,7 @@ func New(opts ...Option) *Server {
 		companies:     DefaultCompanies,
 		scrollIdle:    ScrollIdleTimeout,
 		now:           time.Now,
+		scrollNow:     time.Now,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -681,7 +696,7 @@ type companyScroll struct {
 
 func (s *Server) scrollCompanies(w http.ResponseWriter, r *http.Request) {
 	param := r.URL.Query().Get("scroll_param")
-	now := s.cfg.now()
+	now := s.cfg.scrollNow()
 
 	s.mu.Lock()
 	sc := s.scroll

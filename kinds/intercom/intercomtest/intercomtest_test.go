@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
 
 // do sends one request to the fake with Intercom's headers and decodes the
@@ -283,7 +285,7 @@ func TestCompaniesScroll(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	var mu sync.Mutex
 	s := New(WithCompanies(CompanyListLimit + 70))
-	s.cfg.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s.cfg.scrollNow = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	defer s.Close()
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 
@@ -477,14 +479,16 @@ func TestAttachmentDownload(t *testing.T) {
 }
 
 func TestScrollIdleTimeoutOption(t *testing.T) {
-	s := New(WithCompanies(10), WithScrollIdleTimeout(50*time.Millisecond))
+	clock := fakeserver.NewClock(time.Unix(1_800_000_000, 0))
+	s := New(WithCompanies(10), WithScrollIdleTimeout(50*time.Millisecond), WithScrollClock(clock.Now))
 	defer s.Close()
 	if resp, _ := get(t, s, "/companies/scroll", nil); resp.StatusCode != 200 {
 		t.Fatalf("open: %d", resp.StatusCode)
 	}
+	clock.Advance(50 * time.Millisecond) // idle for exactly the timeout: still open
 	resp, body := get(t, s, "/companies/scroll", nil)
 	wantError(t, resp, body, http.StatusBadRequest, "scroll_exists")
-	time.Sleep(60 * time.Millisecond)
+	clock.Advance(51 * time.Millisecond)
 	if resp, _ := get(t, s, "/companies/scroll", nil); resp.StatusCode != 200 {
 		t.Errorf("open after the idle timeout: %d", resp.StatusCode)
 	}
