@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -121,8 +122,14 @@ func TestAllFetchesPlannedPagesAtOnce(t *testing.T) {
 	}
 	ratio := float64(parallel) / float64(sequential)
 	t.Logf("100 pages at %v: window 1 %v, window 4 %v (%.2f×); at most %d in flight", latency, sequential.Round(time.Millisecond), parallel.Round(time.Millisecond), ratio, par.most.Load())
-	if ratio > 0.6 {
+	// The ratio measures the machine as well (a loaded one, or -race, is
+	// slow): it is checked when TRIBUTARY_STRICT_TIMING is set, as CI's
+	// step for it does; the fetches in flight are checked always.
+	if ratio > 0.6 && os.Getenv("TRIBUTARY_STRICT_TIMING") != "" {
 		t.Errorf("window 4 took %.2f of the sequential time, want at most 0.6", ratio)
+	}
+	if m := par.most.Load(); m < 2 {
+		t.Errorf("window 4 never had two fetches in flight")
 	}
 	if m := par.most.Load(); m > 4 {
 		t.Errorf("%d fetches at once, window is 4", m)

@@ -14,8 +14,17 @@ import (
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 )
 
-// cancelBound is how soon a cancelled operation must return.
-const cancelBound = 100 * time.Millisecond
+// cancelBound is how soon a cancelled operation must return: 100 ms, the
+// README's promise, when TRIBUTARY_STRICT_TIMING is set (CI checks it so,
+// without -race, in a step of its own); otherwise 5 s, which still fails
+// every operation that waits out what it was cancelled in (the hangs and
+// retry waits here last 30 s to a minute) and holds on a loaded machine.
+func cancelBound() time.Duration {
+	if strictTiming() {
+		return 100 * time.Millisecond
+	}
+	return 5 * time.Second
+}
 
 // slowRetry waits long between attempts, so that a test can cancel the
 // context in the middle of the wait.
@@ -28,8 +37,8 @@ func checkCancelled(t testing.TB, what string, err error, elapsed time.Duration)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%s: returned %v, want an error matching context.Canceled", what, err)
 	}
-	if elapsed > cancelBound {
-		t.Errorf("%s: returned %v after the cancel, want within %v", what, elapsed.Round(time.Millisecond), cancelBound)
+	if bound := cancelBound(); elapsed > bound {
+		t.Errorf("%s: returned %v after the cancel, want within %v", what, elapsed.Round(time.Millisecond), bound)
 	}
 }
 

@@ -330,6 +330,14 @@ func cpuTime() time.Duration {
 	return total
 }
 
+// strictTiming reports whether the tests should hold the latency and
+// throughput targets (TRIBUTARY_STRICT_TIMING set, as CI's step for them
+// does, without -race and without other tests running beside). Elsewhere
+// those figures are logged, not asserted: on a loaded machine, or under
+// -race, they measure the machine, and a suite that fails when the
+// machine is busy fails at random.
+func strictTiming() bool { return os.Getenv("TRIBUTARY_STRICT_TIMING") != "" }
+
 // raceEnabled reports whether the binary was built with -race.
 func raceEnabled() bool {
 	bi, ok := debug.ReadBuildInfo()
@@ -462,13 +470,13 @@ func TestDownloadThroughput(t *testing.T) {
 			"best per CPU-second: plain %.1f MB, tributary %.1f MB; peak RSS: tributary %.1f MiB, plain %.1f MiB",
 			size>>20, sink, rounds, geomean(ratios), bestPlain, bestTrib, bestTrib/bestPlain,
 			best(plain, throughputResult.cpuMBps), best(trib, throughputResult.cpuMBps), mib(rss), mib(plainRSS))
-		if !race && rss >= throughputMaxRSS {
+		if strictTiming() && !race && rss >= throughputMaxRSS {
 			t.Errorf("to %s: tributary's peak RSS is %.1f MiB, want under %d MiB", sink, mib(rss), throughputMaxRSS>>20)
 		}
 	}
 	ratio := geomean(pairs)
 	t.Logf("%d MiB: tributary's throughput is %.3f× plain io.Copy's (geometric mean of %d pairs; want at least %.2f×)", size>>20, ratio, len(pairs), minRatio)
-	if !race && ratio < minRatio {
+	if strictTiming() && !race && ratio < minRatio {
 		t.Errorf("tributary's throughput is %.3f× plain io.Copy's (geometric mean of %d pairs), want at least %.2f×", ratio, len(pairs), minRatio)
 	}
 	if race {

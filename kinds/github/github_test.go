@@ -581,7 +581,12 @@ func TestCancelMidWalkReturnsPromptly(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v after %d records", err, n)
 	}
-	if d := time.Since(cancelled); d > 100*time.Millisecond {
+	// The walk stops at the cancel, mid-page: not one record more. (Time
+	// is only a guard against a hang: a loaded machine may be slow.)
+	if n != 150 {
+		t.Errorf("%d records yielded, want 150: the walk went on after the cancel", n)
+	}
+	if d := time.Since(cancelled); d > 10*time.Second {
 		t.Errorf("the walk took %v to stop", d)
 	}
 }

@@ -155,6 +155,11 @@ func (w *searchWalk) run(ctx context.Context, yield func(tributary.Record, error
 			}
 			first = false
 			for _, rec := range page.Records {
+				// A cancelled walk stops at once, also in the middle of a
+				// page already in memory.
+				if err := ctx.Err(); err != nil {
+					return &tributary.Error{Kind: Type, Entity: w.entity, Action: apiSearch, Err: err, Message: "request cancelled"}
+				}
 				id, ms, err := w.key(rec)
 				if err != nil {
 					return err

@@ -233,6 +233,12 @@ func (c *Client) scroll(ctx context.Context, param string, restartable bool, see
 			return
 		}
 		for _, rec := range page.Records {
+			// A cancelled walk stops at once, also in the middle of a page
+			// already in memory.
+			if err := ctx.Err(); err != nil {
+				yield(tributary.Record{}, &tributary.Error{Kind: Type, Entity: "companies", Action: tributary.ActionList, Err: err, Message: "request cancelled"})
+				return
+			}
 			if !seen.add(recordID(rec)) {
 				continue
 			}
