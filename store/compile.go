@@ -1,0 +1,285 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tributary-dev/tributary/search"
+)
+
+// compiler turns a filter into a SQL condition on a records table (alias
+// r). Every value is a bound parameter; identifiers are the table's own
+// numbered columns. Each condition is exact (true for exactly the records
+// the reference semantics match) or a superset of them; the Evaluator
+// decides the records of a superset.
+type compiler struct {
+	ctx   context.Context
+	s     *Store
+	q     querier
+	table int64
+	ts    *tableSpec
+	args  []any
+}
+
+// cond is a compiled condition; sql "" means "every record" (a superset
+// unless exact).
+type cond struct {
+	sql   string
+	exact bool
+}
+
+var (
+	condAll  = cond{sql: "", exact: true}
+	condNone = cond{sql: "1 = 0", exact: true}
+)
+
+func (c *compiler) arg(v any) string {
+	c.args = append(c.args, v)
+	return c.s.d.ph(len(c.args))
+}
+
+// classBound is the smallest key of class k.
+func classBound(k search.KeyClass) []byte { return []byte{byte(k)} }
+
+func (c *compiler) compile(f *search.Filter) (cond, error) {
+	// A condition whose SQL is dropped takes its bound values with it.
+	mark := len(c.args)
+	drop := func(k cond) (cond, error) {
+		c.args = c.args[:mark]
+		return k, nil
+	}
+	switch f.Op {
+	case search.OpAnd:
+		var parts []string
+		exact := true
+		for i := range f.Filters {
+			k, err := c.compile(&f.Filters[i])
+			if err != nil {
+				return cond{}, err
+			}
+			exact = exact && k.exact
+			if k.sql == condNone.sql && k.exact {
+				return drop(condNone)
+			}
+			if k.sql != "" {
+				parts = append(parts, "("+k.sql+")")
+			}
+		}
+		return cond{sql: strings.Join(parts, " AND "), exact: exact}, nil
+	case search.OpOr:
+		if len(f.Filters) == 0 {
+			return condNone, nil
+		}
+		var parts []string
+		exact := true
+		for i := range f.Filters {
+			k, err := c.compile(&f.Filters[i])
+			if err != nil {
+				return cond{}, err
+			}
+			exact = exact && k.exact
+			if k.sql == "" {
+				// Something matches every record: the or does too (as a
+				// superset when that something is one).
+				return drop(cond{sql: "", exact: k.exact})
+			}
+			parts = append(parts, "("+k.sql+")")
+		}
+		return cond{sql: strings.Join(parts, " OR "), exact: exact}, nil
+	case search.OpNot:
+		k, err := c.compile(&f.Filters[0])
+		if err != nil {
+			return cond{}, err
+		}
+		if !k.exact {
+			// The complement of a superset is no superset of anything.
+			return drop(cond{sql: "", exact: false})
+		}
+		if k.sql == "" {
+			return drop(condNone)
+		}
+		// A comparison on a NULL is NULL, which NOT keeps NULL: the
+		// reference's not is two-valued.
+		return cond{sql: "NOT COALESCE((" + k.sql + "), FALSE)", exact: true}, nil
+	}
+	col := c.ts.column(f.Field)
+	if col < 0 {
+		// A path below an object field: no column of its own.
+		return cond{sql: "", exact: false}, nil
+	}
+	k := "r." + keyCol(col)
+	switch f.Op {
+	case search.OpEq:
+		return c.eq(k, f.Value), nil
+	case search.OpNeq:
+		if f.Value.Kind() == search.KindNull {
+			return cond{sql: k + " IS NOT NULL", exact: true}, nil
+		}
+		return cond{sql: c.s.d.distinct(k, c.arg(f.Value.Key())), exact: true}, nil
+	case search.OpIn:
+		if len(f.Values) == 0 {
+			return condNone, nil
+		}
+		var parts []string
+		for _, v := range f.Values {
+			parts = append(parts, c.eq(k, v).sql)
+		}
+		return cond{sql: strings.Join(parts, " OR "), exact: true}, nil
+	case search.OpGt, search.OpGte, search.OpLt, search.OpLte:
+		return c.order(col, f.Op, f.Value), nil
+	case search.OpLike:
+		// Strings (date-times included); the pattern is the Evaluator's.
+		return cond{sql: "(" + k + " >= " + c.arg(classBound(search.ClassTime)) + " AND " + k + " < " + c.arg(classBound(search.ClassArray)) + ")", exact: false}, nil
+	case search.OpContains, search.OpAny:
+		return cond{sql: k + " = " + c.arg(classBound(search.ClassArray)), exact: false}, nil
+	case search.OpKeyword, search.OpFuzzy:
+		return c.text(col, f)
+	}
+	return cond{sql: "", exact: false}, nil
+}
+
+// eq: the key equals the value's (which is exactly the reference's
+// equality), or, for null, the field is null or missing.
+func (c *compiler) eq(k string, v search.Value) cond {
+	if v.Kind() == search.KindNull {
+		return cond{sql: k + " IS NULL", exact: true}
+	}
+	return cond{sql: k + " = " + c.arg(v.Key()), exact: true}
+}
+
+// order compiles gt, gte, lt and lte: numbers with numbers; date-times
+// with date-times as instants; strings otherwise byte for byte.
+func (c *compiler) order(col int, op search.Op, v search.Value) cond {
+	k := "r." + keyCol(col)
+	cmp := map[search.Op]string{search.OpGt: ">", search.OpGte: ">=", search.OpLt: "<", search.OpLte: "<="}[op]
+	upward := op == search.OpGt || op == search.OpGte
+	// within compares keys of one class with the value's key.
+	within := func(key []byte, class search.KeyClass) string {
+		next := classBound(class + 1)
+		if upward {
+			return fmt.Sprintf("(%s %s %s AND %s < %s)", k, cmp, c.arg(key), k, c.arg(next))
+		}
+		return fmt.Sprintf("(%s >= %s AND %s %s %s)", k, c.arg(classBound(class)), k, cmp, c.arg(key))
+	}
+	switch v.Kind() {
+	case search.KindNumber:
+		return cond{sql: within(v.Key(), search.ClassNumber), exact: true}
+	case search.KindString:
+		s := v.Interface().(string)
+		strKey := append(classBound(search.ClassString), s...)
+		field := c.ts.Fields[col]
+		if v.IsDateTime() {
+			// Date-times as instants; other strings of the field byte for
+			// byte.
+			return cond{sql: within(v.Key(), search.ClassTime) + " OR " + within(strKey, search.ClassString), exact: true}
+		}
+		// A string that is not a date-time compares byte for byte with
+		// every string, the field's date-times (kept as text) included.
+		out := within(strKey, search.ClassString)
+		if field.Words {
+			out += fmt.Sprintf(" OR r.%s %s %s", timeCol(col), cmp, c.arg([]byte(s)))
+		}
+		return cond{sql: out, exact: true}
+	}
+	return condNone // booleans and null have no order
+}
+
+// text compiles keyword and fuzzy: the word index finds the records that
+// hold the words (keyword: one of them; fuzzy: for every query word, one of
+// the vocabulary's words within its edit distance); date-time strings,
+// which the word index leaves out, are candidates too.
+func (c *compiler) text(col int, f *search.Filter) (cond, error) {
+	field := c.ts.Fields[col]
+	if !field.Words {
+		return cond{sql: "", exact: false}, nil
+	}
+	words := search.Words(f.Value.Interface().(string))
+	var groups [][]string
+	if f.Op == search.OpKeyword {
+		if len(words) == 0 {
+			return condNone, nil
+		}
+		groups = [][]string{words}
+	} else {
+		if len(words) == 0 {
+			return cond{sql: "", exact: false}, nil
+		}
+		vocab, err := c.s.vocabulary(c.ctx, c.q, c.table, col)
+		if err != nil {
+			return cond{}, err
+		}
+		for _, w := range words {
+			g := vocab.near(w)
+			if len(g) == 0 {
+				// Only date-time strings (not in the word index) remain.
+				return cond{sql: "r." + timeCol(col) + " IS NOT NULL", exact: false}, nil
+			}
+			groups = append(groups, g)
+		}
+	}
+	m, _ := c.s.d.wordsMatch(tableName(c.table), col, groups, &c.args)
+	return cond{sql: m + " OR r." + timeCol(col) + " IS NOT NULL", exact: false}, nil
+}
+
+// near returns the vocabulary's words within fuzzy's edit distance of w.
+func (v *vocabEntry) near(w string) []string {
+	k := search.MaxEdits(w)
+	if k == 0 {
+		for _, x := range v.words {
+			if x == w {
+				return []string{w}
+			}
+		}
+		return nil
+	}
+	n := len([]rune(w))
+	var out []string
+	for i, x := range v.words {
+		if d := len(v.runes[i]) - n; d > k || -d > k {
+			continue
+		}
+		if search.WithinEdits(w, x, k) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// vocabulary returns the distinct words of a word column, cached while
+// the column gains none.
+func (s *Store) vocabulary(ctx context.Context, q querier, table int64, col int) (*vocabEntry, error) {
+	t := quoteIdent(tableName(table) + "_vocab")
+	var n int64
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+t+" WHERE col = "+s.d.ph(1), col).Scan(&n); err != nil {
+		return nil, s.d.wrap("search", err)
+	}
+	key := vocabKey{table, col}
+	s.mu.Lock()
+	e := s.vocab[key]
+	s.mu.Unlock()
+	if e != nil && e.n == n {
+		return e, nil
+	}
+	rows, err := q.QueryContext(ctx, "SELECT word FROM "+t+" WHERE col = "+s.d.ph(1), col)
+	if err != nil {
+		return nil, s.d.wrap("search", err)
+	}
+	defer rows.Close()
+	e = &vocabEntry{n: n}
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return nil, s.d.wrap("search", err)
+		}
+		e.words = append(e.words, w)
+		e.runes = append(e.runes, []rune(w))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.d.wrap("search", err)
+	}
+	s.mu.Lock()
+	s.vocab[key] = e
+	s.mu.Unlock()
+	return e, nil
+}

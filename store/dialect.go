@@ -1,0 +1,95 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// dialect is what differs between the SQL engines a Store runs on. The
+// schema, the write path, the filter compiler and the queries are written
+// once, in store.go, write.go, compile.go and query.go, against it.
+type dialect interface {
+	// name is "sqlite" or "postgres".
+	name() string
+	// ph returns the n-th (1-based) bind placeholder.
+	ph(n int) string
+	// blob is the type of byte-string columns (compared with memcmp, then
+	// length, as order keys need); serial the type of an auto-increment
+	// integer primary key.
+	blob() string
+	serial() string
+	// distinct is a null-safe "a differs from b".
+	distinct(a, b string) string
+	// hexBlob writes a byte-string literal.
+	hexBlob(b []byte) string
+	// setup prepares a new connection pool (pragmas, extensions).
+	setup(ctx context.Context, db *sql.DB) error
+
+	// createWords creates the word index of a records table over its
+	// string fields (cols: the fields' column numbers); createIndexes the
+	// word index's secondary structures once the table is loaded.
+	createWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error
+	// indexWords builds the word index's secondary indexes once a table is
+	// loaded.
+	indexWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error
+	// writeWords stores the words of the given rows (rid, then a space-
+	// separated word list per column of cols; "" for none).
+	writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error
+	// deleteWords removes the words of rows rids.
+	deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error
+	// wordsMatch returns a condition on the records table (alias r) true
+	// when column col holds, for every group, at least one of the group's
+	// words; exact reports whether it is exactly that (else a superset).
+	wordsMatch(table string, col int, groups [][]string, args *[]any) (cond string, exact bool)
+	// dropWords drops the word index of a table.
+	dropWords(ctx context.Context, tx *sql.Tx, table string) error
+
+	// readTx starts a transaction that sees one snapshot of the database.
+	readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)
+	// writeTx starts a transaction that writes.
+	writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)
+	// wrap turns an engine error into one that says what went wrong.
+	wrap(op string, err error) error
+}
+
+// wordRow is the words of one record: its rid and, per word column, the
+// words joined by spaces.
+type wordRow struct {
+	rid   int64
+	words []string
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// placeholders returns n placeholders from first, comma-separated.
+func placeholders(d dialect, first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(d.ph(first + i))
+	}
+	return b.String()
+}
+
+// quoteIdent quotes an identifier the store made itself (table and column
+// names come from numbers, never from callers or the catalogue's text).
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func tableName(id int64) string { return "tributary_t" + strconv.FormatInt(id, 10) }
+
+func keyCol(i int) string  { return "k" + strconv.Itoa(i) }
+func timeCol(i int) string { return "t" + strconv.Itoa(i) }
+
+func hexLiteral(prefix string, b []byte) string {
+	return fmt.Sprintf("%s'%x'", prefix, b)
+}

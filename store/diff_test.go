@@ -1,0 +1,283 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tributary-dev/tributary/search"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// The differential test: the same generated records in a store and in the
+// reference search.Index, the same generated requests (thousands, every
+// operator, nested, sorted, paged with cursors, projected) against both:
+// every page must be identical, hit for hit, score for score, cursor for
+// cursor; a request the reference refuses must be refused alike.
+
+var diffSchema = search.Schema{
+	"id": search.TypeInteger, "status": search.TypeString, "n": search.TypeNumber, "count": search.TypeInteger,
+	"at": search.TypeString, "a": search.TypeAny, "tags": search.TypeArray, "subject": search.TypeString,
+	"via": search.TypeObject, "flag": search.TypeBoolean, "props.email": search.TypeString,
+}
+
+var (
+	statuses = []string{"open", "pending", "solved", "Open", "new", "closed", "2024-01-05T10:00:00Z", ""}
+	numbers  = []string{"0", "-0", "0.0", "1", "-1", "10", "1e1", "1.5", "-1.5", "2", "3.0", "100", "99.99", "9007199254740993", "-7", "1e-3", "0.001", "12345678901234567890"}
+	dates    = []string{"2024-01-05T10:00:00Z", "2024-01-05T12:00:00+02:00", "2024-01-05T10:00:00.5Z", "2024-02-01T00:00:00Z", "2023-12-31T23:59:59Z",
+		"2024-01-05T09:00:00-01:00", "2025-06-01T08:30:00.123456789Z", "not a date", "2024-01-05", "zzz", "2024"}
+	vocab = []string{"password", "pasword", "reset", "resett", "billing", "refund", "login", "fails", "naïve", "café", "Résumé", "reset!", "PASSWORD",
+		"account", "acount", "locked", "help", "urgent", "the", "a", "invoice", "invoices", "2fa", "émoji", "straße", "strasse"}
+)
+
+func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
+
+func genText(r *rand.Rand) string {
+	n := r.IntN(5)
+	s := ""
+	for i := range n {
+		if i > 0 {
+			s += pick(r, []string{" ", ", ", "-", " / "})
+		}
+		s += pick(r, vocab)
+	}
+	return s
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func genRecord(r *rand.Rand, id int) []byte {
+	m := map[string]json.RawMessage{"id": json.RawMessage(strconv.Itoa(id))}
+	maybe := func(name string, v func() string) {
+		switch r.IntN(8) {
+		case 0: // missing
+		case 1:
+			m[name] = json.RawMessage("null")
+		default:
+			m[name] = json.RawMessage(v())
+		}
+	}
+	maybe("status", func() string { return jsonOf(pick(r, statuses)) })
+	maybe("n", func() string { return pick(r, numbers) })
+	maybe("count", func() string { return strconv.Itoa(r.IntN(20) - 5) })
+	maybe("at", func() string { return jsonOf(pick(r, dates)) })
+	maybe("a", func() string {
+		switch r.IntN(5) {
+		case 0:
+			return pick(r, numbers)
+		case 1:
+			return jsonOf(pick(r, dates))
+		case 2:
+			return pick(r, []string{"true", "false", "[1,2]", `{"x":1}`})
+		}
+		return jsonOf(pick(r, statuses))
+	})
+	maybe("tags", func() string {
+		var tags []any
+		for range r.IntN(4) {
+			if r.IntN(3) == 0 {
+				tags = append(tags, map[string]any{"name": pick(r, statuses), "n": r.IntN(3)})
+			} else {
+				tags = append(tags, pick(r, []any{"vip", "beta", 1, 2.5, "open", true}))
+			}
+		}
+		return jsonOf(tags)
+	})
+	maybe("subject", func() string { return jsonOf(genText(r)) })
+	maybe("via", func() string { return jsonOf(map[string]any{"channel": pick(r, []string{"email", "web", "api", "Email"})}) })
+	maybe("flag", func() string { return pick(r, []string{"true", "false"}) })
+	maybe("props", func() string { return jsonOf(map[string]any{"email": pick(r, []string{"a@x.io", "b@x.io", "A@x.io"})}) })
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// genValue returns a value suited to a field (mostly), for comparisons.
+func genValue(r *rand.Rand, field string) any {
+	switch field {
+	case "status", "props.email":
+		return pick(r, append(statuses, "a@x.io", "b"))
+	case "n":
+		return json.Number(pick(r, numbers))
+	case "count", "id":
+		return r.IntN(30) - 5
+	case "at":
+		return pick(r, dates)
+	case "flag":
+		return r.IntN(2) == 0
+	case "subject":
+		return genText(r)
+	}
+	switch r.IntN(4) {
+	case 0:
+		return json.Number(pick(r, numbers))
+	case 1:
+		return pick(r, dates)
+	case 2:
+		return r.IntN(2) == 0
+	}
+	return pick(r, statuses)
+}
+
+var scalarFields = []string{"id", "status", "n", "count", "at", "a", "subject", "flag", "props.email", "via.channel"}
+
+func genFilter(r *rand.Rand, depth int) search.Filter {
+	if depth > 0 && r.IntN(3) == 0 {
+		switch r.IntN(3) {
+		case 0:
+			return search.Not(genFilter(r, depth-1))
+		case 1:
+			var fs []search.Filter
+			for range r.IntN(4) {
+				fs = append(fs, genFilter(r, depth-1))
+			}
+			return search.And(fs...)
+		default:
+			var fs []search.Filter
+			for range r.IntN(4) {
+				fs = append(fs, genFilter(r, depth-1))
+			}
+			return search.Or(fs...)
+		}
+	}
+	f := pick(r, scalarFields)
+	switch r.IntN(12) {
+	case 0:
+		return search.Eq(f, genValue(r, f))
+	case 1:
+		if r.IntN(4) == 0 {
+			return search.Eq(f, nil)
+		}
+		return search.Neq(f, genValue(r, f))
+	case 2:
+		return search.Gt(f, genValue(r, f))
+	case 3:
+		return search.Gte(f, genValue(r, f))
+	case 4:
+		return search.Lt(f, genValue(r, f))
+	case 5:
+		return search.Lte(f, genValue(r, f))
+	case 6:
+		vs := []any{}
+		for range r.IntN(4) {
+			vs = append(vs, genValue(r, f))
+		}
+		if r.IntN(5) == 0 {
+			vs = append(vs, nil)
+		}
+		return search.In(f, vs...)
+	case 7:
+		return search.Like(pick(r, []string{"status", "subject", "at", "a", "props.email"}), pick(r, []string{"%pass%", "OPEN", "o%", "%e_", "2024%", "%", "_", `\%`, "%reset%"}))
+	case 8:
+		return search.Keyword(pick(r, []string{"subject", "status", "a", "at"}), genText(r))
+	case 9:
+		return search.Fuzzy(pick(r, []string{"subject", "status", "a"}), genText(r))
+	case 10:
+		return search.Contains("tags", pick(r, []any{"vip", 1, 2.5, true, "open", nil}))
+	}
+	return search.Any("tags", pick(r, []search.Filter{search.Eq("name", pick(r, statuses)), search.Gte("n", 1), search.Like("name", "o%")}))
+}
+
+func genRequest(r *rand.Rand) search.Request {
+	req := search.Request{Limit: 1 + r.IntN(40)}
+	if r.IntN(8) > 0 {
+		f := genFilter(r, 3)
+		req.Query.Filter = &f
+	}
+	for range r.IntN(3) {
+		f := pick(r, append(scalarFields, "tags", "via"))
+		if r.IntN(2) == 0 {
+			req.Query.Sort = append(req.Query.Sort, search.Asc(f))
+		} else {
+			req.Query.Sort = append(req.Query.Sort, search.Desc(f))
+		}
+	}
+	if r.IntN(4) == 0 {
+		req.Fields = []search.Path{{"id"}, {"status"}, {"via", "channel"}}
+	}
+	return req
+}
+
+// loadBoth puts n generated records into st (as connector "diff") and the
+// reference Index.
+func loadBoth(t testing.TB, st *store.Store, seed uint64, n int) *search.Index {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	var recs [][]byte
+	for i := range n {
+		recs = append(recs, genRecord(r, i*7%n))
+	}
+	ix, err := search.NewIndex(diffSchema, "id", recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	l, err := st.BeginFull(ctx, store.Spec{Connector: "diff", Entity: "things", Schema: diffSchema, IDField: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(recs); i += 37 {
+		if err := l.Write(ctx, recs[i:min(i+37, len(recs))], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// diffQueries runs count generated requests against st and ix and fails
+// on the first difference.
+func diffQueries(t *testing.T, st *store.Store, ix *search.Index, seed uint64, count int) {
+	t.Helper()
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(seed, 99))
+	for q := range count {
+		req := genRequest(r)
+		for page := 0; page < 3; page++ {
+			want, werr := ix.Search(req)
+			got, gerr := st.Search(ctx, "diff", "things", req)
+			js, _ := json.Marshal(req)
+			if werr != nil || gerr != nil {
+				var se *search.Error
+				if werr == nil || gerr == nil || !errors.As(gerr, &se) || werr.Error() != gerr.Error() {
+					t.Fatalf("request %d page %d %s:\n reference error: %v\n store error:     %v", q, page, js, werr, gerr)
+				}
+				break
+			}
+			want.TookMS, got.TookMS = 0, 0
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("request %d page %d %s differs (-reference +store):\n%s", q, page, js, d)
+			}
+			if want.NextCursor == nil {
+				break
+			}
+			req.Cursor = *want.NextCursor
+		}
+	}
+}
+
+func TestDifferentialSQLite(t *testing.T) {
+	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/diff.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	n := 3000
+	if s := os.Getenv("TRIBUTARY_DIFF_QUERIES"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	diffQueries(t, st, ix, 11, n)
+}
+
+

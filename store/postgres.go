@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// OpenPostgres opens the store in the PostgreSQL database at dsn
+// (postgres://user:password@host:port/db?sslmode=...), creating its tables
+// in the connection's current schema on first use. Any number of
+// processes may share it. The password never appears in errors or in
+// String.
+func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message can quote the DSN, password included.
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: "the PostgreSQL connection string cannot be parsed"}
+	}
+	desc := fmt.Sprintf("postgres://%s@%s/%s", cfg.User, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), cfg.Database)
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(16)
+	d := postgresDialect{}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, d.wrap("open", err)
+	}
+	s, err := newStore(ctx, d, db, db, desc)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+type postgresDialect struct{}
+
+func (postgresDialect) name() string                         { return "postgres" }
+func (postgresDialect) ph(n int) string                      { return "$" + strconv.Itoa(n) }
+func (postgresDialect) blob() string                         { return "BYTEA" }
+func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }
+func (postgresDialect) distinct(a, b string) string          { return a + " IS DISTINCT FROM " + b }
+func (postgresDialect) hexBlob(b []byte) string              { return fmt.Sprintf(`'\x%x'::bytea`, b) }
+func (postgresDialect) setup(context.Context, *sql.DB) error { return nil }
+
+func wordsName(table string) string { return table + "_words" }
+
+// The word index is a table of word arrays keyed by the records' rid, with
+// a GIN index per column: the words are the search package's own, so a
+// match of the arrays is exact.
+func (postgresDialect) createWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error {
+	if len(cols) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (rid BIGINT PRIMARY KEY", quoteIdent(wordsName(table)))
+	for _, c := range cols {
+		fmt.Fprintf(&b, ", w%d TEXT[]", c)
+	}
+	b.WriteString(")")
+	_, err := tx.ExecContext(ctx, b.String())
+	return err
+}
+
+func (postgresDialect) indexWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error {
+	for _, c := range cols {
+		stmt := fmt.Sprintf("CREATE INDEX %s ON %s USING GIN (w%d)", quoteIdent(fmt.Sprintf("%s_w%d", wordsName(table), c)), quoteIdent(wordsName(table)), c)
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d postgresDialect) writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error {
+	if len(cols) == 0 || len(rows) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT INTO %s (rid", quoteIdent(wordsName(table)))
+	for _, c := range cols {
+		fmt.Fprintf(&b, ", w%d", c)
+	}
+	b.WriteString(") VALUES ")
+	args := make([]any, 0, len(rows)*(len(cols)+1))
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		args = append(args, r.rid)
+		b.WriteString(d.ph(len(args)))
+		for _, w := range r.words {
+			args = append(args, w)
+			fmt.Fprintf(&b, ", string_to_array(%s, ' ')", d.ph(len(args)))
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(" ON CONFLICT (rid) DO UPDATE SET ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "w%d = excluded.w%d", c, c)
+	}
+	_, err := tx.ExecContext(ctx, b.String(), args...)
+	return err
+}
+
+func (postgresDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error {
+	for _, rid := range rids {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(wordsName(table))+" WHERE rid = $1", rid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d postgresDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {
+	var parts []string
+	for _, g := range groups {
+		*args = append(*args, g)
+		parts = append(parts, fmt.Sprintf("w%d && %s::text[]", col, d.ph(len(*args))))
+	}
+	return fmt.Sprintf("r.rid IN (SELECT rid FROM %s WHERE %s)", quoteIdent(wordsName(table)), strings.Join(parts, " AND ")), true
+}
+
+func (postgresDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) error {
+	_, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteIdent(wordsName(table)))
+	return err
+}
+
+func (postgresDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	return db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+}
+
+func (postgresDialect) writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	return db.BeginTx(ctx, nil)
+}
+
+// wrap names the PostgreSQL failures a user can act on. Messages come
+// from the server (never the connection string).
+func (postgresDialect) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Op: op, Err: err, Message: "cancelled", Cause: err}
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		msg := pe.Code + " " + pe.Message
+		switch {
+		case pe.Code == "53100": // disk_full
+			return &Error{Op: op, Err: ErrFull, Message: "the database server's disk is full; the previous copy is intact (" + msg + ")", Cause: err}
+		case pe.Code == "25006": // read_only_sql_transaction
+			return &Error{Op: op, Err: ErrReadOnly, Message: msg, Cause: err}
+		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "57P"): // connection exceptions, admin shutdown
+			return &Error{Op: op, Err: ErrUnavailable, Message: "the database server went away (" + msg + ")", Cause: err}
+		case strings.HasPrefix(pe.Code, "XX"):
+			return &Error{Op: op, Err: ErrCorrupt, Message: msg, Cause: err}
+		}
+		return &Error{Op: op, Err: ErrDatabase, Message: msg, Cause: err}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || strings.Contains(err.Error(), "connect") {
+		return &Error{Op: op, Err: ErrUnavailable, Message: "cannot reach the database server: " + redactDSN(err.Error()), Cause: err}
+	}
+	return &Error{Op: op, Err: ErrDatabase, Message: redactDSN(err.Error()), Cause: err}
+}
+
+// redactDSN drops a password a driver message may carry.
+func redactDSN(s string) string {
+	if i := strings.Index(s, "password="); i >= 0 {
+		j := strings.IndexAny(s[i:], " &")
+		if j < 0 {
+			return s[:i] + "password=REDACTED"
+		}
+		return s[:i] + "password=REDACTED" + s[i+j:]
+	}
+	return s
+}

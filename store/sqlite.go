@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// OpenSQLite opens (creating it if needed) the SQLite store in the file at
+// path: one file that can be copied, backed up and opened again. It runs
+// in WAL mode with one writer and concurrent readers. A file written by a
+// newer version of this library, or that is not a store, is refused with
+// an error that says so; nothing is changed in it.
+func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: "no file name"}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error()}
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + " is a directory"}
+	}
+	dsn := func(lock string, readOnly bool) string {
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(30000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_txlock", lock)
+		if readOnly {
+			q.Add("mode", "ro")
+		}
+		return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn("immediate", false))
+	if err != nil {
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
+	}
+	w.SetMaxOpenConns(1) // one writer
+	r, err := sql.Open("sqlite", dsn("deferred", false))
+	if err != nil {
+		w.Close()
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
+	}
+	r.SetMaxOpenConns(8)
+	d := sqliteDialect{}
+	s, err := newStore(ctx, d, w, r, abs)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+type sqliteDialect struct{}
+
+func (sqliteDialect) name() string                { return "sqlite" }
+func (sqliteDialect) ph(int) string               { return "?" }
+func (sqliteDialect) blob() string                { return "BLOB" }
+func (sqliteDialect) serial() string              { return "INTEGER PRIMARY KEY" }
+func (sqliteDialect) distinct(a, b string) string { return a + " IS NOT " + b }
+func (sqliteDialect) hexBlob(b []byte) string     { return hexLiteral("X", b) }
+
+func (sqliteDialect) setup(ctx context.Context, db *sql.DB) error { return nil }
+
+func ftsName(table string) string { return table + "_fts" }
+
+// The word index is an FTS5 table without content, keyed by the records'
+// rid, whose text is the words the search package found (so both sides of
+// a match are tokenized alike); the tokenizer keeps the word characters of
+// the search package (letters, decimal digits, non-spacing marks) and
+// leaves diacritics alone. FTS5 folds case once more, so a match is a
+// superset, which the Evaluator narrows.
+func (sqliteDialect) createWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error {
+	if len(cols) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE VIRTUAL TABLE %s USING fts5(", quoteIdent(ftsName(table)))
+	for _, c := range cols {
+		fmt.Fprintf(&b, "w%d, ", c)
+	}
+	b.WriteString(`content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 0 categories 'L* Nd Mn'")`)
+	_, err := tx.ExecContext(ctx, b.String())
+	return err
+}
+
+func (sqliteDialect) indexWords(context.Context, *sql.Tx, string, []int) error { return nil }
+
+func (sqliteDialect) writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error {
+	if len(cols) == 0 || len(rows) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT OR REPLACE INTO %s(rowid", quoteIdent(ftsName(table)))
+	for _, c := range cols {
+		fmt.Fprintf(&b, ", w%d", c)
+	}
+	b.WriteString(") VALUES ")
+	row := "(?" + strings.Repeat(",?", len(cols)) + ")"
+	args := make([]any, 0, len(rows)*(len(cols)+1))
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(row)
+		args = append(args, r.rid)
+		for _, w := range r.words {
+			args = append(args, w)
+		}
+	}
+	_, err := tx.ExecContext(ctx, b.String(), args...)
+	return err
+}
+
+func (sqliteDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error {
+	for _, rid := range rids {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(ftsName(table))+" WHERE rowid = ?", rid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {
+	var q strings.Builder
+	fmt.Fprintf(&q, "{w%d} : (", col)
+	for i, g := range groups {
+		if i > 0 {
+			q.WriteString(" AND ")
+		}
+		q.WriteByte('(')
+		for j, w := range g {
+			if j > 0 {
+				q.WriteString(" OR ")
+			}
+			q.WriteString(`"` + strings.ReplaceAll(w, `"`, `""`) + `"`)
+		}
+		q.WriteByte(')')
+	}
+	q.WriteByte(')')
+	*args = append(*args, q.String())
+	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table))), false
+}
+
+func (sqliteDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) error {
+	_, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteIdent(ftsName(table)))
+	return err
+}
+
+func (sqliteDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+}
+
+func (sqliteDialect) writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	return db.BeginTx(ctx, nil)
+}
+
+// wrap names the SQLite failures a user can act on: a file that is not a
+// database or is damaged, a full disk, a read-only file or directory.
+func (sqliteDialect) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Op: op, Err: err, Message: "cancelled", Cause: err}
+	}
+	var le *sqlite.Error
+	if errors.As(err, &le) {
+		switch le.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB:
+			return &Error{Op: op, Err: ErrCorrupt, Message: "the file is not a SQLite database (or is encrypted)", Cause: err}
+		case sqlite3.SQLITE_CORRUPT:
+			return &Error{Op: op, Err: ErrCorrupt, Message: "the database file is damaged: " + le.Error(), Cause: err}
+		case sqlite3.SQLITE_FULL:
+			return &Error{Op: op, Err: ErrFull, Message: "the disk is full; the previous copy is intact", Cause: err}
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+			return &Error{Op: op, Err: ErrReadOnly, Message: "cannot write the database file or its directory (" + le.Error() + ")", Cause: err}
+		case sqlite3.SQLITE_IOERR:
+			return &Error{Op: op, Err: ErrIO, Message: "input/output error on the database file: " + le.Error(), Cause: err}
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return &Error{Op: op, Err: ErrBusy, Message: "the database is busy (another process holds its write lock): " + le.Error(), Cause: err}
+		}
+		return &Error{Op: op, Err: ErrDatabase, Message: "SQLite " + strconv.Itoa(le.Code()) + ": " + le.Error(), Cause: err}
+	}
+	return &Error{Op: op, Err: ErrDatabase, Message: err.Error(), Cause: err}
+}

@@ -1,0 +1,463 @@
+// Package store keeps durable, searchable copies of entities in a SQL
+// database: SQLite, embedded, in one file (OpenSQLite), or PostgreSQL, which
+// many processes share (OpenPostgres). Package replica fills it from a
+// connector; the command-line tool's sync, search and store commands and
+// the connector service use it directly.
+//
+// # What is kept
+//
+// Each copy of a (connector, entity) is a table of its own, made from the
+// entity's searchable fields (the catalogue decides the columns, with their
+// types; no SQL is written by hand per entity): the vendor's JSON of every
+// record, byte for byte; the record's id; and, per searchable field, an
+// order key (search.Value.Key: bytes that compare as the search language
+// compares values), the text of a date-time string, and the field's words
+// in a word index (FTS5 in SQLite; an array with a GIN index in
+// PostgreSQL). Fields whose keys are short get a B-tree index once a copy
+// is loaded.
+//
+// # Crash safety
+//
+// Every write is a transaction. A full synchronization loads a new table
+// page by page (each page and the walk's checkpoint in one transaction),
+// then makes it the live copy in one small transaction: a search sees the
+// old copy or the new one, never a mix, and a process killed at any point
+// (kill -9 included) leaves the previous copy intact and searchable; the
+// unfinished table is dropped by the next synchronization.
+//
+// # Search
+//
+// Search runs the filter language of package search with exactly the
+// semantics documented on search.Index. The filter is compiled to SQL with
+// bound values only (identifiers are the store's own numbered columns):
+// comparisons, in, null tests, not, and, or exactly, on the order keys;
+// like, contains, any, keyword and fuzzy (whose candidate words are found
+// in the copy's vocabulary with the search package's edit-distance rule) as
+// a prefilter that search.Evaluator then decides record by record. Rows
+// come in the request's order from the database (ORDER BY the order keys),
+// so a page reads little more than its own records; results ordered by
+// score are ranked in the process, over the prefilter's candidates.
+//
+// # Versions
+//
+// The store records the version of its schema. Opening a store written by
+// a newer version fails with ErrVersion and changes nothing.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tributary-dev/tributary/search"
+)
+
+// SchemaVersion is the version of the store's own tables that this library
+// writes. Opening a store of a newer version fails with ErrVersion.
+const SchemaVersion = 1
+
+// Errors a Store returns, matched with errors.Is; each comes inside an
+// *Error that says what went wrong.
+var (
+	// ErrNotSynced: the entity has no copy in the store yet.
+	ErrNotSynced = errors.New("not synchronized")
+	// ErrVersion: the store was written by a newer version of the library,
+	// or is not a Tributary store.
+	ErrVersion = errors.New("unsupported store version")
+	// ErrCorrupt: the file is not a database, or it is damaged.
+	ErrCorrupt = errors.New("corrupt store")
+	// ErrFull: the disk (or the database's quota) is full.
+	ErrFull = errors.New("store full")
+	// ErrReadOnly: the store cannot be written (a read-only file or
+	// directory, or a read-only connection).
+	ErrReadOnly = errors.New("store read-only")
+	// ErrIO: the operating system failed to read or write the store.
+	ErrIO = errors.New("store input/output error")
+	// ErrBusy: another process holds the store's write lock for too long.
+	ErrBusy = errors.New("store busy")
+	// ErrUnavailable: the database server cannot be reached.
+	ErrUnavailable = errors.New("store unavailable")
+	// ErrDatabase: another database failure.
+	ErrDatabase = errors.New("store database error")
+	// ErrInvalid: a bad argument (an empty name, a bad schema).
+	ErrInvalid = errors.New("invalid store argument")
+	// ErrLeaseLost: a lease this process held expired and was taken over.
+	ErrLeaseLost = errors.New("lease lost")
+)
+
+// Error is a failed store operation. Search requests that are not valid
+// come back as the search package's *search.Error instead.
+type Error struct {
+	// Op is what was being done: "open", "sync", "search", "stats", ...
+	Op string
+	// Connector and Entity name the copy concerned, if any.
+	Connector, Entity string
+	// Err is the sentinel (ErrCorrupt, ...).
+	Err error
+	// Message says what happened.
+	Message string
+	// Cause is the underlying error.
+	Cause error
+}
+
+// Error renders the error on one line.
+func (e *Error) Error() string {
+	s := "store: " + e.Op
+	if e.Entity != "" {
+		s += " " + e.Connector + "/" + e.Entity
+	}
+	s += ": " + e.Err.Error()
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Unwrap returns the sentinel and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, e.Cause}
+	}
+	return []error{e.Err}
+}
+
+// Store is a durable copy of entities of any number of connectors. It is
+// safe for concurrent use; several processes may share one (SQLite: one
+// writes at a time; PostgreSQL: any number).
+type Store struct {
+	d    dialect
+	w    *sql.DB // writes
+	r    *sql.DB // reads
+	desc string  // the file, or the server without credentials
+
+	mu    sync.Mutex
+	vocab map[vocabKey]*vocabEntry
+}
+
+type vocabKey struct {
+	table int64
+	col   int
+}
+
+type vocabEntry struct {
+	n     int64
+	words []string
+	runes [][]rune
+}
+
+// Close closes the store's connections.
+func (s *Store) Close() error {
+	return errors.Join(s.w.Close(), s.r.Close())
+}
+
+// String names the store (its file, or its server without credentials).
+func (s *Store) String() string { return s.d.name() + ":" + s.desc }
+
+func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
+	s := &Store{d: d, w: w, r: r, desc: desc, vocab: map[vocabKey]*vocabEntry{}}
+	if err := d.setup(ctx, w); err != nil {
+		return nil, d.wrap("open", err)
+	}
+	if err := s.init(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// init creates the store's tables in a new database, or checks the
+// version of an existing one.
+func (s *Store) init(ctx context.Context) error {
+	tx, err := s.d.writeTx(ctx, s.w)
+	if err != nil {
+		return s.d.wrap("open", err)
+	}
+	defer tx.Rollback()
+	var version string
+	err = tx.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
+	switch {
+	case err == nil:
+		v, perr := strconv.Atoi(version)
+		if perr != nil || v < 1 {
+			return &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store's schema version %q is not one this library knows", version)}
+		}
+		if v > SchemaVersion {
+			return &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store was written by a newer version of Tributary (schema %d; this one reads up to %d): upgrade the library", v, SchemaVersion)}
+		}
+		// v == SchemaVersion: nothing to migrate (the first version).
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return &Error{Op: "open", Err: ErrVersion, Message: "the store has no schema version: it is damaged or not a Tributary store"}
+	}
+	// No tributary_meta table: a new database, or one of something else.
+	var others int
+	if err := tx.QueryRowContext(ctx, s.countUserTables()).Scan(&others); err != nil {
+		return s.d.wrap("open", err)
+	}
+	if others > 0 {
+		return &Error{Op: "open", Err: ErrVersion, Message: "the database holds other tables and is not a Tributary store"}
+	}
+	for _, stmt := range []string{
+		"CREATE TABLE tributary_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+		"INSERT INTO tributary_meta (name, value) VALUES ('schema_version', '" + strconv.Itoa(SchemaVersion) + "')",
+		"CREATE TABLE tributary_tables (id " + s.d.serial() + ", connector TEXT NOT NULL, entity TEXT NOT NULL, spec TEXT NOT NULL, created_at BIGINT NOT NULL)",
+		`CREATE TABLE tributary_entities (connector TEXT NOT NULL, entity TEXT NOT NULL,
+			live_table BIGINT, staging_table BIGINT, checkpoint TEXT,
+			synced_at BIGINT, records BIGINT, sync_started_at BIGINT,
+			lease_owner TEXT, lease_expires BIGINT,
+			PRIMARY KEY (connector, entity))`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return s.d.wrap("open", err)
+		}
+	}
+	return s.d.wrap("open", tx.Commit())
+}
+
+func (s *Store) countUserTables() string {
+	if s.d.name() == "postgres" {
+		return "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+	}
+	return "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+}
+
+// Spec describes the copy of one entity: whose it is and what can be
+// searched in it.
+type Spec struct {
+	// Connector names the connector the copy belongs to (a kind's
+	// connector_type, or any name that tells two accounts of one kind
+	// apart); Entity is the catalogue's entity name.
+	Connector, Entity string
+	// Schema is the entity's searchable fields (tributary.SearchSchema).
+	Schema search.Schema
+	// IDField is the dot path of each record's id.
+	IDField string
+}
+
+func (sp Spec) check() error {
+	if sp.Connector == "" || sp.Entity == "" {
+		return &Error{Op: "sync", Err: ErrInvalid, Message: "a copy needs a connector and an entity name"}
+	}
+	if len(sp.Schema) == 0 {
+		return &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: "the entity has no searchable fields"}
+	}
+	if err := sp.Schema.Check(); err != nil {
+		return &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
+	}
+	return nil
+}
+
+// tableSpec is what a records table holds, stored beside it as JSON so
+// that a copy can be searched without its connector.
+type tableSpec struct {
+	IDField string        `json:"id_field"`
+	Fields  []tableField  `json:"fields"`
+	Schema  search.Schema `json:"-"`
+}
+
+type tableField struct {
+	Name  string      `json:"name"`
+	Type  search.Type `json:"type"`
+	Words bool        `json:"words,omitempty"` // a word column (strings)
+	Index bool        `json:"index,omitempty"` // a B-tree index on the key
+}
+
+func newTableSpec(sp Spec) (*tableSpec, error) {
+	x, err := search.NewExtractor(sp.Schema, sp.IDField)
+	if err != nil {
+		return nil, err
+	}
+	ts := &tableSpec{IDField: sp.IDField, Schema: sp.Schema}
+	for _, p := range x.Fields() {
+		name := p.String()
+		t := sp.Schema[name]
+		ts.Fields = append(ts.Fields, tableField{Name: name, Type: t, Words: t == search.TypeString || t == search.TypeAny})
+	}
+	return ts, nil
+}
+
+func parseTableSpec(s string) (*tableSpec, error) {
+	ts := &tableSpec{}
+	if err := json.Unmarshal([]byte(s), ts); err != nil {
+		return nil, &Error{Op: "open", Err: ErrCorrupt, Message: "a copy's description is not valid JSON", Cause: err}
+	}
+	ts.Schema = search.Schema{}
+	for _, f := range ts.Fields {
+		ts.Schema[f.Name] = f.Type
+	}
+	return ts, nil
+}
+
+func (ts *tableSpec) wordCols() []int {
+	var out []int
+	for i, f := range ts.Fields {
+		if f.Words {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (ts *tableSpec) column(p search.Path) int {
+	name := p.String()
+	for i, f := range ts.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// EntityStats describes one copy.
+type EntityStats struct {
+	Connector, Entity string
+	// Records is the number of records of the live copy (tombstones not
+	// counted); Deleted the tombstones.
+	Records, Deleted int64
+	// SyncedAt is when the live copy was completed; zero when the entity
+	// has none yet.
+	SyncedAt time.Time
+	// Syncing reports an unfinished synchronization (running, or left by
+	// a process that died; the next one starts it again).
+	Syncing bool
+	// Fields is the number of searchable fields.
+	Fields int
+}
+
+// Stats describes the store and every copy in it.
+type Stats struct {
+	// Backend is "sqlite" or "postgres"; Location the file or the server.
+	Backend, Location string
+	// SizeBytes is the size of the database (SQLite: the file and its
+	// write-ahead log; PostgreSQL: the store's tables and indexes).
+	SizeBytes int64
+	// SchemaVersion is the version of the store's tables.
+	SchemaVersion int
+	Entities      []EntityStats
+}
+
+// Stats describes the store and its copies.
+func (s *Store) Stats(ctx context.Context) (*Stats, error) {
+	tx, err := s.d.readTx(ctx, s.r)
+	if err != nil {
+		return nil, s.d.wrap("stats", err)
+	}
+	defer tx.Rollback()
+	st := &Stats{Backend: s.d.name(), Location: s.desc, SchemaVersion: SchemaVersion}
+	rows, err := tx.QueryContext(ctx, "SELECT e.connector, e.entity, e.live_table, e.staging_table, e.synced_at, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table ORDER BY e.connector, e.entity")
+	if err != nil {
+		return nil, s.d.wrap("stats", err)
+	}
+	type ent struct {
+		EntityStats
+		live sql.NullInt64
+	}
+	var ents []ent
+	for rows.Next() {
+		var e ent
+		var staging, synced sql.NullInt64
+		var spec sql.NullString
+		if err := rows.Scan(&e.Connector, &e.Entity, &e.live, &staging, &synced, &spec); err != nil {
+			rows.Close()
+			return nil, s.d.wrap("stats", err)
+		}
+		e.Syncing = staging.Valid
+		if synced.Valid {
+			e.SyncedAt = time.UnixMilli(synced.Int64).UTC()
+		}
+		if spec.Valid {
+			if ts, err := parseTableSpec(spec.String); err == nil {
+				e.Fields = len(ts.Fields)
+			}
+		}
+		ents = append(ents, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.d.wrap("stats", err)
+	}
+	for _, e := range ents {
+		if e.live.Valid {
+			q := "SELECT count(*) - count(deleted_at), count(deleted_at) FROM " + quoteIdent(tableName(e.live.Int64))
+			if err := tx.QueryRowContext(ctx, q).Scan(&e.Records, &e.Deleted); err != nil {
+				return nil, s.d.wrap("stats", err)
+			}
+		}
+		st.Entities = append(st.Entities, e.EntityStats)
+	}
+	if st.SizeBytes, err = s.size(ctx, tx); err != nil {
+		return nil, s.d.wrap("stats", err)
+	}
+	return st, nil
+}
+
+func (s *Store) size(ctx context.Context, tx *sql.Tx) (int64, error) {
+	if s.d.name() == "postgres" {
+		var n sql.NullInt64
+		err := tx.QueryRowContext(ctx, "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'tributary%'").Scan(&n)
+		return n.Int64, err
+	}
+	var pages, size int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return 0, err
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil {
+		return 0, err
+	}
+	return pages * size, nil
+}
+
+// Entities lists the copies in the store, by connector then entity.
+func (s *Store) Entities(ctx context.Context) ([]EntityStats, error) {
+	st, err := s.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.Entities, nil
+}
+
+// live returns the live table of a copy and its spec, inside tx.
+func (s *Store) live(ctx context.Context, q querier, connector, entity string) (int64, *tableSpec, error) {
+	var id sql.NullInt64
+	var spec sql.NullString
+	err := q.QueryRowContext(ctx, "SELECT e.live_table, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table WHERE e.connector = "+s.d.ph(1)+" AND e.entity = "+s.d.ph(2), connector, entity).Scan(&id, &spec)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !id.Valid {
+		return 0, nil, &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrNotSynced, Message: "the entity has no copy in the store yet: synchronize it first"}
+	}
+	if err != nil {
+		return 0, nil, s.d.wrap("search", err)
+	}
+	if !spec.Valid {
+		return 0, nil, &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrCorrupt, Message: "the live copy's table is not registered"}
+	}
+	ts, err := parseTableSpec(spec.String)
+	if err != nil {
+		return 0, nil, err
+	}
+	return id.Int64, ts, nil
+}
+
+// Schema returns the searchable fields and the id field of a copy, as it
+// was synchronized.
+func (s *Store) Schema(ctx context.Context, connector, entity string) (search.Schema, string, error) {
+	_, ts, err := s.live(ctx, s.r, connector, entity)
+	if err != nil {
+		return nil, "", err
+	}
+	return ts.Schema, ts.IDField, nil
+}
+
+// sortedNames returns the entity names of stats for messages.
+func sortedNames(es []EntityStats) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Connector+"/"+e.Entity)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,472 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tributary-dev/tributary/search"
+)
+
+// Load is a full synchronization of one copy under way: a new table,
+// filled page by page, that becomes the live copy when Commit succeeds.
+// Until then searches see the previous copy. A Load is used by one
+// goroutine at a time.
+type Load struct {
+	s     *Store
+	spec  Spec
+	ts    *tableSpec
+	id    int64
+	table string
+	x     *search.Extractor
+	ex    search.Extracted
+	n     int64
+	stats []fieldStats
+	done  bool
+}
+
+// fieldStats measure a field's keys during a load, to decide which get a
+// B-tree index.
+type fieldStats struct {
+	present  int64
+	keyBytes int64
+}
+
+// maxIndexedKey is the mean key length (bytes) up to which a field gets a
+// B-tree index: identifiers, numbers, dates, enumerations and names do;
+// long texts (descriptions, bodies) do not, and are found through the
+// word index instead.
+const maxIndexedKey = 64
+
+// batchSize is how many rows one INSERT statement carries.
+const batchSize = 64
+
+// BeginFull starts a full synchronization of a copy: a new, empty table.
+// An unfinished synchronization of the same copy (left by a process that
+// died) is dropped first.
+func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
+	if err := sp.check(); err != nil {
+		return nil, err
+	}
+	ts, err := newTableSpec(sp)
+	if err != nil {
+		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
+	}
+	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
+	l := &Load{s: s, spec: sp, ts: ts, x: x, stats: make([]fieldStats, len(ts.Fields))}
+	wrap := func(err error) error {
+		e := s.d.wrap("sync", err)
+		var se *Error
+		if errors.As(e, &se) {
+			se.Connector, se.Entity = sp.Connector, sp.Entity
+		}
+		return e
+	}
+	if err := s.dropStaging(ctx, sp.Connector, sp.Entity); err != nil {
+		return nil, wrap(err)
+	}
+	tx, err := s.d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer tx.Rollback()
+	specJSON, _ := json.Marshal(ts)
+	now := time.Now().UnixMilli()
+	if err := tx.QueryRowContext(ctx, "INSERT INTO tributary_tables (connector, entity, spec, created_at) VALUES ("+placeholders(s.d, 1, 4)+") RETURNING id",
+		sp.Connector, sp.Entity, string(specJSON), now).Scan(&l.id); err != nil {
+		return nil, wrap(err)
+	}
+	l.table = tableName(l.id)
+	var ddl strings.Builder
+	fmt.Fprintf(&ddl, "CREATE TABLE %s (rid %s, idkey %s NOT NULL UNIQUE, hid TEXT NOT NULL, raw %s NOT NULL, deleted_at BIGINT",
+		quoteIdent(l.table), s.d.serial(), s.d.blob(), s.d.blob())
+	for i, f := range ts.Fields {
+		fmt.Fprintf(&ddl, ", %s %s", keyCol(i), s.d.blob())
+		if f.Words {
+			fmt.Fprintf(&ddl, ", %s %s", timeCol(i), s.d.blob())
+		}
+	}
+	ddl.WriteString(")")
+	for _, stmt := range []string{
+		ddl.String(),
+		"CREATE TABLE " + quoteIdent(l.table+"_vocab") + " (col INTEGER NOT NULL, word TEXT NOT NULL, PRIMARY KEY (col, word))",
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	if err := s.d.createWords(ctx, tx, l.table, ts.wordCols()); err != nil {
+		return nil, wrap(err)
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = "+s.d.ph(1)+", sync_started_at = "+s.d.ph(2)+", checkpoint = NULL WHERE connector = "+s.d.ph(3)+" AND entity = "+s.d.ph(4),
+		l.id, now, sp.Connector, sp.Entity)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO tributary_entities (connector, entity, staging_table, sync_started_at) VALUES ("+placeholders(s.d, 1, 4)+")",
+			sp.Connector, sp.Entity, l.id, now); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, wrap(err)
+	}
+	return l, nil
+}
+
+// dropStaging drops the unfinished table of a copy, if there is one.
+func (s *Store) dropStaging(ctx context.Context, connector, entity string) error {
+	tx, err := s.d.writeTx(ctx, s.w)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var staging sql.NullInt64
+	err = tx.QueryRowContext(ctx, "SELECT staging_table FROM tributary_entities WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity).Scan(&staging)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !staging.Valid {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.dropTable(ctx, tx, staging.Int64); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = NULL, checkpoint = NULL WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// dropTable drops a records table and everything that goes with it.
+func (s *Store) dropTable(ctx context.Context, tx *sql.Tx, id int64) error {
+	t := tableName(id)
+	if err := s.d.dropWords(ctx, tx, t); err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		"DROP TABLE IF EXISTS " + quoteIdent(t+"_vocab"),
+		"DROP TABLE IF EXISTS " + quoteIdent(t),
+		"DELETE FROM tributary_tables WHERE id = " + s.d.ph(1),
+	} {
+		var args []any
+		if strings.Contains(stmt, "DELETE") {
+			args = []any{id}
+		}
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	for k := range s.vocab {
+		if k.table == id {
+			delete(s.vocab, k)
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+func (l *Load) wrap(err error) error {
+	e := l.s.d.wrap("sync", err)
+	var se *Error
+	if errors.As(e, &se) {
+		se.Connector, se.Entity = l.spec.Connector, l.spec.Entity
+	}
+	return e
+}
+
+// Write adds one page of records and the checkpoint that follows them, in
+// one transaction: after a crash the copy holds exactly the pages written,
+// and the checkpoint says where the walk was. A record whose id was
+// written before replaces it. A record that is not a JSON object with an
+// id is an error, and nothing of the page is written.
+func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) error {
+	if l.done {
+		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
+	}
+	tx, err := l.s.d.writeTx(ctx, l.s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
+	if err := l.writeRecords(ctx, tx, records); err != nil {
+		return err
+	}
+	var cp any
+	if checkpoint != nil {
+		cp = string(checkpoint)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET checkpoint = "+l.s.d.ph(1)+" WHERE connector = "+l.s.d.ph(2)+" AND entity = "+l.s.d.ph(3)+" AND staging_table = "+l.s.d.ph(4),
+		cp, l.spec.Connector, l.spec.Entity, l.id); err != nil {
+		return l.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return l.wrap(err)
+	}
+	return nil
+}
+
+// writeRecords upserts records into the load's table, with their words and
+// vocabulary, in tx.
+func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) error {
+	d := l.s.d
+	nf := len(l.ts.Fields)
+	wordCols := l.ts.wordCols()
+	cols := []string{"idkey", "hid", "raw"}
+	for i, f := range l.ts.Fields {
+		cols = append(cols, keyCol(i))
+		if f.Words {
+			cols = append(cols, timeCol(i))
+		}
+	}
+	perRow := len(cols)
+	vocab := map[vocabWord]struct{}{}
+	for start := 0; start < len(records); start += batchSize {
+		batch := records[start:min(start+batchSize, len(records))]
+		args := make([]any, 0, len(batch)*perRow)
+		words := make(map[string][]string, len(batch)) // idkey → words per word column
+		at := make(map[string]int, len(batch))         // idkey → its row in args
+		rowsIn := 0
+		for i, rec := range batch {
+			if err := l.x.Extract(rec, &l.ex); err != nil {
+				return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
+					Message: fmt.Sprintf("record %d of the page cannot be stored: %v", start+i, err), Cause: err}
+			}
+			if j, dup := at[string(l.ex.IDKey)]; dup {
+				// The same id twice in one statement: the later record wins,
+				// as it would in two statements.
+				args = append(args[:j*perRow], args[(j+1)*perRow:]...)
+				for k, v := range at {
+					if v > j {
+						at[k] = v - 1
+					}
+				}
+				rowsIn--
+			}
+			at[string(l.ex.IDKey)] = rowsIn
+			rowsIn++
+			args = append(args, append([]byte(nil), l.ex.IDKey...), l.ex.ID, rec)
+			var ws []string
+			for fi := 0; fi < nf; fi++ {
+				k := l.ex.Keys[fi]
+				if k != nil {
+					l.stats[fi].present++
+					l.stats[fi].keyBytes += int64(len(k))
+					args = append(args, append([]byte(nil), k...))
+				} else {
+					args = append(args, nil)
+				}
+				if l.ts.Fields[fi].Words {
+					if t := l.ex.Times[fi]; t != nil {
+						args = append(args, t)
+						ws = append(ws, "")
+					} else {
+						args = append(args, nil)
+						ws = append(ws, strings.Join(l.ex.Words[fi], " "))
+						for _, w := range l.ex.Words[fi] {
+							vocab[vocabWord{fi, w}] = struct{}{}
+						}
+					}
+				}
+			}
+			words[string(l.ex.IDKey)] = ws
+		}
+		var q strings.Builder
+		fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", quoteIdent(l.table), strings.Join(cols, ", "))
+		for i := range rowsIn {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteByte('(')
+			q.WriteString(placeholders(d, i*perRow+1, perRow))
+			q.WriteByte(')')
+		}
+		q.WriteString(" ON CONFLICT (idkey) DO UPDATE SET ")
+		for i, c := range cols[1:] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
+		}
+		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
+		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return l.wrap(err)
+		}
+		wrows := make([]wordRow, 0, len(batch))
+		for rows.Next() {
+			var rid int64
+			var idkey []byte
+			if err := rows.Scan(&rid, &idkey); err != nil {
+				rows.Close()
+				return l.wrap(err)
+			}
+			if len(wordCols) > 0 {
+				wrows = append(wrows, wordRow{rid: rid, words: words[string(idkey)]})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return l.wrap(err)
+		}
+		if err := d.writeWords(ctx, tx, l.table, wordCols, wrows); err != nil {
+			return l.wrap(err)
+		}
+		l.n += int64(len(batch))
+	}
+	return l.s.addVocab(ctx, tx, l.table, vocab)
+}
+
+type vocabWord struct {
+	col  int
+	word string
+}
+
+// addVocab records the distinct words of each word column, for fuzzy.
+func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, table string, vocab map[vocabWord]struct{}) error {
+	if len(vocab) == 0 {
+		return nil
+	}
+	all := make([]vocabWord, 0, len(vocab))
+	for w := range vocab {
+		all = append(all, w)
+	}
+	const per = 200
+	for start := 0; start < len(all); start += per {
+		part := all[start:min(start+per, len(all))]
+		var q strings.Builder
+		fmt.Fprintf(&q, "INSERT INTO %s (col, word) VALUES ", quoteIdent(table+"_vocab"))
+		args := make([]any, 0, 2*len(part))
+		for i, w := range part {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("(" + placeholders(s.d, 2*i+1, 2) + ")")
+			args = append(args, w.col, w.word)
+		}
+		q.WriteString(" ON CONFLICT DO NOTHING")
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return s.d.wrap("sync", err)
+		}
+	}
+	return nil
+}
+
+// Records returns the number of records written so far.
+func (l *Load) Records() int64 { return l.n }
+
+// Commit makes the loaded table the live copy, in one transaction, then
+// drops the previous copy. It indexes the fields whose keys are short
+// first (on the new table, before anyone searches it).
+func (l *Load) Commit(ctx context.Context) error {
+	if l.done {
+		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
+	}
+	s, d := l.s, l.s.d
+	// Indexes, in their own transaction: a crash here leaves an unfinished
+	// table, which the next synchronization drops.
+	for i := range l.ts.Fields {
+		st := l.stats[i]
+		l.ts.Fields[i].Index = st.present > 0 && st.keyBytes/st.present <= maxIndexedKey && l.ts.Fields[i].Type != search.TypeObject && l.ts.Fields[i].Type != search.TypeArray
+	}
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
+	for i, f := range l.ts.Fields {
+		if !f.Index {
+			continue
+		}
+		stmt := fmt.Sprintf("CREATE INDEX %s ON %s (%s, idkey)", quoteIdent(fmt.Sprintf("%s_%s", l.table, keyCol(i))), quoteIdent(l.table), keyCol(i))
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return l.wrap(err)
+		}
+	}
+	if err := d.indexWords(ctx, tx, l.table, l.ts.wordCols()); err != nil {
+		return l.wrap(err)
+	}
+	specJSON, _ := json.Marshal(l.ts)
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
+		return l.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return l.wrap(err)
+	}
+
+	// The swap.
+	tx, err = d.writeTx(ctx, s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
+	var old sql.NullInt64
+	var staging sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT live_table, staging_table FROM tributary_entities WHERE connector = "+d.ph(1)+" AND entity = "+d.ph(2),
+		l.spec.Connector, l.spec.Entity).Scan(&old, &staging); err != nil {
+		return l.wrap(err)
+	}
+	if !staging.Valid || staging.Int64 != l.id {
+		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost,
+			Message: "another synchronization of this copy started meanwhile; this one is abandoned"}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET live_table = "+d.ph(1)+", staging_table = NULL, synced_at = "+d.ph(2)+", records = "+d.ph(3)+", checkpoint = NULL WHERE connector = "+d.ph(4)+" AND entity = "+d.ph(5),
+		l.id, time.Now().UnixMilli(), l.n, l.spec.Connector, l.spec.Entity); err != nil {
+		return l.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return l.wrap(err)
+	}
+	l.done = true
+	if old.Valid {
+		// The previous copy: readers in a transaction that began before
+		// the swap still see it (SQLite's WAL snapshot; PostgreSQL waits
+		// for them to finish).
+		tx, err := d.writeTx(ctx, s.w)
+		if err != nil {
+			return l.wrap(err)
+		}
+		defer tx.Rollback()
+		if err := s.dropTable(ctx, tx, old.Int64); err != nil {
+			return l.wrap(err)
+		}
+		if err := tx.Commit(); err != nil {
+			return l.wrap(err)
+		}
+	}
+	return nil
+}
+
+// Abort drops the loaded table; the live copy stays as it was. It is safe
+// to call after Commit (it does nothing then).
+func (l *Load) Abort(ctx context.Context) error {
+	if l.done {
+		return nil
+	}
+	l.done = true
+	tx, err := l.s.d.writeTx(ctx, l.s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
+	var staging sql.NullInt64
+	err = tx.QueryRowContext(ctx, "SELECT staging_table FROM tributary_entities WHERE connector = "+l.s.d.ph(1)+" AND entity = "+l.s.d.ph(2), l.spec.Connector, l.spec.Entity).Scan(&staging)
+	if err != nil {
+		return l.wrap(err)
+	}
+	if err := l.s.dropTable(ctx, tx, l.id); err != nil {
+		return l.wrap(err)
+	}
+	if staging.Valid && staging.Int64 == l.id {
+		if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = NULL, checkpoint = NULL WHERE connector = "+l.s.d.ph(1)+" AND entity = "+l.s.d.ph(2), l.spec.Connector, l.spec.Entity); err != nil {
+			return l.wrap(err)
+		}
+	}
+	return l.wrap(tx.Commit())
+}
