@@ -145,6 +145,21 @@ func TestOneServerPerProcess(t *testing.T) {
 	}
 }
 
+func TestDSNRequiresMain(t *testing.T) {
+	state.mu.Lock()
+	state.running = false
+	state.mu.Unlock()
+	defer func() {
+		state.mu.Lock()
+		state.running = true
+		state.mu.Unlock()
+	}()
+	_, err := adminDSN(&fakeTB{})
+	if err == nil || !strings.Contains(err.Error(), "pgtest.Main(m)") {
+		t.Errorf("without Main: %v, want an error naming pgtest.Main", err)
+	}
+}
+
 func TestDecide(t *testing.T) {
 	env := func(vars map[string]string) func(string) string {
 		return func(k string) string { return vars[k] }
