@@ -156,9 +156,11 @@ func adminDSN(t testing.TB) (string, error) {
 		var bins binaries
 		state.admin, bins, state.skip = decide(os.Getenv, findBinaries)
 		if state.skip == "" && state.admin == "" {
+			began := time.Now()
 			state.srv, state.err = start(bins)
 			if state.err == nil {
 				state.admin = state.srv.dsn
+				t.Logf("pgtest: started %s in %v (%s)", bins.postgres, time.Since(began).Round(time.Millisecond), state.admin)
 			}
 		}
 	}
