@@ -13,9 +13,11 @@
 //     first call to DSN, from the installed PostgreSQL binaries: initdb and
 //     postgres from PATH, else from the highest /usr/lib/postgresql/<version>/bin
 //     (Debian's postgresql package). It lives in a temporary directory, listens
-//     on a free loopback port only, runs without fsync, and is stopped and
-//     removed when the tests end. As root it runs as the "postgres" user,
-//     since PostgreSQL refuses to run as root.
+//     on a free loopback port only, runs without fsync, encodes UTF8 in
+//     locale C.UTF-8 (so that pg_trgm takes 'ü' for a letter), and is
+//     stopped and removed when the tests end. As root it runs as the "postgres" user,
+//     since PostgreSQL refuses to run as root (its directory, under $TMPDIR,
+//     must then be reachable by that user, as it is under /tmp).
 //
 // With neither, DSN skips the test with the reason, or, when
 // TRIBUTARY_REQUIRE_POSTGRES is set (CI sets it), fails it with that reason,
@@ -37,9 +39,9 @@
 //	}
 //
 // DSN fails the test if Main is not in use. Should a test binary die without
-// stopping the server (a panic in TestMain, a kill), the server, started with
-// a parent-death signal on Linux, shuts down with it, and the next server
-// start removes the temporary directories such binaries left behind.
+// stopping the server (a panic in a test, -timeout, a kill), the server,
+// started with a parent-death signal on Linux, shuts down with it, and the
+// next server start removes the temporary directories such binaries left.
 //
 // The server is process-wide state (one per test binary, as intended): it is
 // held in package-level variables, behind a mutex, and DSN is safe for
