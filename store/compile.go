@@ -104,8 +104,14 @@ func (c *compiler) compile(f *search.Filter) (cond, error) {
 		return cond{sql: "NOT COALESCE((" + k.sql + "), FALSE)", exact: true}, nil
 	}
 	col := c.ts.column(f.Field)
-	if col < 0 {
-		// A path below an object field: no column of its own.
+	if f.Op == search.OpKeyword || f.Op == search.OpFuzzy {
+		if col < 0 {
+			return cond{sql: "", exact: false}, nil
+		}
+		return c.text(col, f)
+	}
+	if col < 0 || !c.ts.Fields[col].Key {
+		// A path below an object field, or a long text: no key column.
 		return cond{sql: "", exact: false}, nil
 	}
 	k := "r." + keyCol(col)
@@ -133,8 +139,6 @@ func (c *compiler) compile(f *search.Filter) (cond, error) {
 		return cond{sql: "(" + k + " >= " + c.arg(classBound(search.ClassTime)) + " AND " + k + " < " + c.arg(classBound(search.ClassArray)) + ")", exact: false}, nil
 	case search.OpContains, search.OpAny:
 		return cond{sql: k + " = " + c.arg(classBound(search.ClassArray)), exact: false}, nil
-	case search.OpKeyword, search.OpFuzzy:
-		return c.text(col, f)
 	}
 	return cond{sql: "", exact: false}, nil
 }
@@ -177,7 +181,7 @@ func (c *compiler) order(col int, op search.Op, v search.Value) cond {
 		// A string that is not a date-time compares byte for byte with
 		// every string, the field's date-times (kept as text) included.
 		out := within(strKey, search.ClassString)
-		if field.Words {
+		if field.Time {
 			out += fmt.Sprintf(" OR r.%s %s %s", timeCol(col), cmp, c.arg([]byte(s)))
 		}
 		return cond{sql: out, exact: true}
@@ -193,6 +197,12 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 	field := c.ts.Fields[col]
 	if !field.Words {
 		return cond{sql: "", exact: false}, nil
+	}
+	// Date-time strings are found through their time column, when the
+	// field has one, not through the word index.
+	dates := ""
+	if field.Time {
+		dates = " OR r." + timeCol(col) + " IS NOT NULL"
 	}
 	words := search.Words(f.Value.Interface().(string))
 	var groups [][]string
@@ -212,14 +222,20 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 		for _, w := range words {
 			g := vocab.near(w)
 			if len(g) == 0 {
-				// Only date-time strings (not in the word index) remain.
+				// No word of the copy is near: only date-times can match.
+				if dates == "" {
+					return condNone, nil
+				}
 				return cond{sql: "r." + timeCol(col) + " IS NOT NULL", exact: false}, nil
 			}
 			groups = append(groups, g)
 		}
 	}
-	m, _ := c.s.d.wordsMatch(tableName(c.table), col, groups, &c.args)
-	return cond{sql: m + " OR r." + timeCol(col) + " IS NOT NULL", exact: false}, nil
+	m, ok := c.s.d.wordsMatch(tableName(c.table), col, groups, &c.args)
+	if !ok {
+		return cond{sql: "", exact: false}, nil
+	}
+	return cond{sql: m + dates, exact: false}, nil
 }
 
 // near returns the vocabulary's words within fuzzy's edit distance of w.

@@ -40,10 +40,11 @@ type dialect interface {
 	writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error
 	// deleteWords removes the words of rows rids.
 	deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error
-	// wordsMatch returns a condition on the records table (alias r) true
-	// when column col holds, for every group, at least one of the group's
-	// words; exact reports whether it is exactly that (else a superset).
-	wordsMatch(table string, col int, groups [][]string, args *[]any) (cond string, exact bool)
+	// wordsMatch returns a condition on the records table (alias r) that
+	// holds for every record whose column col has, for every group, at
+	// least one of the group's words (and maybe for others); ok is false
+	// when the word index cannot say (every record is a candidate).
+	wordsMatch(table string, col int, groups [][]string, args *[]any) (cond string, ok bool)
 	// dropWords drops the word index of a table.
 	dropWords(ctx context.Context, tx *sql.Tx, table string) error
 

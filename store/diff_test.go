@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/search"
 	"github.com/tributary-dev/tributary/store"
 )
@@ -25,6 +27,7 @@ var diffSchema = search.Schema{
 	"id": search.TypeInteger, "status": search.TypeString, "n": search.TypeNumber, "count": search.TypeInteger,
 	"at": search.TypeString, "a": search.TypeAny, "tags": search.TypeArray, "subject": search.TypeString,
 	"via": search.TypeObject, "flag": search.TypeBoolean, "props.email": search.TypeString,
+	"body": search.TypeString, // long: no key column, so the Evaluator decides
 }
 
 var (
@@ -93,7 +96,12 @@ func genRecord(r *rand.Rand, id int) []byte {
 		return jsonOf(tags)
 	})
 	maybe("subject", func() string { return jsonOf(genText(r)) })
-	maybe("via", func() string { return jsonOf(map[string]any{"channel": pick(r, []string{"email", "web", "api", "Email"})}) })
+	maybe("via", func() string {
+		return jsonOf(map[string]any{"channel": pick(r, []string{"email", "web", "api", "Email"})})
+	})
+	maybe("body", func() string {
+		return jsonOf(genText(r) + " " + strings.Repeat("lorem ipsum dolor sit amet ", 3+r.IntN(3)) + genText(r))
+	})
 	maybe("flag", func() string { return pick(r, []string{"true", "false"}) })
 	maybe("props", func() string { return jsonOf(map[string]any{"email": pick(r, []string{"a@x.io", "b@x.io", "A@x.io"})}) })
 	b, _ := json.Marshal(m)
@@ -113,7 +121,7 @@ func genValue(r *rand.Rand, field string) any {
 		return pick(r, dates)
 	case "flag":
 		return r.IntN(2) == 0
-	case "subject":
+	case "subject", "body":
 		return genText(r)
 	}
 	switch r.IntN(4) {
@@ -127,7 +135,7 @@ func genValue(r *rand.Rand, field string) any {
 	return pick(r, statuses)
 }
 
-var scalarFields = []string{"id", "status", "n", "count", "at", "a", "subject", "flag", "props.email", "via.channel"}
+var scalarFields = []string{"id", "status", "n", "count", "at", "a", "subject", "flag", "props.email", "via.channel", "body"}
 
 func genFilter(r *rand.Rand, depth int) search.Filter {
 	if depth > 0 && r.IntN(3) == 0 {
@@ -175,11 +183,11 @@ func genFilter(r *rand.Rand, depth int) search.Filter {
 		}
 		return search.In(f, vs...)
 	case 7:
-		return search.Like(pick(r, []string{"status", "subject", "at", "a", "props.email"}), pick(r, []string{"%pass%", "OPEN", "o%", "%e_", "2024%", "%", "_", `\%`, "%reset%"}))
+		return search.Like(pick(r, []string{"status", "subject", "at", "a", "props.email", "body"}), pick(r, []string{"%pass%", "OPEN", "o%", "%e_", "2024%", "%", "_", `\%`, "%reset%"}))
 	case 8:
-		return search.Keyword(pick(r, []string{"subject", "status", "a", "at"}), genText(r))
+		return search.Keyword(pick(r, []string{"subject", "status", "a", "at", "body"}), genText(r))
 	case 9:
-		return search.Fuzzy(pick(r, []string{"subject", "status", "a"}), genText(r))
+		return search.Fuzzy(pick(r, []string{"subject", "status", "a", "body"}), genText(r))
 	case 10:
 		return search.Contains("tags", pick(r, []any{"vip", 1, 2.5, true, "open", nil}))
 	}
@@ -280,4 +288,16 @@ func TestDifferentialSQLite(t *testing.T) {
 	diffQueries(t, st, ix, 11, n)
 }
 
-
+func TestDifferentialPostgres(t *testing.T) {
+	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	n := 3000
+	if s := os.Getenv("TRIBUTARY_DIFF_QUERIES"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	diffQueries(t, st, ix, 11, n)
+}

@@ -131,7 +131,7 @@ func (d postgresDialect) wordsMatch(table string, col int, groups [][]string, ar
 		*args = append(*args, g)
 		parts = append(parts, fmt.Sprintf("w%d && %s::text[]", col, d.ph(len(*args))))
 	}
-	return fmt.Sprintf("r.rid IN (SELECT rid FROM %s WHERE %s)", quoteIdent(wordsName(table)), strings.Join(parts, " AND ")), true
+	return fmt.Sprintf("r.rid IN (SELECT rid FROM %s WHERE %s)", quoteIdent(wordsName(table)), strings.Join(parts, " AND ")), len(parts) > 0
 }
 
 func (postgresDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) error {

@@ -55,7 +55,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if where.sql != "" {
 		conds = append(conds, "("+where.sql+")")
 	}
-	q := "SELECT r.raw FROM " + quoteIdent(tableName(table)) + " r"
+	q := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + quoteIdent(tableName(table)+"_raw") + " x ON x.rid = r.rid"
 	if len(conds) > 0 {
 		q += " WHERE " + strings.Join(conds, " AND ")
 	}
@@ -67,7 +67,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	inSQL := true
 	for _, it := range req.Query.Sort {
 		col := ts.column(it.Field)
-		if col < 0 {
+		if col < 0 || !ts.Fields[col].Key {
 			inSQL = false
 			break
 		}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,24 +32,22 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + " is a directory"}
 	}
-	dsn := func(lock string, readOnly bool) string {
+	dsn := func(lock string, cacheKiB int) string {
 		q := url.Values{}
+		q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
 		q.Add("_pragma", "busy_timeout(30000)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_txlock", lock)
-		if readOnly {
-			q.Add("mode", "ro")
-		}
 		return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn("immediate", false))
+	w, err := sql.Open("sqlite", dsn("immediate", 64<<10))
 	if err != nil {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	w.SetMaxOpenConns(1) // one writer
-	r, err := sql.Open("sqlite", dsn("deferred", false))
+	r, err := sql.Open("sqlite", dsn("deferred", 8<<10))
 	if err != nil {
 		w.Close()
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
@@ -92,7 +91,7 @@ func (sqliteDialect) createWords(ctx context.Context, tx *sql.Tx, table string, 
 	for _, c := range cols {
 		fmt.Fprintf(&b, "w%d, ", c)
 	}
-	b.WriteString(`content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 0 categories 'L* Nd Mn'")`)
+	b.WriteString(`content='', contentless_delete=1, detail=column, tokenize="unicode61 remove_diacritics 0 categories 'L* Nd Mn'")`)
 	_, err := tx.ExecContext(ctx, b.String())
 	return err
 }
@@ -136,23 +135,42 @@ func (sqliteDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, 
 
 func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {
 	var q strings.Builder
-	fmt.Fprintf(&q, "{w%d} : (", col)
-	for i, g := range groups {
-		if i > 0 {
+	n := 0
+	for _, g := range groups {
+		// FTS5 tokenizes a word as the search package does when its
+		// letters are ASCII; another may split into a phrase, which the
+		// index (detail=column) cannot match: a group with such a word
+		// constrains nothing.
+		if slices.ContainsFunc(g, func(w string) bool { return !isASCII(w) }) {
+			continue
+		}
+		if n > 0 {
 			q.WriteString(" AND ")
 		}
+		n++
 		q.WriteByte('(')
 		for j, w := range g {
 			if j > 0 {
 				q.WriteString(" OR ")
 			}
-			q.WriteString(`"` + strings.ReplaceAll(w, `"`, `""`) + `"`)
+			q.WriteString(`"` + w + `"`)
 		}
 		q.WriteByte(')')
 	}
-	q.WriteByte(')')
-	*args = append(*args, q.String())
-	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table))), false
+	if n == 0 {
+		return "", false
+	}
+	*args = append(*args, fmt.Sprintf("{w%d} : (%s)", col, q.String()))
+	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table))), true
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (sqliteDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) error {

@@ -178,8 +178,17 @@ func (s *Store) init(ctx context.Context) error {
 		return s.d.wrap("open", err)
 	}
 	defer tx.Rollback()
+	var metas int
+	if err := tx.QueryRowContext(ctx, s.countTables("tributary_meta")).Scan(&metas); err != nil {
+		return s.d.wrap("open", err)
+	}
 	var version string
-	err = tx.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
+	err = sql.ErrNoRows
+	if metas > 0 {
+		err = tx.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
+	} else {
+		err = errNoMeta
+	}
 	switch {
 	case err == nil:
 		v, perr := strconv.Atoi(version)
@@ -193,10 +202,12 @@ func (s *Store) init(ctx context.Context) error {
 		return nil
 	case errors.Is(err, sql.ErrNoRows):
 		return &Error{Op: "open", Err: ErrVersion, Message: "the store has no schema version: it is damaged or not a Tributary store"}
+	case !errors.Is(err, errNoMeta):
+		return s.d.wrap("open", err)
 	}
 	// No tributary_meta table: a new database, or one of something else.
 	var others int
-	if err := tx.QueryRowContext(ctx, s.countUserTables()).Scan(&others); err != nil {
+	if err := tx.QueryRowContext(ctx, s.countTables("")).Scan(&others); err != nil {
 		return s.d.wrap("open", err)
 	}
 	if others > 0 {
@@ -219,11 +230,24 @@ func (s *Store) init(ctx context.Context) error {
 	return s.d.wrap("open", tx.Commit())
 }
 
-func (s *Store) countUserTables() string {
+// errNoMeta: the database has no tributary_meta table.
+var errNoMeta = errors.New("no tributary_meta")
+
+// countTables counts the tables named name ("": every table of the
+// database's own).
+func (s *Store) countTables(name string) string {
+	q := "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
 	if s.d.name() == "postgres" {
-		return "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+		q = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+		if name != "" {
+			return q + " AND table_name = '" + name + "'"
+		}
+		return q
 	}
-	return "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+	if name != "" {
+		return q + " AND name = '" + name + "'"
+	}
+	return q
 }
 
 // Spec describes the copy of one entity: whose it is and what can be
@@ -263,6 +287,8 @@ type tableSpec struct {
 type tableField struct {
 	Name  string      `json:"name"`
 	Type  search.Type `json:"type"`
+	Key   bool        `json:"key,omitempty"`   // an order-key column
+	Time  bool        `json:"time,omitempty"`  // a column with the text of date-times
 	Words bool        `json:"words,omitempty"` // a word column (strings)
 	Index bool        `json:"index,omitempty"` // a B-tree index on the key
 }
@@ -276,7 +302,7 @@ func newTableSpec(sp Spec) (*tableSpec, error) {
 	for _, p := range x.Fields() {
 		name := p.String()
 		t := sp.Schema[name]
-		ts.Fields = append(ts.Fields, tableField{Name: name, Type: t, Words: t == search.TypeString || t == search.TypeAny})
+		ts.Fields = append(ts.Fields, tableField{Name: name, Type: t})
 	}
 	return ts, nil
 }

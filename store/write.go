@@ -17,29 +17,22 @@ import (
 // Until then searches see the previous copy. A Load is used by one
 // goroutine at a time.
 type Load struct {
-	s     *Store
-	spec  Spec
-	ts    *tableSpec
-	id    int64
-	table string
-	x     *search.Extractor
-	ex    search.Extracted
-	n     int64
-	stats []fieldStats
-	done  bool
-}
-
-// fieldStats measure a field's keys during a load, to decide which get a
-// B-tree index.
-type fieldStats struct {
-	present  int64
-	keyBytes int64
+	s       *Store
+	spec    Spec
+	ts      *tableSpec
+	id      int64
+	table   string
+	x       *search.Extractor
+	ex      search.Extracted
+	n       int64
+	created bool
+	done    bool
 }
 
 // maxIndexedKey is the mean key length (bytes) up to which a field gets a
-// B-tree index: identifiers, numbers, dates, enumerations and names do;
-// long texts (descriptions, bodies) do not, and are found through the
-// word index instead.
+// key column and a B-tree index: identifiers, numbers, dates,
+// enumerations and names do; long texts (descriptions, bodies) do not, and
+// are found through the word index instead.
 const maxIndexedKey = 64
 
 // batchSize is how many rows one INSERT statement carries.
@@ -57,7 +50,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x, stats: make([]fieldStats, len(ts.Fields))}
+	l := &Load{s: s, spec: sp, ts: ts, x: x}
 	wrap := func(err error) error {
 		e := s.d.wrap("sync", err)
 		var se *Error
@@ -81,27 +74,6 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
 		return nil, wrap(err)
 	}
 	l.table = tableName(l.id)
-	var ddl strings.Builder
-	fmt.Fprintf(&ddl, "CREATE TABLE %s (rid %s, idkey %s NOT NULL UNIQUE, hid TEXT NOT NULL, raw %s NOT NULL, deleted_at BIGINT",
-		quoteIdent(l.table), s.d.serial(), s.d.blob(), s.d.blob())
-	for i, f := range ts.Fields {
-		fmt.Fprintf(&ddl, ", %s %s", keyCol(i), s.d.blob())
-		if f.Words {
-			fmt.Fprintf(&ddl, ", %s %s", timeCol(i), s.d.blob())
-		}
-	}
-	ddl.WriteString(")")
-	for _, stmt := range []string{
-		ddl.String(),
-		"CREATE TABLE " + quoteIdent(l.table+"_vocab") + " (col INTEGER NOT NULL, word TEXT NOT NULL, PRIMARY KEY (col, word))",
-	} {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return nil, wrap(err)
-		}
-	}
-	if err := s.d.createWords(ctx, tx, l.table, ts.wordCols()); err != nil {
-		return nil, wrap(err)
-	}
 	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = "+s.d.ph(1)+", sync_started_at = "+s.d.ph(2)+", checkpoint = NULL WHERE connector = "+s.d.ph(3)+" AND entity = "+s.d.ph(4),
 		l.id, now, sp.Connector, sp.Entity)
 	if err != nil {
@@ -117,6 +89,81 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
 		return nil, wrap(err)
 	}
 	return l, nil
+}
+
+// decide sets, from the first records of a load (the sample), which
+// fields get a key column (those whose keys are short: a long text has
+// none, so conditions on it are decided by the Evaluator and sorts by it
+// are ranked in the process), a date-time text column, and words.
+func (l *Load) decide(sample [][]byte) {
+	type seen struct {
+		n, keyBytes int64
+		text, times bool
+	}
+	st := make([]seen, len(l.ts.Fields))
+	var ex search.Extracted
+	for _, rec := range sample {
+		if l.x.Extract(rec, &ex) != nil {
+			continue
+		}
+		for i := range l.ts.Fields {
+			if k := ex.Keys[i]; k != nil {
+				st[i].n++
+				st[i].keyBytes += int64(len(k))
+			}
+			st[i].times = st[i].times || ex.Times[i] != nil
+			st[i].text = st[i].text || ex.Words[i] != nil && ex.Times[i] == nil
+		}
+	}
+	for i := range l.ts.Fields {
+		f := &l.ts.Fields[i]
+		scalar := f.Type != search.TypeObject && f.Type != search.TypeArray
+		stringy := f.Type == search.TypeString || f.Type == search.TypeAny
+		f.Key = st[i].n == 0 || st[i].keyBytes/st[i].n <= maxIndexedKey
+		f.Time = f.Key && stringy
+		f.Words = stringy && (st[i].text || st[i].times && !f.Time)
+		f.Index = f.Key && scalar && st[i].n > 0
+	}
+}
+
+// ensureTable creates the load's tables, in tx, on its first write.
+func (l *Load) ensureTable(ctx context.Context, tx *sql.Tx, sample [][]byte) error {
+	if l.created {
+		return nil
+	}
+	d := l.s.d
+	l.decide(sample)
+	var ddl strings.Builder
+	fmt.Fprintf(&ddl, "CREATE TABLE %s (rid %s, idkey %s NOT NULL UNIQUE, hid TEXT NOT NULL, deleted_at BIGINT", quoteIdent(l.table), d.serial(), d.blob())
+	for i, f := range l.ts.Fields {
+		if f.Key {
+			fmt.Fprintf(&ddl, ", %s %s", keyCol(i), d.blob())
+		}
+		if f.Time {
+			fmt.Fprintf(&ddl, ", %s %s", timeCol(i), d.blob())
+		}
+	}
+	ddl.WriteString(")")
+	for _, stmt := range []string{
+		ddl.String(),
+		// The vendor's JSON apart, so that the keys' table stays narrow for
+		// scans and index builds.
+		fmt.Sprintf("CREATE TABLE %s (rid BIGINT PRIMARY KEY, raw %s NOT NULL)", quoteIdent(l.table+"_raw"), d.blob()),
+		"CREATE TABLE " + quoteIdent(l.table+"_vocab") + " (col INTEGER NOT NULL, word TEXT NOT NULL, PRIMARY KEY (col, word))",
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	if err := d.createWords(ctx, tx, l.table, l.ts.wordCols()); err != nil {
+		return err
+	}
+	specJSON, _ := json.Marshal(l.ts)
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
+		return err
+	}
+	l.created = true
+	return nil
 }
 
 // dropStaging drops the unfinished table of a copy, if there is one.
@@ -151,6 +198,7 @@ func (s *Store) dropTable(ctx context.Context, tx *sql.Tx, id int64) error {
 	}
 	for _, stmt := range []string{
 		"DROP TABLE IF EXISTS " + quoteIdent(t+"_vocab"),
+		"DROP TABLE IF EXISTS " + quoteIdent(t+"_raw"),
 		"DROP TABLE IF EXISTS " + quoteIdent(t),
 		"DELETE FROM tributary_tables WHERE id = " + s.d.ph(1),
 	} {
@@ -216,12 +264,16 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 // vocabulary, in tx.
 func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) error {
 	d := l.s.d
-	nf := len(l.ts.Fields)
+	if err := l.ensureTable(ctx, tx, records); err != nil {
+		return l.wrap(err)
+	}
 	wordCols := l.ts.wordCols()
-	cols := []string{"idkey", "hid", "raw"}
+	cols := []string{"idkey", "hid"}
 	for i, f := range l.ts.Fields {
-		cols = append(cols, keyCol(i))
-		if f.Words {
+		if f.Key {
+			cols = append(cols, keyCol(i))
+		}
+		if f.Time {
 			cols = append(cols, timeCol(i))
 		}
 	}
@@ -230,9 +282,13 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 	for start := 0; start < len(records); start += batchSize {
 		batch := records[start:min(start+batchSize, len(records))]
 		args := make([]any, 0, len(batch)*perRow)
-		words := make(map[string][]string, len(batch)) // idkey → words per word column
-		at := make(map[string]int, len(batch))         // idkey → its row in args
-		rowsIn := 0
+		type row struct {
+			raw   []byte
+			words []string
+		}
+		rows := make(map[string]row, len(batch)) // by idkey
+		at := make(map[string]int, len(batch))   // idkey → its row in args
+		n := 0
 		for i, rec := range batch {
 			if err := l.x.Extract(rec, &l.ex); err != nil {
 				return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
@@ -247,39 +303,44 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 						at[k] = v - 1
 					}
 				}
-				rowsIn--
+				n--
 			}
-			at[string(l.ex.IDKey)] = rowsIn
-			rowsIn++
-			args = append(args, append([]byte(nil), l.ex.IDKey...), l.ex.ID, rec)
+			at[string(l.ex.IDKey)] = n
+			n++
+			args = append(args, append([]byte(nil), l.ex.IDKey...), l.ex.ID)
 			var ws []string
-			for fi := 0; fi < nf; fi++ {
-				k := l.ex.Keys[fi]
-				if k != nil {
-					l.stats[fi].present++
-					l.stats[fi].keyBytes += int64(len(k))
-					args = append(args, append([]byte(nil), k...))
-				} else {
-					args = append(args, nil)
-				}
-				if l.ts.Fields[fi].Words {
-					if t := l.ex.Times[fi]; t != nil {
-						args = append(args, t)
-						ws = append(ws, "")
+			for fi, f := range l.ts.Fields {
+				if f.Key {
+					if k := l.ex.Keys[fi]; k != nil {
+						args = append(args, append([]byte(nil), k...))
 					} else {
 						args = append(args, nil)
-						ws = append(ws, strings.Join(l.ex.Words[fi], " "))
-						for _, w := range l.ex.Words[fi] {
-							vocab[vocabWord{fi, w}] = struct{}{}
-						}
+					}
+				}
+				t := l.ex.Times[fi]
+				if f.Time {
+					if t != nil {
+						args = append(args, t)
+					} else {
+						args = append(args, nil)
+					}
+				}
+				if f.Words {
+					if t != nil && f.Time {
+						ws = append(ws, "") // found through its time column
+						continue
+					}
+					ws = append(ws, strings.Join(l.ex.Words[fi], " "))
+					for _, w := range l.ex.Words[fi] {
+						vocab[vocabWord{fi, w}] = struct{}{}
 					}
 				}
 			}
-			words[string(l.ex.IDKey)] = ws
+			rows[string(l.ex.IDKey)] = row{raw: rec, words: ws}
 		}
 		var q strings.Builder
 		fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", quoteIdent(l.table), strings.Join(cols, ", "))
-		for i := range rowsIn {
+		for i := range n {
 			if i > 0 {
 				q.WriteByte(',')
 			}
@@ -295,30 +356,45 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
 		}
 		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
-		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		res, err := tx.QueryContext(ctx, q.String(), args...)
 		if err != nil {
 			return l.wrap(err)
 		}
-		wrows := make([]wordRow, 0, len(batch))
-		for rows.Next() {
+		wrows := make([]wordRow, 0, n)
+		rawArgs := make([]any, 0, 2*n)
+		for res.Next() {
 			var rid int64
 			var idkey []byte
-			if err := rows.Scan(&rid, &idkey); err != nil {
-				rows.Close()
+			if err := res.Scan(&rid, &idkey); err != nil {
+				res.Close()
 				return l.wrap(err)
 			}
+			r := rows[string(idkey)]
+			rawArgs = append(rawArgs, rid, r.raw)
 			if len(wordCols) > 0 {
-				wrows = append(wrows, wordRow{rid: rid, words: words[string(idkey)]})
+				wrows = append(wrows, wordRow{rid: rid, words: r.words})
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		res.Close()
+		if err := res.Err(); err != nil {
+			return l.wrap(err)
+		}
+		var rq strings.Builder
+		fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))
+		for i := range len(rawArgs) / 2 {
+			if i > 0 {
+				rq.WriteByte(',')
+			}
+			rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
+		}
+		rq.WriteString(" ON CONFLICT (rid) DO UPDATE SET raw = excluded.raw")
+		if _, err := tx.ExecContext(ctx, rq.String(), rawArgs...); err != nil {
 			return l.wrap(err)
 		}
 		if err := d.writeWords(ctx, tx, l.table, wordCols, wrows); err != nil {
 			return l.wrap(err)
 		}
-		l.n += int64(len(batch))
+		l.n += int64(n)
 	}
 	return l.s.addVocab(ctx, tx, l.table, vocab)
 }
@@ -371,15 +447,14 @@ func (l *Load) Commit(ctx context.Context) error {
 	s, d := l.s, l.s.d
 	// Indexes, in their own transaction: a crash here leaves an unfinished
 	// table, which the next synchronization drops.
-	for i := range l.ts.Fields {
-		st := l.stats[i]
-		l.ts.Fields[i].Index = st.present > 0 && st.keyBytes/st.present <= maxIndexedKey && l.ts.Fields[i].Type != search.TypeObject && l.ts.Fields[i].Type != search.TypeArray
-	}
 	tx, err := d.writeTx(ctx, s.w)
 	if err != nil {
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	if err := l.ensureTable(ctx, tx, nil); err != nil {
+		return l.wrap(err)
+	}
 	for i, f := range l.ts.Fields {
 		if !f.Index {
 			continue
@@ -390,10 +465,6 @@ func (l *Load) Commit(ctx context.Context) error {
 		}
 	}
 	if err := d.indexWords(ctx, tx, l.table, l.ts.wordCols()); err != nil {
-		return l.wrap(err)
-	}
-	specJSON, _ := json.Marshal(l.ts)
-	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
 		return l.wrap(err)
 	}
 	if err := tx.Commit(); err != nil {

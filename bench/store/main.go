@@ -1,0 +1,186 @@
+// Command store measures the durable store: it synchronizes N Zendesk
+// tickets from the fake into SQLite (and PostgreSQL when -postgres gives a
+// DSN), then times searches, and the in-memory replica at 100k beside
+// them.
+//
+//	cd bench && go run ./store -n 1000000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/search"
+)
+
+func main() {
+	n := flag.Int("n", 100_000, "tickets")
+	dir := flag.String("dir", "", "directory for the SQLite file (default: a temporary one)")
+	pg := flag.String("postgres", "", "a PostgreSQL DSN to measure too")
+	reps := flag.Int("reps", 200, "repetitions of each query")
+	memN := flag.Int("mem", 100_000, "tickets for the in-memory replica (0: skip)")
+	flag.Parse()
+	ctx := context.Background()
+	srv := zendesktest.New(zendesktest.WithTickets(*n))
+	defer srv.Close()
+	srv.SetResponseCache(false)
+	conn, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
+		tributary.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	d := *dir
+	if d == "" {
+		d, _ = os.MkdirTemp("", "tributary-store-bench")
+		defer os.RemoveAll(d)
+	}
+	file := filepath.Join(d, "tickets.db")
+	os.Remove(file)
+
+	rawBytes := int64(0)
+	backends := []struct {
+		name string
+		b    replica.Backend
+	}{{"sqlite", replica.SQLite(file)}}
+	if *pg != "" {
+		backends = append(backends, struct {
+			name string
+			b    replica.Backend
+		}{"postgres", replica.Postgres(*pg)})
+	}
+	for _, be := range backends {
+		r, err := replica.Open(ctx, conn, be.b)
+		if err != nil {
+			log.Fatal(err)
+		}
+		start := time.Now()
+		if err := r.Sync(ctx, "tickets"); err != nil {
+			log.Fatal(err)
+		}
+		took := time.Since(start)
+		st, err := r.Store().Stats(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if rawBytes == 0 {
+			rawBytes = measureRaw(ctx, conn)
+		}
+		fmt.Printf("%s: synced %d tickets in %v: %.0f records/s; size %.1f MiB (%.2f× the raw JSON, %.1f MiB); peak RSS %.1f MiB\n",
+			be.name, r.Len("tickets"), took.Round(time.Millisecond), float64(*n)/took.Seconds(), mib(st.SizeBytes+walSize(file, be.name)),
+			float64(st.SizeBytes+walSize(file, be.name))/float64(rawBytes), mib(rawBytes), mib(peakRSS()))
+		queries(ctx, be.name, r.Search, *reps)
+		r.Close()
+		if be.name == "sqlite" {
+			start := time.Now()
+			r2, err := replica.Open(ctx, conn, replica.SQLite(file))
+			if err != nil {
+				log.Fatal(err)
+			}
+			res, err := r2.Search(ctx, "tickets", eqReq)
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("sqlite: open the file and answer a first query (%d hits): %v\n", len(res.Hits), time.Since(start).Round(time.Microsecond))
+			r2.Close()
+		}
+	}
+	if *memN > 0 {
+		msrv := zendesktest.New(zendesktest.WithTickets(*memN))
+		defer msrv.Close()
+		mconn, _ := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
+			tributary.WithBaseURL(msrv.URL))
+		r := replica.New(mconn)
+		start := time.Now()
+		if err := r.Sync(ctx, "tickets"); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("memory (%d tickets): synced in %v\n", *memN, time.Since(start).Round(time.Millisecond))
+		queries(ctx, "memory", r.Search, *reps)
+	}
+}
+
+var eqReq = search.Request{Query: search.Query{Filter: search.Eq("status", "open").Ptr()}, Limit: 50}
+
+func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), reps int) {
+	cases := []struct {
+		name string
+		q    search.Request
+	}{
+		{"eq status, limit 50", eqReq},
+		{"date range + in, sorted by updated_at, limit 50", search.Request{Query: search.Query{
+			Filter: search.And(search.Gte("created_at", "2024-01-01T00:00:00Z"), search.Lt("created_at", "2024-07-01T00:00:00Z"), search.In("status", "open", "pending")).Ptr(),
+			Sort:   []search.SortItem{search.Desc("updated_at")}}, Limit: 50}},
+		{"keyword", search.Request{Query: search.Query{Filter: search.Keyword("subject", "printer").Ptr()}, Limit: 50}},
+		{"fuzzy \"pasword reset\"", search.Request{Query: search.Query{Filter: search.Fuzzy("subject", "pasword reset").Ptr()}, Limit: 50}},
+	}
+	for _, c := range cases {
+		var ds []time.Duration
+		hits := 0
+		for range reps {
+			start := time.Now()
+			res, err := run(ctx, "tickets", c.q)
+			if err != nil {
+				log.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+			hits = len(res.Hits)
+		}
+		slices.Sort(ds)
+		fmt.Printf("%s: %-50s p50 %8.2f ms  p99 %8.2f ms  (%d hits)\n", name, c.name, ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]), hits)
+	}
+}
+
+func measureRaw(ctx context.Context, c tributary.Connector) int64 {
+	var n int64
+	for rec, err := range tributary.All(ctx, c, "tickets", nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		n += int64(len(rec.Raw()))
+	}
+	return n
+}
+
+func walSize(file, backend string) int64 {
+	if backend != "sqlite" {
+		return 0
+	}
+	fi, err := os.Stat(file + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			f := strings.Fields(l)
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+func mib(n int64) float64         { return float64(n) / (1 << 20) }
+
+var _ = runtime.GC
