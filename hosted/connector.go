@@ -134,6 +134,9 @@ func (h *Connector) Get(ctx context.Context, entity string, p tributary.Params) 
 // Search implements tributary.Searcher.
 func (h *Connector) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
 	a := tributary.ActionSearch
+	if e, ok := tributary.FindEntity(h.catalog, entity); ok {
+		q = q.Canonical(tributary.SearchSchema(e)) // "42" is sent as 42
+	}
 	b, err := json.Marshal(q)
 	if err != nil {
 		return nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrInvalidParams, Message: err.Error()}

@@ -37,6 +37,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/tributary-dev/tributary/internal/scalar"
 )
 
 // DefaultLimit is the number of hits a search returns when Request.Limit is 0.
@@ -188,6 +190,12 @@ func decodeRequest(n *node) (Request, error) {
 			if v.k == kNull {
 				r.Limit = 0
 				continue
+			}
+			if v.k == kStr { // "10", as the catalogue's integer params take it
+				if n, err := scalar.Int(v.s); err == nil {
+					num := intValue(n).n
+					v = &num
+				}
 			}
 			if v.k != kNum || !isIntegral(v) {
 				return r, &Error{Field: "limit", Reason: "must be an integer"}
