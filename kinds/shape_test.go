@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/search"
 )
 
 // answer is a RoundTripper that answers every request with a 200 and body.
@@ -85,5 +87,41 @@ func TestShapeErrorsOfGet(t *testing.T) {
 		if !errors.Is(err, tributary.ErrUnexpectedResponse) || !strings.Contains(err.Error(), "(HTTP 200): "+c.want) {
 			t.Errorf("%s %s.get: got %v, want ErrUnexpectedResponse saying %q", c.typ, c.entity, err, c.want)
 		}
+	}
+}
+
+// TestNearestNames: an unknown kind, credentials field, entity, action or
+// parameter is named with the nearest valid one, in the error text.
+func TestNearestNames(t *testing.T) {
+	_, err := kinds.Open("hubspt", map[string]any{})
+	if !errors.Is(err, tributary.ErrUnknownKind) || !strings.Contains(err.Error(), `unknown connector_type "hubspt"; did you mean "hubspot"?`) {
+		t.Errorf("kind: %v", err)
+	}
+	_, err = kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": "a@example.com", "api_tokn": "secret-value"})
+	if !errors.Is(err, tributary.ErrInvalidCredentials) || !strings.Contains(err.Error(), `unknown credential field "api_tokn"; did you mean "api_token"?`) ||
+		strings.Contains(err.Error(), "secret-value") {
+		t.Errorf("credentials: %v", err)
+	}
+	conn := openRecorded(t, "zendesk-support", &recorder{})
+	for _, c := range []struct {
+		entity string
+		action tributary.Action
+		params tributary.Params
+		want   string
+	}{
+		{"ticket", tributary.ActionList, nil, `has no entity "ticket"; did you mean "tickets"?`},
+		{"Tickets", tributary.ActionList, nil, `did you mean "tickets"?`},
+		{"tickets", "lsit", nil, `there is no action "lsit"; did you mean "list"?`},
+		{"tickets", tributary.ActionList, tributary.Params{"per_pge": 5}, `parameter "per_pge": is not a parameter of this action; did you mean "per_page"?`},
+	} {
+		_, err := tributary.Execute(context.Background(), conn, tributary.Request{Entity: c.entity, Action: c.action, Params: c.params})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s.%s %v: got %v, want %q", c.entity, c.action, c.params, err, c.want)
+		}
+	}
+	err = tributary.ValidateSearch("zendesk-support", conn.Entities(), "tickets", search.Request{Query: search.Query{Filter: search.Eq("stauts", "open").Ptr()}})
+	var te *tributary.Error
+	if !errors.As(err, &te) || te.Param != "stauts" || !strings.Contains(err.Error(), `unknown field; did you mean "status"?`) {
+		t.Errorf("search field: %v", err)
 	}
 }

@@ -425,7 +425,10 @@ func TestValidation(t *testing.T) {
 		{`{"query":{},"cursor":"zzzz"}`, "cursor", "", "malformed"},
 		{`{"limit":10}`, "query", "", "required"},
 		{`{"query":{},"page":2}`, "page", "", "unknown search parameter"},
-		{`{"query":{"filtre":{}}}`, "query.filtre", "", "unknown member"},
+		{`{"query":{"filtre":{}}}`, "query.filtre", "", `unknown member of query; did you mean "filter"?`},
+		{`{"query":{},"limt":5}`, "limt", "", `unknown search parameter; did you mean "limit"?`},
+		{`{"query":{"filter":{"eqq":{"status":"x"}}}}`, "", "eqq", `unknown operator; did you mean "eq"?`},
+		{`{"query":{"filter":{"fuzy":{"status":"x"}}}}`, "", "fuzy", `unknown operator; did you mean "fuzzy"?`},
 	}
 	for _, c := range cases {
 		var req Request
