@@ -40,7 +40,9 @@ var (
 	// next URL) or could not be read; the walk stops instead of looping.
 	ErrPaging = pagination.ErrStalled
 	// ErrUnexpectedResponse: the source answered with a body the library
-	// could not read (malformed JSON, a missing envelope).
+	// could not read (malformed JSON, valid JSON of another shape, a
+	// missing envelope); the message says what was expected and what
+	// arrived.
 	ErrUnexpectedResponse = errors.New("unexpected response")
 )
 
