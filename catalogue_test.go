@@ -70,15 +70,23 @@ func TestValidateErrorsNameTheParameter(t *testing.T) {
 		{tributary.Params{"filter.fromDateTime": "a", "filter": map[string]any{"fromDateTime": "b"}}, "filter.fromDateTime"},
 	}
 	for _, tc := range cases {
-		_, err := tributary.Validate("gong", gongLike, "calls_extensive", tributary.ActionList, tc.p)
-		var te *tributary.Error
-		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) {
-			t.Errorf("%v: err = %v, want ErrInvalidParams", tc.p, err)
-			continue
-		}
-		if te.Param != tc.param || te.Entity != "calls_extensive" || te.Action != tributary.ActionList || te.Kind != "gong" {
-			t.Errorf("%v: error names param %q (want %q), entity %q, action %q: %v", tc.p, te.Param, tc.param, te.Entity, te.Action, err)
-		}
+		wantParamError(t, "gong", gongLike, "calls_extensive", tc.p, tc.param, "")
+	}
+}
+
+// wantParamError checks that Validate refuses the list params p of entity
+// with ErrInvalidParams naming the kind, entity, action and param, in a
+// message containing msg.
+func wantParamError(t *testing.T, kind string, ents []tributary.Entity, entity string, p tributary.Params, param, msg string) {
+	t.Helper()
+	_, err := tributary.Validate(kind, ents, entity, tributary.ActionList, p)
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) {
+		t.Errorf("%v: err = %v, want ErrInvalidParams", p, err)
+		return
+	}
+	if te.Param != param || te.Entity != entity || te.Action != tributary.ActionList || te.Kind != kind || !strings.Contains(err.Error(), msg) {
+		t.Errorf("%v: error names param %q (want %q), entity %q, action %q: %q, want it to contain %q", p, te.Param, param, te.Entity, te.Action, err, msg)
 	}
 }
 
@@ -235,15 +243,7 @@ func TestValidateRefusesOtherStrings(t *testing.T) {
 		{tributary.Params{"inline": "yes"}, "inline", "must be a boolean, got a string"},
 	}
 	for _, tc := range cases {
-		_, err := tributary.Validate("zendesk-support", idsLike, "article_attachments", tributary.ActionList, tc.p)
-		var te *tributary.Error
-		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) {
-			t.Errorf("%v: err = %v, want ErrInvalidParams", tc.p, err)
-			continue
-		}
-		if te.Param != tc.param || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("%v: got %q (param %q), want param %q and %q", tc.p, err, te.Param, tc.param, tc.msg)
-		}
+		wantParamError(t, "zendesk-support", idsLike, "article_attachments", tc.p, tc.param, tc.msg)
 	}
 }
 

@@ -102,7 +102,7 @@ func TestNearestNames(t *testing.T) {
 		strings.Contains(err.Error(), "secret-value") {
 		t.Errorf("credentials: %v", err)
 	}
-	conn := openRecorded(t, "zendesk-support", &recorder{})
+	conn := openRecorded(t, "zendesk-support", &guard{})
 	for _, c := range []struct {
 		entity string
 		action tributary.Action

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,39 +14,8 @@ import (
 	"github.com/tributary-dev/tributary/kinds/hubspot"
 )
 
-// recorder is a RoundTripper that keeps every request it gets (method,
-// URL, body) and answers each with an empty 404, so that nothing leaves
-// the process and nothing is retried.
-type recorder struct {
-	mu   sync.Mutex
-	sent []string
-}
-
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		req.Body.Close()
-	}
-	r.mu.Lock()
-	r.sent = append(r.sent, req.Method+" "+req.URL.String()+" "+string(body))
-	r.mu.Unlock()
-	return &http.Response{
-		StatusCode: http.StatusNotFound, Status: "404 Not Found", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{}`)),
-		Request: req, ContentLength: 2,
-	}, nil
-}
-
-func (r *recorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s := r.sent
-	r.sent = nil
-	return s
-}
-
-// openRecorded opens a connector of typ whose requests go to rec.
+// openRecorded opens a connector of typ whose requests go to rec (a
+// guard, or a canned answer).
 func openRecorded(t *testing.T, typ string, rec http.RoundTripper) tributary.Connector {
 	t.Helper()
 	conn, err := kinds.Open(typ, fuzzCredentials[typ], tributary.WithHTTPClient(&http.Client{Transport: rec}),
@@ -140,7 +107,7 @@ func TestIntegerAndBooleanParamsAsStrings(t *testing.T) {
 	total := 0
 	var unsent []string
 	for _, typ := range kinds.Types() {
-		rec := &recorder{}
+		rec := &guard{}
 		conn := openRecorded(t, typ, rec)
 		for _, e := range conn.Entities() {
 			for _, a := range e.Actions {

@@ -369,8 +369,8 @@ func Split(body []byte, spec Spec) (Page, error) {
 	return p, nil
 }
 
-// Object returns the record object of a response body: the body itself
-// (key ""), or the object under its member key. Malformed JSON is an error
+// Object returns the record object of a response body: the body itself,
+// as it is (key ""), or the object under its member key. Malformed JSON is an error
 // wrapping ErrSyntax; anything but an object there (a missing key, null,
 // an array) one wrapping ErrShape that says what arrived.
 func Object(body []byte, key string) ([]byte, error) {
@@ -382,7 +382,7 @@ func Object(body []byte, key string) ([]byte, error) {
 		return nil, err
 	}
 	if key == "" {
-		return bytes.TrimSpace(body), nil
+		return body, nil
 	}
 	v, ok := m[key]
 	if !ok {
