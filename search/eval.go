@@ -375,7 +375,6 @@ type hitRef struct {
 // orders, pages and projects as documented on Index.
 func (ix *Index) Search(req Request) (*Result, error) {
 	start := time.Now()
-	req = req.Canonical(ix.schema)
 	offset, err := req.check(ix.schema)
 	if err != nil {
 		return nil, err

@@ -143,12 +143,17 @@ func (s Schema) names() []string {
 // limit and cursor are well formed, and the cursor was issued for this
 // query. Each error is an *Error wrapping ErrInvalidQuery.
 func (r *Request) Validate(s Schema) error {
-	_, err := r.check(s)
+	c := *r // check rewrites its receiver; the caller's request stays as given
+	_, err := c.check(s)
 	return err
 }
 
-// check validates r and returns the offset of its cursor.
+// check puts r in canonical form (see Canonical), validates it and returns
+// the offset of its cursor. Every runner of requests (Index.Search, a
+// store's evaluator) checks its own copy this way, so it runs the values
+// it validated.
 func (r *Request) check(s Schema) (int, error) {
+	*r = r.Canonical(s)
 	if r.Query.Filter != nil {
 		if err := r.Query.Filter.Validate(s); err != nil {
 			return 0, err
