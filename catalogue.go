@@ -2,6 +2,7 @@ package tributary
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tributary-dev/tributary/internal/scalar"
+	"github.com/tributary-dev/tributary/internal/suggest"
 	"github.com/tributary-dev/tributary/pagination"
 )
 
@@ -93,6 +96,9 @@ func (e Entity) Param(a Action, name string) (Param, bool) {
 	return Param{}, false
 }
 
+// allActions are the actions of the contract.
+var allActions = []Action{ActionList, ActionGet, ActionSearch, ActionAPISearch, ActionDownload}
+
 // SearchParams are the parameters of every `search` action (the contract's
 // common search parameters).
 var searchParams = []Param{
@@ -126,9 +132,13 @@ func FindEntity(entities []Entity, name string) (Entity, bool) {
 // Validate checks an operation against a catalogue before anything is sent
 // and returns the params in normal form: dotted keys ("filter.callIds")
 // expanded into nested objects, integers as int64, numbers as float64,
-// arrays as []any. The input is not modified. Failures are *Error values
+// arrays as []any. Where the catalogue says integer or boolean, a string
+// that spells one exactly is accepted too ("7253394935055", "true": callers
+// holding operations as JSON send ids that way) and normalized to the
+// int64 or bool. The input is not modified. Failures are *Error values
 // naming the kind, entity, action and parameter, matching ErrUnknownEntity,
-// ErrUnsupportedAction or ErrInvalidParams.
+// ErrUnsupportedAction or ErrInvalidParams; an unknown name comes with the
+// nearest valid one when one is close (did you mean "tickets"?).
 func Validate(kind string, entities []Entity, entity string, a Action, p Params) (Params, error) {
 	e, ok := FindEntity(entities, entity)
 	if !ok {
@@ -137,15 +147,18 @@ func Validate(kind string, entities []Entity, entity string, a Action, p Params)
 			names = append(names, x.Name)
 		}
 		return nil, &Error{Kind: kind, Entity: entity, Action: a, Err: ErrUnknownEntity,
-			Message: fmt.Sprintf("%s has no entity %q (entities: %s)", kind, entity, strings.Join(names, ", "))}
+			Message: fmt.Sprintf("%s has no entity %q%s (entities: %s)", kind, entity, suggest.Hint(entity, names), strings.Join(names, ", "))}
 	}
 	if !e.Supports(a) {
 		acts := make([]string, len(e.Actions))
 		for i, x := range e.Actions {
 			acts[i] = string(x)
 		}
-		return nil, &Error{Kind: kind, Entity: entity, Action: a, Err: ErrUnsupportedAction,
-			Message: fmt.Sprintf("%s offers %s", entity, strings.Join(acts, ", "))}
+		msg := fmt.Sprintf("%s offers %s", entity, strings.Join(acts, ", "))
+		if !slices.Contains(allActions, a) {
+			msg = fmt.Sprintf("there is no action %q%s; %s", a, suggest.Hint(string(a), acts), msg)
+		}
+		return nil, &Error{Kind: kind, Entity: entity, Action: a, Err: ErrUnsupportedAction, Message: msg}
 	}
 	decl := e.Params[a]
 	if a == ActionSearch && decl == nil {
@@ -287,7 +300,7 @@ func validateObject(decl []Param, in map[string]any, prefix string) (map[string]
 			if name == "" {
 				name = `""` // an empty key still gets a name in the error
 			}
-			return nil, &vErr{prefix + name, "is not a parameter of this action (accepted: " + accepted + ")"}
+			return nil, &vErr{prefix + name, "is not a parameter of this action" + suggest.Hint(unknown[0], names) + " (accepted: " + accepted + ")"}
 		}
 	}
 	return out, nil
@@ -323,6 +336,14 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 		return s, nil
 	case TypeInteger:
 		n, ok := toInt(v)
+		if s, isStr := v.(string); isStr {
+			var err error
+			n, err = scalar.Int(s)
+			if errors.Is(err, scalar.ErrRange) {
+				return nil, &vErr{name, fmt.Sprintf("%s is out of the integer range", quoteShort(s))}
+			}
+			ok = err == nil
+		}
 		if !ok {
 			return nil, &vErr{name, fmt.Sprintf("must be an integer, got %s", jsonKind(v))}
 		}
@@ -350,6 +371,9 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 		return f, nil
 	case TypeBoolean:
 		b, ok := v.(bool)
+		if s, isStr := v.(string); isStr {
+			b, ok = scalar.Bool(s)
+		}
 		if !ok {
 			return nil, &vErr{name, fmt.Sprintf("must be a boolean, got %s", jsonKind(v))}
 		}
@@ -539,4 +563,12 @@ func jsonKind(v any) string {
 		return "an array"
 	}
 	return fmt.Sprintf("a Go %T", v)
+}
+
+// quoteShort quotes s for an error message, cut to 40 bytes.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "…"
+	}
+	return strconv.Quote(s)
 }

@@ -3,6 +3,8 @@ package tributary_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,20 +64,29 @@ func TestValidateErrorsNameTheParameter(t *testing.T) {
 		{tributary.Params{"filter": map[string]any{}, "contentSelector.contextTiming": []any{"Later"}}, "contentSelector.contextTiming[0]"},
 		{tributary.Params{"filter": map[string]any{}, "count": 1001}, "count"},
 		{tributary.Params{"filter": map[string]any{}, "count": 1.5}, "count"},
-		{tributary.Params{"filter": map[string]any{}, "count": "10"}, "count"},
+		{tributary.Params{"filter": map[string]any{}, "count": "10abc"}, "count"},
+		{tributary.Params{"filter": map[string]any{}, "count": "1001"}, "count"},
 		{tributary.Params{"filter": "x"}, "filter"},
 		{tributary.Params{"filter.fromDateTime": "a", "filter": map[string]any{"fromDateTime": "b"}}, "filter.fromDateTime"},
 	}
 	for _, tc := range cases {
-		_, err := tributary.Validate("gong", gongLike, "calls_extensive", tributary.ActionList, tc.p)
-		var te *tributary.Error
-		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) {
-			t.Errorf("%v: err = %v, want ErrInvalidParams", tc.p, err)
-			continue
-		}
-		if te.Param != tc.param || te.Entity != "calls_extensive" || te.Action != tributary.ActionList || te.Kind != "gong" {
-			t.Errorf("%v: error names param %q (want %q), entity %q, action %q: %v", tc.p, te.Param, tc.param, te.Entity, te.Action, err)
-		}
+		wantParamError(t, "gong", gongLike, "calls_extensive", tc.p, tc.param, "")
+	}
+}
+
+// wantParamError checks that Validate refuses the list params p of entity
+// with ErrInvalidParams naming the kind, entity, action and param, in a
+// message containing msg.
+func wantParamError(t *testing.T, kind string, ents []tributary.Entity, entity string, p tributary.Params, param, msg string) {
+	t.Helper()
+	_, err := tributary.Validate(kind, ents, entity, tributary.ActionList, p)
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) {
+		t.Errorf("%v: err = %v, want ErrInvalidParams", p, err)
+		return
+	}
+	if te.Param != param || te.Entity != entity || te.Action != tributary.ActionList || te.Kind != kind || !strings.Contains(err.Error(), msg) {
+		t.Errorf("%v: error names param %q (want %q), entity %q, action %q: %q, want it to contain %q", p, te.Param, param, te.Entity, te.Action, err, msg)
 	}
 }
 
@@ -165,5 +176,103 @@ func TestValidateRunsEntityRules(t *testing.T) {
 	}
 	if _, err := tributary.Validate("gong", entities, "call_audio", tributary.ActionDownload, tributary.Params{"media": true}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// idsLike has integer and boolean params, alone and as array elements.
+var idsLike = []tributary.Entity{{
+	Name:    "article_attachments",
+	Actions: []tributary.Action{tributary.ActionGet, tributary.ActionList},
+	Params: map[tributary.Action][]tributary.Param{
+		tributary.ActionGet: {
+			{Name: "article_id", Type: tributary.TypeInteger, Required: true},
+			{Name: "attachment_id", Type: tributary.TypeInteger, Required: true},
+		},
+		tributary.ActionList: {
+			{Name: "ids", Type: tributary.TypeArray, Items: &tributary.Param{Type: tributary.TypeInteger}},
+			{Name: "per_page", Type: tributary.TypeInteger, Min: tributary.Bound(1), Max: tributary.Bound(100)},
+			{Name: "inline", Type: tributary.TypeBoolean},
+		},
+	},
+}}
+
+// TestValidateAcceptsIntegersAndBooleansAsStrings: a string that spells an
+// integer or a boolean exactly is accepted where the catalogue says integer
+// or boolean, and normalized to the int64 or bool.
+func TestValidateAcceptsIntegersAndBooleansAsStrings(t *testing.T) {
+	got, err := tributary.Validate("zendesk-support", idsLike, "article_attachments", tributary.ActionGet,
+		tributary.Params{"article_id": "7253394935055", "attachment_id": "14328435003535"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tributary.Params{"article_id": int64(7253394935055), "attachment_id": int64(14328435003535)}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	got, err = tributary.Validate("zendesk-support", idsLike, "article_attachments", tributary.ActionList,
+		tributary.Params{"ids": []any{"1", 2, "-3", "9223372036854775807"}, "per_page": "100", "inline": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = tributary.Params{"ids": []any{int64(1), int64(2), int64(-3), int64(9223372036854775807)}, "per_page": int64(100), "inline": false}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestValidateRefusesOtherStrings: anything that is not exactly an integer
+// or a boolean is still refused, naming the parameter.
+func TestValidateRefusesOtherStrings(t *testing.T) {
+	cases := []struct {
+		p     tributary.Params
+		param string
+		msg   string
+	}{
+		{tributary.Params{"per_page": "12abc"}, "per_page", `parameter "per_page": must be an integer, got a string`},
+		{tributary.Params{"per_page": "1.5"}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": "1e3"}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": " 12"}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": ""}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": "0x10"}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": "1_000"}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": "101"}, "per_page", "101 is above the maximum 100"},
+		{tributary.Params{"per_page": "0"}, "per_page", "0 is below the minimum 1"},
+		{tributary.Params{"ids": []any{"1", "99999999999999999999"}}, "ids[1]", `"99999999999999999999" is out of the integer range`},
+		{tributary.Params{"inline": "TRUE"}, "inline", "must be a boolean, got a string"},
+		{tributary.Params{"inline": "1"}, "inline", "must be a boolean, got a string"},
+		{tributary.Params{"inline": "yes"}, "inline", "must be a boolean, got a string"},
+	}
+	for _, tc := range cases {
+		wantParamError(t, "zendesk-support", idsLike, "article_attachments", tc.p, tc.param, tc.msg)
+	}
+}
+
+// TestValidateSuggestsNearestName: unknown entities, actions and params
+// get the nearest valid name in the error text.
+func TestValidateSuggestsNearestName(t *testing.T) {
+	cases := []struct {
+		entity string
+		action tributary.Action
+		p      tributary.Params
+		want   error
+		msg    string
+	}{
+		{"article_attachment", tributary.ActionGet, nil, tributary.ErrUnknownEntity,
+			`has no entity "article_attachment"; did you mean "article_attachments"? (entities: article_attachments)`},
+		{"Article_Attachments", tributary.ActionGet, nil, tributary.ErrUnknownEntity, `did you mean "article_attachments"?`},
+		{"articles", tributary.ActionGet, nil, tributary.ErrUnknownEntity, `has no entity "articles" (entities: article_attachments)`},
+		{"article_attachments", "lst", nil, tributary.ErrUnsupportedAction,
+			`there is no action "lst"; did you mean "list"?; article_attachments offers get, list`},
+		{"article_attachments", tributary.ActionList, tributary.Params{"perpage": 5}, tributary.ErrInvalidParams,
+			`parameter "perpage": is not a parameter of this action; did you mean "per_page"? (accepted: ids, per_page, inline)`},
+		{"article_attachments", tributary.ActionList, tributary.Params{"id": 5}, tributary.ErrInvalidParams, `did you mean "ids"?`},
+		{"article_attachments", tributary.ActionList, tributary.Params{"sort_by": 5}, tributary.ErrInvalidParams,
+			`parameter "sort_by": is not a parameter of this action (accepted: ids, per_page, inline)`},
+	}
+	for _, tc := range cases {
+		_, err := tributary.Validate("zendesk-support", idsLike, tc.entity, tc.action, tc.p)
+		if !errors.Is(err, tc.want) || !strings.Contains(fmt.Sprint(err), tc.msg) {
+			t.Errorf("%s.%s %v: got %v, want %v containing %q", tc.entity, tc.action, tc.p, err, tc.want, tc.msg)
+		}
 	}
 }

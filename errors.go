@@ -46,7 +46,9 @@ var (
 	// failure a retry of the same request could mend.
 	ErrCursorExpired = errors.New("cursor expired")
 	// ErrUnexpectedResponse: the source answered with a body the library
-	// could not read (malformed JSON, a missing envelope).
+	// could not read (malformed JSON, valid JSON of another shape, a
+	// missing envelope); the message says what was expected and what
+	// arrived.
 	ErrUnexpectedResponse = errors.New("unexpected response")
 )
 

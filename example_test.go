@@ -51,7 +51,7 @@ func Example() {
 func ExampleExecute_validation() {
 	c, _ := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "access_token": "token"})
 	_, err := tributary.Execute(context.Background(), c, tributary.Request{
-		Entity: "tickets", Action: tributary.ActionGet, Params: tributary.Params{"ticket_id": "35436"},
+		Entity: "tickets", Action: tributary.ActionGet, Params: tributary.Params{"ticket_id": "#35436"},
 	})
 	var te *tributary.Error
 	if errors.As(err, &te) && errors.Is(err, tributary.ErrInvalidParams) {

@@ -103,7 +103,7 @@ func decodePage[T, P any](h Handle[T, P], a Action, page *Page) (*pagination.Pag
 }
 
 func (h Handle[T, P]) decodeErr(a Action, err error) error {
-	return &Error{Kind: h.Conn.Type(), Entity: h.Entity, Action: a, Err: ErrUnexpectedResponse, Message: "record does not decode into " + reflect.TypeFor[T]().String(), Cause: err}
+	return &Error{Kind: h.Conn.Type(), Entity: h.Entity, Action: a, Err: ErrUnexpectedResponse, Message: "expected a record that decodes into " + reflect.TypeFor[T]().String() + ", got: " + err.Error(), Cause: err}
 }
 
 func (h Handle[T, P]) paramErr(a Action, err error) error {

@@ -125,15 +125,19 @@ func (h *Connector) Get(ctx context.Context, entity string, p tributary.Params) 
 	if recs, err := records(raw); err == nil && len(recs) == 1 && strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
 		return recs[0], nil
 	}
-	if _, err := jsonx.Members(raw); err != nil {
-		return tributary.Record{}, h.unexpected(entity, a, "the result is not a record")
+	rec, err := jsonx.Object(raw, "")
+	if err != nil {
+		return tributary.Record{}, h.unexpected(entity, a, "the result: "+err.Error())
 	}
-	return tributary.NewRecord(raw), nil
+	return tributary.NewRecord(rec), nil
 }
 
 // Search implements tributary.Searcher.
 func (h *Connector) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
 	a := tributary.ActionSearch
+	if e, ok := tributary.FindEntity(h.catalog, entity); ok {
+		q = q.Canonical(tributary.SearchSchema(e)) // "42" is sent as 42
+	}
 	b, err := json.Marshal(q)
 	if err != nil {
 		return nil, &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrInvalidParams, Message: err.Error()}
@@ -237,7 +241,7 @@ func (h *Connector) execute(ctx context.Context, entity string, a tributary.Acti
 			env.result = body // a bare list of records
 			return env, nil
 		}
-		return nil, h.unexpected(entity, a, "the response is not JSON")
+		return nil, h.unexpected(entity, a, "the response: "+err.Error())
 	}
 	result, wrapped := m["result"]
 	if !wrapped {
@@ -261,7 +265,7 @@ func (h *Connector) execute(ctx context.Context, entity string, a tributary.Acti
 	if raw, ok := m["connector_metadata"]; ok && !jsonx.IsNull(raw) {
 		v, err := jsonx.Value(raw)
 		if err != nil {
-			return nil, h.unexpected(entity, a, "connector_metadata is not JSON")
+			return nil, h.unexpected(entity, a, "connector_metadata: expected JSON, got malformed JSON")
 		}
 		if mm, ok := v.(map[string]any); ok {
 			env.meta = mm
@@ -286,7 +290,7 @@ func records(raw json.RawMessage) ([]tributary.Record, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("the result is not a list of records")
+			return nil, fmt.Errorf("the result: %w", err)
 		}
 	}
 	out := make([]tributary.Record, len(elems))

@@ -279,7 +279,7 @@ func (c *Client) CreateConnector(ctx context.Context, r CreateRequest) (string, 
 			}
 		}
 	}
-	return "", &tributary.Error{Kind: r.ConnectorType, StatusCode: resp.StatusCode, Err: tributary.ErrUnexpectedResponse, Message: "the create response names no connector id"}
+	return "", &tributary.Error{Kind: r.ConnectorType, StatusCode: resp.StatusCode, Err: tributary.ErrUnexpectedResponse, Message: `expected a connector id under "id", "connector_id", "data.id" or "connector.id" of the create response, got none`}
 }
 
 func (c *Client) rememberSecrets(creds map[string]any) {

@@ -31,21 +31,22 @@ var fuzzCredentials = map[string]map[string]any{
 	"hubspot": {"private_app_token": "fuzz-private-app-token"},
 }
 
-// guard is the RoundTripper of the fuzzed connectors: it counts what is
-// sent and answers everything with an empty 404, so nothing leaves the
-// process and nothing is retried.
+// guard is the RoundTripper of the fuzzed connectors: it keeps what is
+// sent (method, URL and body) and answers everything with an empty 404, so
+// nothing leaves the process and nothing is retried.
 type guard struct {
 	mu   sync.Mutex
 	sent []string
 }
 
 func (g *guard) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
 	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ = io.ReadAll(r.Body)
 		r.Body.Close()
 	}
 	g.mu.Lock()
-	g.sent = append(g.sent, r.Method+" "+r.URL.String())
+	g.sent = append(g.sent, r.Method+" "+r.URL.String()+" "+string(body))
 	g.mu.Unlock()
 	return &http.Response{
 		StatusCode: http.StatusNotFound, Status: "404 Not Found", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/suggest"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/hubspot"
@@ -66,7 +67,7 @@ func lookup(connectorType string) (kind, error) {
 	k, ok := registry()[connectorType]
 	if !ok {
 		return kind{}, &tributary.Error{Kind: connectorType, Err: tributary.ErrUnknownKind,
-			Message: fmt.Sprintf("unknown connector_type %q (known: %s)", connectorType, strings.Join(Types(), ", "))}
+			Message: fmt.Sprintf("unknown connector_type %q%s (known: %s)", connectorType, suggest.Hint(connectorType, Types()), strings.Join(Types(), ", "))}
 	}
 	return k, nil
 }

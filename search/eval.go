@@ -369,7 +369,9 @@ type hitRef struct {
 }
 
 // Search runs req over the index: it validates req against the index's
-// schema (an *Error wrapping ErrInvalidQuery on failure), then filters,
+// schema (an *Error wrapping ErrInvalidQuery on failure), with the values
+// of integer and boolean fields written as strings read as Canonical
+// reads them, then filters,
 // orders, pages and projects as documented on Index.
 func (ix *Index) Search(req Request) (*Result, error) {
 	start := time.Now()

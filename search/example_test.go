@@ -90,7 +90,7 @@ func ExampleRequest_UnmarshalJSON() {
 func ExampleRequest_Validate() {
 	schema := search.Schema{"priority": search.TypeInteger, "vip": search.TypeBoolean}
 	for _, f := range []search.Filter{
-		search.Eq("priority", "1"),
+		search.Eq("priority", "high"),
 		search.Gt("vip", true),
 		search.Eq("prio", 1),
 	} {
@@ -100,7 +100,7 @@ func ExampleRequest_Validate() {
 		fmt.Println(errors.Is(err, search.ErrInvalidQuery), errors.As(err, &e) && e.Field != "", err)
 	}
 	// Output:
-	// true true search: invalid query: eq on "priority": the field is an integer; the value "1" is a string
+	// true true search: invalid query: eq on "priority": the field is an integer; the value "high" is a string
 	// true true search: invalid query: gt on "vip": the field is a boolean and has no order
 	// true true search: invalid query: eq on "prio": unknown field
 }

@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // Op is a filter operator.
@@ -336,8 +338,11 @@ func decodeOp(conds []Filter, op Op, v *node) ([]Filter, error) {
 		}
 		return conds, nil
 	}
-	return nil, &Error{Op: op, Reason: "unknown operator"}
+	return nil, &Error{Op: op, Reason: "unknown operator" + suggest.Hint(string(op), operators)}
 }
+
+// operators are the names of the filter language's operators.
+var operators = []string{"eq", "neq", "gt", "gte", "lt", "lte", "in", "like", "fuzzy", "keyword", "contains", "any", "not", "and", "or"}
 
 func decodeField(op Op, p Path, v *node) (Filter, error) {
 	f := Filter{Op: op, Field: p}

@@ -3,8 +3,13 @@ package search
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tributary-dev/tributary/internal/scalar"
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // ErrInvalidQuery is wrapped by every error about a search request: decoding,
@@ -122,7 +127,14 @@ func (s Schema) typeOf(p Path) (Type, error) {
 		}
 		return "", &Error{Field: name, Reason: fmt.Sprintf("%s is %s and has no member %q", prefix, t.article(), p[i])}
 	}
-	return "", &Error{Field: name, Reason: "unknown field"}
+	return "", &Error{Field: name, Reason: "unknown field" + suggest.Hint(name, s.names())}
+}
+
+// names returns the field names of s, sorted.
+func (s Schema) names() []string {
+	names := slices.Collect(maps.Keys(s))
+	slices.Sort(names)
+	return names
 }
 
 // Validate checks r against the searchable fields of an entity before
@@ -131,12 +143,17 @@ func (s Schema) typeOf(p Path) (Type, error) {
 // limit and cursor are well formed, and the cursor was issued for this
 // query. Each error is an *Error wrapping ErrInvalidQuery.
 func (r *Request) Validate(s Schema) error {
-	_, err := r.check(s)
+	c := *r // check rewrites its receiver; the caller's request stays as given
+	_, err := c.check(s)
 	return err
 }
 
-// check validates r and returns the offset of its cursor.
+// check puts r in canonical form (see Canonical), validates it and returns
+// the offset of its cursor. Every runner of requests (Index.Search, a
+// store's evaluator) checks its own copy this way, so it runs the values
+// it validated.
 func (r *Request) check(s Schema) (int, error) {
+	*r = r.Canonical(s)
 	if r.Query.Filter != nil {
 		if err := r.Query.Filter.Validate(s); err != nil {
 			return 0, err
@@ -289,6 +306,13 @@ func fits(f *Filter, t Type, v Value) error {
 			return bad("is " + kindArticle(n.k))
 		}
 	case TypeInteger:
+		if n.k == kStr {
+			if _, err := scalar.Int(n.s); errors.Is(err, scalar.ErrRange) {
+				return bad("is out of the integer range")
+			} else if err == nil {
+				return nil // "42": canonical turns it into 42
+			}
+		}
 		if n.k != kNum {
 			return bad("is " + kindArticle(n.k))
 		}
@@ -300,11 +324,78 @@ func fits(f *Filter, t Type, v Value) error {
 			return bad("is " + kindArticle(n.k))
 		}
 	case TypeBoolean:
+		if _, ok := scalar.Bool(n.s); n.k == kStr && ok {
+			return nil // "true": canonical turns it into true
+		}
 		if n.k != kBool {
 			return bad("is " + kindArticle(n.k))
 		}
 	}
 	return nil
+}
+
+// Canonical returns r with each value compared with an integer or a
+// boolean field of s (by eq, neq, gt, gte, lt, lte or in) that is a string
+// spelling one exactly ("42", "true", as callers holding JSON send ids)
+// replaced by that number or boolean, the form the field's values have.
+// Validate accepts such strings; Index.Search runs requests in this form,
+// and clients send them in it. r itself is not modified.
+func (r Request) Canonical(s Schema) Request {
+	if r.Query.Filter != nil && s != nil {
+		f := canonical(*r.Query.Filter, s, 0)
+		r.Query.Filter = &f
+	}
+	return r
+}
+
+// canonical rewrites the values of f's field conditions; a copy of every
+// rewritten node is made, the caller's tree is left alone.
+func canonical(f Filter, s Schema, depth int) Filter {
+	if depth > maxDepth {
+		return f // Validate refuses it
+	}
+	switch f.Op {
+	case OpAnd, OpOr, OpNot:
+		subs := make([]Filter, len(f.Filters))
+		for i := range f.Filters {
+			subs[i] = canonical(f.Filters[i], s, depth+1)
+		}
+		f.Filters = subs
+	case OpEq, OpNeq, OpGt, OpGte, OpLt, OpLte, OpIn:
+		t, err := s.typeOf(f.Field)
+		if err != nil || (t != TypeInteger && t != TypeBoolean) {
+			return f
+		}
+		f.Value = canonicalValue(f.Value, t)
+		if f.Values != nil {
+			vals := make([]Value, len(f.Values))
+			for i, v := range f.Values {
+				vals[i] = canonicalValue(v, t)
+			}
+			f.Values = vals
+		}
+	}
+	return f
+}
+
+// canonicalValue is v as a number (t integer) or a boolean (t boolean)
+// when v is a string that spells one, else v.
+func canonicalValue(v Value, t Type) Value {
+	if v.n.k != kStr {
+		return v
+	}
+	switch t {
+	case TypeInteger:
+		if i, err := scalar.Int(v.n.s); err == nil {
+			return intValue(i)
+		}
+	case TypeBoolean:
+		if b, ok := scalar.Bool(v.n.s); ok {
+			c, _ := ValueOf(b)
+			return c
+		}
+	}
+	return v
 }
 
 func kindArticle(k kind) string {

@@ -37,6 +37,9 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/tributary-dev/tributary/internal/scalar"
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // DefaultLimit is the number of hits a search returns when Request.Limit is 0.
@@ -189,6 +192,12 @@ func decodeRequest(n *node) (Request, error) {
 				r.Limit = 0
 				continue
 			}
+			if v.k == kStr { // "10", as the catalogue's integer params take it
+				if n, err := scalar.Int(v.s); err == nil {
+					num := intValue(n).n
+					v = &num
+				}
+			}
 			if v.k != kNum || !isIntegral(v) {
 				return r, &Error{Field: "limit", Reason: "must be an integer"}
 			}
@@ -224,7 +233,7 @@ func decodeRequest(n *node) (Request, error) {
 				r.Fields = append(r.Fields, p)
 			}
 		default:
-			return r, &Error{Field: key, Reason: "unknown search parameter (expected query, limit, cursor, fields)"}
+			return r, &Error{Field: key, Reason: "unknown search parameter" + suggest.Hint(key, []string{"query", "limit", "cursor", "fields"}) + " (expected query, limit, cursor, fields)"}
 		}
 	}
 	if !seenQuery {
@@ -267,7 +276,7 @@ func decodeQuery(n *node) (Query, error) {
 				q.Sort = append(q.Sort, it)
 			}
 		default:
-			return q, &Error{Field: "query." + key, Reason: "unknown member of query (expected filter, sort)"}
+			return q, &Error{Field: "query." + key, Reason: "unknown member of query" + suggest.Hint(key, []string{"filter", "sort"}) + " (expected filter, sort)"}
 		}
 	}
 	return q, nil

@@ -384,12 +384,12 @@ func TestValidation(t *testing.T) {
 		{`{"query":{"filter":{"like":{"priority":"1%"}}}}`, "priority", OpLike, "string fields"},
 		{`{"query":{"filter":{"contains":{"status":"x"}}}}`, "status", OpContains, "array fields"},
 		{`{"query":{"filter":{"any":{"requester":{"eq":{"name":"x"}}}}}}`, "requester", OpAny, "array fields"},
-		{`{"query":{"filter":{"eq":{"priority":"1"}}}}`, "priority", OpEq, "is a string"},
+		{`{"query":{"filter":{"eq":{"priority":"1a"}}}}`, "priority", OpEq, "is a string"},
 		{`{"query":{"filter":{"eq":{"priority":1.5}}}}`, "priority", OpEq, "not an integer"},
 		{`{"query":{"filter":{"eq":{"amount":"1"}}}}`, "amount", OpEq, "is a string"},
 		{`{"query":{"filter":{"eq":{"status":1}}}}`, "status", OpEq, "is a number"},
-		{`{"query":{"filter":{"eq":{"vip":"true"}}}}`, "vip", OpEq, "is a string"},
-		{`{"query":{"filter":{"in":{"priority":[1,"2"]}}}}`, "priority", OpIn, "is a string"},
+		{`{"query":{"filter":{"eq":{"vip":"yes"}}}}`, "vip", OpEq, "is a string"},
+		{`{"query":{"filter":{"in":{"priority":[1,"2.5"]}}}}`, "priority", OpIn, "is a string"},
 		{`{"query":{"filter":{"in":{"status":"open"}}}}`, "status", OpIn, "array of values"},
 		{`{"query":{"filter":{"eq":{"tags":"vip"}}}}`, "tags", OpEq, "use contains"},
 		{`{"query":{"filter":{"eq":{"requester":"x"}}}}`, "requester", OpEq, "dot path"},
@@ -417,12 +417,18 @@ func TestValidation(t *testing.T) {
 		{`{"query":{},"limit":0}`, "limit", "", "between 1"},
 		{`{"query":{},"limit":-1}`, "limit", "", "between 1"},
 		{`{"query":{},"limit":1.5}`, "limit", "", "integer"},
-		{`{"query":{},"limit":"10"}`, "limit", "", "integer"},
+		{`{"query":{},"limit":"10x"}`, "limit", "", "integer"},
+		{`{"query":{},"limit":"0"}`, "limit", "", "between 1"},
+		{`{"query":{"filter":{"eq":{"priority":"99999999999999999999"}}}}`, "priority", OpEq, "out of the integer range"},
+		{`{"query":{"filter":{"eq":{"prority":1}}}}`, "prority", OpEq, `unknown field; did you mean "priority"?`},
 		{`{"query":{},"cursor":5}`, "cursor", "", "string"},
 		{`{"query":{},"cursor":"zzzz"}`, "cursor", "", "malformed"},
 		{`{"limit":10}`, "query", "", "required"},
 		{`{"query":{},"page":2}`, "page", "", "unknown search parameter"},
-		{`{"query":{"filtre":{}}}`, "query.filtre", "", "unknown member"},
+		{`{"query":{"filtre":{}}}`, "query.filtre", "", `unknown member of query; did you mean "filter"?`},
+		{`{"query":{},"limt":5}`, "limt", "", `unknown search parameter; did you mean "limit"?`},
+		{`{"query":{"filter":{"eqq":{"status":"x"}}}}`, "", "eqq", `unknown operator; did you mean "eq"?`},
+		{`{"query":{"filter":{"fuzy":{"status":"x"}}}}`, "", "fuzy", `unknown operator; did you mean "fuzzy"?`},
 	}
 	for _, c := range cases {
 		var req Request
@@ -832,4 +838,71 @@ func TestSmallest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStringsForIntegersAndBooleans: a string that spells an integer or a
+// boolean compares with an integer or boolean field as that value, and a
+// paged search continues from its cursor.
+func TestStringsForIntegersAndBooleans(t *testing.T) {
+	ix := ticketIndex(t)
+	cases := []struct{ asString, typed string }{
+		{`{"eq":{"priority":"2"}}`, `{"eq":{"priority":2}}`},
+		{`{"in":{"priority":["1","3"]}}`, `{"in":{"priority":[1,3]}}`},
+		{`{"gt":{"assignee_id":"7"}}`, `{"gt":{"assignee_id":7}}`},
+		{`{"lte":{"priority":"+02"}}`, `{"lte":{"priority":2}}`},
+		{`{"eq":{"vip":"true"}}`, `{"eq":{"vip":true}}`},
+		{`{"neq":{"vip":"false"}}`, `{"neq":{"vip":false}}`},
+		{`{"eq":{"big":"9007199254740993"}}`, `{"eq":{"big":9007199254740993}}`},
+		{`{"not":{"or":[{"eq":{"priority":"2"}},{"eq":{"vip":"true"}}]}}`, `{"not":{"or":[{"eq":{"priority":2}},{"eq":{"vip":true}}]}}`},
+	}
+	for _, c := range cases {
+		str := mustDecode(t, `{"query":{"filter":`+c.asString+`}}`)
+		before, _ := json.Marshal(str)
+		got, err := ix.Search(str)
+		if err != nil {
+			t.Errorf("%s: %v", c.asString, err)
+			continue
+		}
+		want, err := ix.Search(mustDecode(t, `{"query":{"filter":`+c.typed+`}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Hits) == 0 || !slices.Equal(ids(got), ids(want)) {
+			t.Errorf("%s: ids %v, want %v", c.asString, ids(got), ids(want))
+		}
+		canon, _ := json.Marshal(str.Canonical(ticketSchema))
+		if after, _ := json.Marshal(str); string(after) != string(before) {
+			t.Errorf("%s: the request was modified: %s", c.asString, after)
+		}
+		wantJSON, _ := json.Marshal(mustDecode(t, `{"query":{"filter":`+c.typed+`}}`))
+		if string(canon) != string(wantJSON) {
+			t.Errorf("Canonical(%s) = %s, want %s", c.asString, canon, wantJSON)
+		}
+	}
+	// A string field keeps its strings; an any field too.
+	r := mustDecode(t, `{"query":{"filter":{"and":[{"eq":{"status":"2"}},{"eq":{"custom":"7"}},{"any":{"labels":{"eq":{"weight":"3"}}}}]}}}`)
+	if a, b := mustJSON(t, r.Canonical(ticketSchema)), mustJSON(t, r); a != b {
+		t.Errorf("Canonical changed values of other types: %s, was %s", a, b)
+	}
+	// Paging: the cursor of a query written with strings continues it.
+	first, err := ix.Search(mustDecode(t, `{"query":{"filter":{"in":{"priority":["1","2","3"]}}},"limit":"2"}`))
+	if err != nil || first.NextCursor == nil {
+		t.Fatalf("first page: %v %v", first, err)
+	}
+	next, err := ix.Search(mustDecode(t, `{"query":{"filter":{"in":{"priority":["1","2","3"]}}},"limit":2,"cursor":"`+*first.NextCursor+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := append(ids(first), ids(next)...); !slices.Equal(got, []string{"1", "2", "3", "5"}) {
+		t.Errorf("pages: %v", got)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -265,7 +265,7 @@ func TestParamsTyping(t *testing.T) {
 	if string(gotJSON) != string(wantJSON) {
 		t.Errorf("params\n got %s\nwant %s", gotJSON, wantJSON)
 	}
-	for _, bad := range []string{"n=five", "x=big", "flag=maybe", "ids=1,x", "obj=[1]", "novalue", "=v"} {
+	for _, bad := range []string{"n=five", "n=1.0", "n=99999999999999999999", "x=big", "flag=maybe", "flag=1", "ids=1,x", "obj=[1]", "novalue", "=v"} {
 		_, err := a.params(op, paramFlags{pairs: []string{bad}})
 		var te *tributary.Error
 		if !errors.As(err, &te) || te.Entity != "things" || te.Action != "list" || exitCode(context.Background(), err) != exitUsage {
@@ -371,7 +371,11 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", nil, []string{"exec", "--frob"}, exitUsage, "unknown flag: --frob"},
 		{"missing args", nil, []string{"exec", "zendesk-support"}, exitUsage, "exec takes 3 arguments (<type> <entity> <action>), got 1"},
 		{"unknown kind", nil, []string{"exec", "zendesk", "tickets", "list", "--sandbox"}, exitUsage, `unknown connector_type "zendesk"`},
-		{"unknown entity", nil, []string{"exec", "zendesk-support", "tikets", "list", "--sandbox"}, exitUsage, "tikets"},
+		{"unknown entity", nil, []string{"exec", "zendesk-support", "tikets", "list", "--sandbox"}, exitUsage, `no entity "tikets"; did you mean "tickets"?`},
+		{"unknown kind, near", nil, []string{"exec", "hubspt", "contacts", "list", "--sandbox"}, exitUsage, `unknown connector_type "hubspt"; did you mean "hubspot"?`},
+		{"unknown parameter", nil, []string{"exec", "zendesk-support", "tickets", "list", "--sandbox", "-p", "per_pag=1"}, exitUsage, `parameter "per_pag": is not a parameter of this action; did you mean "per_page"?`},
+		{"id as a string", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "--params", `{"ticket_id": "1"}`}, exitNotFound, "tickets.get: not found (HTTP 404"},
+		{"id as a bad string", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "--params", `{"ticket_id": "1x"}`}, exitUsage, `parameter "ticket_id": must be an integer, got a string`},
 		{"unsupported action", nil, []string{"exec", "zendesk-support", "tickets", "download", "--sandbox"}, exitUsage, "tickets.download: unsupported action"},
 		{"missing parameter", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox"}, exitUsage, `tickets.get: invalid params: parameter "ticket_id"`},
 		{"ill-typed parameter", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "-p", "ticket_id=x"}, exitUsage, `parameter "ticket_id": "x" is not an integer`},

@@ -28,9 +28,10 @@ JSON on stdout: for list and api_search the page's records, meta and next
 Params come from --params (a JSON object; - reads stdin, @file a file) and
 from repeated -p key=value, applied on top. A dotted key sets a member of a
 nested object (-p filter.callIds=1,2). Values are typed by the catalogue:
-integers, numbers and booleans are parsed, arrays split on commas (or given
-as a JSON array), objects read as JSON. 'tributary describe <type> <entity>'
-lists the parameters.
+integers (digits), numbers and booleans (true, false) are parsed, arrays
+split on commas (or given as a JSON array), objects read as JSON; in --params
+an integer or boolean may be a string that spells one ("35436", "true").
+'tributary describe <type> <entity>' lists the parameters.
 
 With --all, list and api_search walk every page from the params on and print
 one record per line (NDJSON) as they go, in constant memory; search walks

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/scalar"
 )
 
 // paramFlags are the two ways to give an operation's params.
@@ -35,7 +37,8 @@ func (op operation) paramError(param, format string, args ...any) error {
 // it. A dotted key ("filter.callIds") sets a member of a nested object,
 // unless the catalogue has a parameter of exactly that name. Values are typed
 // by the catalogue: integers, numbers and booleans are parsed, arrays split on
-// commas (or given as a JSON array), objects read as JSON; a value the
+// commas (or given as a JSON array), objects read as JSON (integers and
+// booleans as internal/scalar reads them, the library's own rule); a value the
 // catalogue does not type is read as JSON when it is JSON, else kept as a
 // string.
 func (a *app) params(op operation, f paramFlags) (tributary.Params, error) {
@@ -132,7 +135,10 @@ func typed(op operation, key string, p tributary.Param, v string) (any, error) {
 	case tributary.TypeString:
 		return v, nil
 	case tributary.TypeInteger:
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		n, err := scalar.Int(strings.TrimSpace(v))
+		if errors.Is(err, scalar.ErrRange) {
+			return nil, op.paramError(key, "%q is out of the integer range", v)
+		}
 		if err != nil {
 			return nil, op.paramError(key, "%q is not an integer", v)
 		}
@@ -144,8 +150,8 @@ func typed(op operation, key string, p tributary.Param, v string) (any, error) {
 		}
 		return n, nil
 	case tributary.TypeBoolean:
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
+		b, ok := scalar.Bool(strings.TrimSpace(v))
+		if !ok {
 			return nil, op.paramError(key, "%q is not a boolean (true or false)", v)
 		}
 		return b, nil

@@ -31,6 +31,20 @@ func TestSearchSandbox(t *testing.T) {
 		prev = h.Data["created_at"].(string)
 	}
 
+	// An id given as a string finds the record with that integer id.
+	byID := cli(t, "search", "zendesk-support", "tickets", "--sandbox", "--sync",
+		"--query", `{"filter": {"in": {"id": ["`+res.Hits[0].ID+`"]}}}`, "--fields", "id")
+	byID.want(t, 0)
+	var one struct {
+		Hits []struct {
+			ID string `json:"id"`
+		} `json:"hits"`
+	}
+	decode(t, byID.stdout, &one)
+	if len(one.Hits) != 1 || one.Hits[0].ID != res.Hits[0].ID {
+		t.Errorf("search by an id given as a string: %s", byID.stdout)
+	}
+
 	// The next page from the cursor; the same query as a whole request.
 	r2 := cli(t, "search", "zendesk-support", "tickets", "--sandbox", "--sync", "--cursor", *res.NextCursor,
 		"--query", `{"query": {"filter": {"eq": {"status": "open"}}, "sort": [{"created_at": "desc"}]}, "limit": 3}`)

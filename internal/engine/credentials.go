@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // CredentialField is one field of a kind's credentials object: its name and
@@ -23,7 +25,13 @@ func ReadCredentials(kind string, m map[string]any, fields ...CredentialField) e
 	for i, f := range fields {
 		names[i] = f.Name
 	}
-	for k, v := range m {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same error for the same input
+	for _, k := range keys {
+		v := m[k]
 		var dst any
 		for _, f := range fields {
 			if f.Name == k {
@@ -36,7 +44,7 @@ func ReadCredentials(kind string, m map[string]any, fields ...CredentialField) e
 		}
 		switch d := dst.(type) {
 		case nil:
-			return bad("unknown credential field %q (accepted: %s)", k, strings.Join(names, ", "))
+			return bad("unknown credential field %q%s (accepted: %s)", k, suggest.Hint(k, names), strings.Join(names, ", "))
 		case *string:
 			s, ok := v.(string)
 			if !ok {

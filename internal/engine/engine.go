@@ -273,15 +273,9 @@ func (c *Connector) Get(ctx context.Context, entity string, p tributary.Params) 
 	if err != nil {
 		return tributary.Record{}, err
 	}
-	raw := body
-	if rt.Records != "" {
-		v, ok := jsonx.Lookup(body, rt.Records)
-		if !ok || jsonx.IsNull(v) {
-			return tributary.Record{}, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the response has no %q object", rt.Records), nil)
-		}
-		raw = v
-	} else if _, err := jsonx.Members(body); err != nil {
-		return tributary.Record{}, c.unexpected(entity, a, resp.StatusCode, "the response is not a JSON object", err)
+	raw, err := jsonx.Object(body, rt.Records)
+	if err != nil {
+		return tributary.Record{}, c.unexpected(entity, a, resp.StatusCode, err.Error(), err)
 	}
 	return tributary.NewRecord(raw), nil
 }
@@ -329,10 +323,14 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		base := c.base.Load()
 		u, err := base.Parse(fileURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-			return nil, c.unexpected(entity, a, resp.StatusCode, "the file URL is not an http(s) URL", err)
+			got := "a string that is not a URL" // the URL itself may carry a signature: never shown
+			if err == nil {
+				got = fmt.Sprintf("a URL of scheme %q", u.Scheme)
+			}
+			return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("expected an http(s) URL under %q, got %s", strings.Join(rt.FileURL, "."), got), err)
 		}
 		if base.Scheme == "https" && u.Scheme != "https" {
-			return nil, c.unexpected(entity, a, resp.StatusCode, "refused to download over http from an https source", transport.ErrInsecureRedirect)
+			return nil, c.unexpected(entity, a, resp.StatusCode, "expected an https file URL from an https source, got an http one (refused)", transport.ErrInsecureRedirect)
 		}
 		fetch = func(ctx context.Context, h http.Header) (*http.Response, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -393,12 +391,9 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 		}
 		return nil, nil, err
 	}
-	split, err := jsonx.SplitPageDrop(body, rt.Records, rt.Drop)
+	split, err := jsonx.Split(body, jsonx.Spec{Key: rt.Records, Drop: rt.Drop, Required: true, One: rt.One})
 	if err != nil {
-		return nil, nil, c.unexpected(entity, a, resp.StatusCode, "the page is not valid JSON", err)
-	}
-	if !split.Found && rt.Records != "" {
-		return nil, nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("the page has no %q list", rt.Records), nil)
+		return nil, nil, c.unexpected(entity, a, resp.StatusCode, err.Error(), err)
 	}
 	recs := make([]tributary.Record, len(split.Records))
 	for i, r := range split.Records {
@@ -520,7 +515,7 @@ func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, r
 			e.Message = c.redact(err.Error())
 		case errors.Is(err, transport.ErrInsecureRedirect):
 			e.Err = tributary.ErrUnexpectedResponse
-			e.Message = "refused a redirect from https to http"
+			e.Message = "expected a redirect that stays on https, got one from https to http (refused)"
 		default:
 			e.Err = tributary.ErrServer
 			e.Retryable = true

@@ -104,7 +104,7 @@ func TestValidationSendsNothing(t *testing.T) {
 		{"unknown entity", tributary.ErrUnknownEntity, func() error { _, err := c.List(ctx, "widgets", nil); return err }, "", "widgets"},
 		{"unsupported action", tributary.ErrUnsupportedAction, func() error { _, err := c.APISearch(ctx, "things", nil); return err }, "", "api_search"},
 		{"missing required", tributary.ErrInvalidParams, func() error { _, err := c.Get(ctx, "things", nil); return err }, "id", "required"},
-		{"wrong type", tributary.ErrInvalidParams, func() error { _, err := c.Get(ctx, "things", tributary.Params{"id": "7"}); return err }, "id", "integer"},
+		{"wrong type", tributary.ErrInvalidParams, func() error { _, err := c.Get(ctx, "things", tributary.Params{"id": "7x"}); return err }, "id", "integer"},
 		{"not in enum", tributary.ErrInvalidParams, func() error {
 			_, err := c.List(ctx, "things", tributary.Params{"status": "pending"})
 			return err

@@ -90,6 +90,11 @@ type Route struct {
 	// list also returns pull requests, which carry "pull_request". Paging
 	// still counts them.
 	Drop string
+	// One, for a list whose records are a bare array (Records ""), reads
+	// an object body as a page of that one record: GitHub's contents
+	// endpoint answers a directory with the array of its entries and a
+	// file with the file's own object.
+	One bool
 	// FileURL, for a two-step download, is the path inside the response
 	// of Path to the file's URL; nil means Path answers with the bytes.
 	FileURL []string

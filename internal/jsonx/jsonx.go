@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -23,11 +25,88 @@ import (
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const maxDepth = 512
 
-// ErrSyntax is wrapped by every malformed-JSON error of this package.
+// ErrSyntax is wrapped by every malformed-JSON error of this package. Its
+// text says what was expected and what arrived: "expected JSON, got
+// malformed JSON at byte 12: bad escape".
 var ErrSyntax = errors.New("malformed JSON")
 
+// ErrShape is wrapped by every error of this package about valid JSON of
+// another shape than the one expected. Its text says both: `expected an
+// array under "tickets", got an object`.
+var ErrShape = errors.New("unexpected JSON shape")
+
 func syntaxErr(off int, what string) error {
-	return fmt.Errorf("%w at byte %d: %s", ErrSyntax, off, what)
+	return fmt.Errorf("expected JSON, got %w at byte %d: %s", ErrSyntax, off, what)
+}
+
+// shapeError is valid JSON of an unexpected shape (or an empty body,
+// which is no JSON at all but is best described as such).
+type shapeError struct {
+	expected, got string
+	empty         bool
+}
+
+func (e *shapeError) Error() string { return "expected " + e.expected + ", got " + e.got }
+
+func (e *shapeError) Unwrap() error {
+	if e.empty {
+		return ErrSyntax
+	}
+	return ErrShape
+}
+
+// describe names the JSON value that starts at data[i] ("an object", "a
+// string", ...), which the caller has validated.
+func describe(data []byte, i int) string {
+	if i >= len(data) {
+		return "an empty body"
+	}
+	switch data[i] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// expect checks that data holds one valid JSON value: a syntax error if
+// not, else the shape error "expected <what>, got <what data is>".
+func expect(data []byte, i int, what string) error {
+	if i >= len(data) {
+		return &shapeError{expected: what, got: "an empty body", empty: true}
+	}
+	end, err := skipValue(data, i, 1)
+	if err != nil {
+		return err
+	}
+	if j := skipWS(data, end); j != len(data) {
+		return syntaxErr(j, "data after the top-level value")
+	}
+	return &shapeError{expected: what, got: describe(data, i)}
+}
+
+// memberList names up to ten members of an object, for an error saying
+// which member is missing.
+func memberList(fields map[string][]byte) string {
+	if len(fields) == 0 {
+		return "an empty object"
+	}
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, strconv.Quote(k))
+	}
+	slices.Sort(names)
+	if len(names) > 10 {
+		names = append(names[:10], "...")
+	}
+	return "an object with " + strings.Join(names, ", ")
 }
 
 // Unmarshal decodes one JSON value into v, as encoding/json would. It is
@@ -79,11 +158,12 @@ func normalize(v any) any {
 }
 
 // SplitArray cuts a JSON array into its elements, validating the whole input.
-// The elements are sub-slices of data.
+// The elements are sub-slices of data. Valid JSON that is not an array is
+// an error wrapping ErrShape.
 func SplitArray(data []byte) ([][]byte, error) {
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '[' {
-		return nil, syntaxErr(i, "expected an array")
+		return nil, expect(data, i, "an array")
 	}
 	elems, end, err := splitArrayAt(data, i, nil, "", nil)
 	if err != nil {
@@ -171,24 +251,65 @@ type Page struct {
 	Dropped int
 }
 
+// Spec says where a page's records are (see Split).
+type Spec struct {
+	// Key is the member of an object body that holds the records array;
+	// "" means the body is a bare array of records.
+	Key string
+	// Drop leaves out the records (objects) whose top-level member of this
+	// name is present and not null, in the same pass: GitHub's issues list,
+	// which also returns pull requests, each with a "pull_request" member.
+	// They are still validated, and counted in Page.Dropped.
+	Drop string
+	// Required makes a body without Key an error (wrapping ErrShape)
+	// instead of a page with Found false.
+	Required bool
+	// One, with Key "", reads an object body as a page of that one record:
+	// GitHub's contents endpoint answers a directory with an array of its
+	// entries and a file with the file's own object.
+	One bool
+}
+
 // SplitPage cuts body into a Page. With key "" the body must be a bare array
 // of records; otherwise it must be an object and the records are the
 // elements of the array under key (a null or missing key yields no records).
 // The whole body is validated in the same pass.
 func SplitPage(body []byte, key string) (Page, error) {
-	return SplitPageDrop(body, key, "")
+	return Split(body, Spec{Key: key})
 }
 
-// SplitPageDrop is SplitPage that also leaves out the records (objects)
-// whose top-level member drop is present and not null, in the same pass:
-// GitHub's issues list, which also returns pull requests, each with a
-// "pull_request" member. They are still validated, and counted in Dropped.
+// SplitPageDrop is SplitPage that also leaves out the records with a
+// present, non-null member drop (see Spec.Drop).
 func SplitPageDrop(body []byte, key, drop string) (Page, error) {
+	return Split(body, Spec{Key: key, Drop: drop})
+}
+
+// Split cuts body into a Page as spec says, validating the whole body in
+// the same pass. Malformed JSON is an error wrapping ErrSyntax; valid JSON
+// of another shape (an object where the records array should be, a string
+// under the key, a missing key when spec requires it) one wrapping ErrShape
+// that says what was expected and what arrived.
+func Split(body []byte, spec Spec) (Page, error) {
 	var p Page
+	key, drop := spec.Key, spec.Drop
 	if key == "" {
 		i := skipWS(body, 0)
+		if spec.One && i < len(body) && body[i] == '{' {
+			end, err := skipValue(body, i, 1)
+			if err != nil {
+				return Page{}, err
+			}
+			if j := skipWS(body, end); j != len(body) {
+				return Page{}, syntaxErr(j, "data after the top-level value")
+			}
+			return Page{Records: [][]byte{body[i:end:end]}, Found: true}, nil
+		}
 		if i >= len(body) || body[i] != '[' {
-			return Page{}, syntaxErr(i, "expected an array")
+			what := "an array"
+			if spec.One {
+				what = "an array or an object"
+			}
+			return Page{}, expect(body, i, what)
 		}
 		recs, end, err := splitArrayAt(body, i, make([][]byte, 0, 128), drop, &p.Dropped)
 		if err != nil {
@@ -201,9 +322,10 @@ func SplitPageDrop(body []byte, key, drop string) (Page, error) {
 	}
 	i := skipWS(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return p, syntaxErr(i, "expected an object")
+		return p, expect(body, i, fmt.Sprintf("an object with an array under %q", key))
 	}
 	p.Fields = make(map[string][]byte, 8)
+	var shape error
 	// One pass: the records array is split where it stands, not first
 	// skipped as a member and then split again.
 	end, err := members(body, i, func(ks, ke, vs int) (int, error) {
@@ -221,14 +343,14 @@ func SplitPageDrop(body []byte, key, drop string) (Page, error) {
 		case vs < len(body) && body[vs] == '[':
 			p.Dropped = 0 // a repeated key: the last one counts
 			recs, ve, err := splitArrayAt(body, vs, make([][]byte, 0, 128), drop, &p.Dropped)
-			p.Records, p.Found = recs, err == nil
+			p.Records, p.Found, shape = recs, err == nil, nil
 			return ve, err
 		default:
 			ve, err := skipValue(body, vs, 1)
+			p.Records, p.Found, shape = nil, true, nil
 			if err == nil && body[vs] != 'n' {
-				return 0, syntaxErr(vs, fmt.Sprintf("member %q is not an array", key))
+				shape = &shapeError{expected: fmt.Sprintf("an array under %q", key), got: describe(body, vs)}
 			}
-			p.Found = true
 			return ve, err
 		}
 	})
@@ -238,14 +360,46 @@ func SplitPageDrop(body []byte, key, drop string) (Page, error) {
 	if j := skipWS(body, end); j != len(body) {
 		return Page{}, syntaxErr(j, "data after the top-level value")
 	}
+	if shape != nil {
+		return Page{}, shape
+	}
+	if !p.Found && spec.Required {
+		return Page{}, &shapeError{expected: fmt.Sprintf("an array under %q", key), got: memberList(p.Fields)}
+	}
 	return p, nil
 }
 
-// Members returns the top-level members of a JSON object, raw.
+// Object returns the record object of a response body: the body itself,
+// as it is (key ""), or the object under its member key. Malformed JSON is an error
+// wrapping ErrSyntax; anything but an object there (a missing key, null,
+// an array) one wrapping ErrShape that says what arrived.
+func Object(body []byte, key string) ([]byte, error) {
+	m, err := Members(body)
+	if err != nil {
+		if key != "" && errors.Is(err, ErrShape) {
+			return nil, expect(body, skipWS(body, 0), fmt.Sprintf("an object with an object under %q", key))
+		}
+		return nil, err
+	}
+	if key == "" {
+		return body, nil
+	}
+	v, ok := m[key]
+	if !ok {
+		return nil, &shapeError{expected: fmt.Sprintf("an object under %q", key), got: memberList(m)}
+	}
+	if v[0] != '{' {
+		return nil, &shapeError{expected: fmt.Sprintf("an object under %q", key), got: describe(v, 0)}
+	}
+	return v, nil
+}
+
+// Members returns the top-level members of a JSON object, raw. Valid JSON
+// that is not an object is an error wrapping ErrShape.
 func Members(data []byte) (map[string][]byte, error) {
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, syntaxErr(i, "expected an object")
+		return nil, expect(data, i, "an object")
 	}
 	m := make(map[string][]byte, 8)
 	end, err := walkObject(data, i, func(k []byte, vs, ve int) error {

@@ -51,7 +51,7 @@ func TestSplitPageBareArrayAndMissingKey(t *testing.T) {
 }
 
 func TestSplitRejectsMalformed(t *testing.T) {
-	for _, in := range []string{``, `{`, `{"a":}`, `{"tickets":[{"id":1},]}`, `{"tickets":[1 2]}`, `[1,2`, `{"a":"\x01"}`, `{"a":tru}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":"\q"}`, `{"a":1}x`, `{"tickets":{"id":1}}`, `{"a":"\u12"}`} {
+	for _, in := range []string{``, `{`, `{"a":}`, `{"tickets":[{"id":1},]}`, `{"tickets":[1 2]}`, `[1,2`, `{"a":"\x01"}`, `{"a":tru}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":"\q"}`, `{"a":1}x`, `{"a":"\u12"}`, `{"tickets":{"id":1},"a":tru}`} {
 		if _, err := SplitPage([]byte(in), "tickets"); err == nil || !errors.Is(err, ErrSyntax) {
 			t.Errorf("SplitPage(%q) err = %v, want ErrSyntax", in, err)
 		}
@@ -134,6 +134,16 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 		valid := json.Valid(data)
+		// Every refusal is either malformed JSON or a shape error, and a
+		// shape error only ever describes valid JSON.
+		for _, err := range []error{errObj, errArr} {
+			if err != nil && errors.Is(err, ErrSyntax) == errors.Is(err, ErrShape) {
+				t.Fatalf("%q: %v is not exactly one of ErrSyntax, ErrShape", data, err)
+			}
+			if errors.Is(err, ErrShape) && !valid {
+				t.Fatalf("%q is not valid JSON, but the error is a shape error: %v", data, err)
+			}
+		}
 		if !valid && errObj == nil && errArr == nil {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
@@ -190,5 +200,63 @@ func TestSplitPageDrop(t *testing.T) {
 	// A dropped record is still validated.
 	if _, err := SplitPageDrop([]byte(`{"items":[{"pull_request":{"u":tru}}]}`), "items", "pull_request"); !errors.Is(err, ErrSyntax) {
 		t.Errorf("invalid dropped record: err = %v, want ErrSyntax", err)
+	}
+}
+
+// TestShapeErrors: valid JSON of another shape says what was expected and
+// what arrived; malformed JSON says where it breaks.
+func TestShapeErrors(t *testing.T) {
+	cases := []struct {
+		body string
+		spec Spec
+		want string
+		is   error
+	}{
+		{`{"tickets":{"id":1}}`, Spec{Key: "tickets"}, `expected an array under "tickets", got an object`, ErrShape},
+		{`{"tickets":"none","count":0}`, Spec{Key: "tickets"}, `expected an array under "tickets", got a string`, ErrShape},
+		{`{"tickets":[{"id":1}],"tickets":7}`, Spec{Key: "tickets"}, `expected an array under "tickets", got a number`, ErrShape},
+		{`[{"id":1}]`, Spec{Key: "tickets"}, `expected an object with an array under "tickets", got an array`, ErrShape},
+		{`{"users":[],"count":0}`, Spec{Key: "tickets", Required: true}, `expected an array under "tickets", got an object with "count", "users"`, ErrShape},
+		{`{}`, Spec{Key: "tickets", Required: true}, `expected an array under "tickets", got an empty object`, ErrShape},
+		{`{"type":"file","name":"a.md"}`, Spec{}, `expected an array, got an object`, ErrShape},
+		{` true `, Spec{}, `expected an array, got a boolean`, ErrShape},
+		{`null`, Spec{One: true}, `expected an array or an object, got null`, ErrShape},
+		{``, Spec{}, `expected an array, got an empty body`, ErrSyntax},
+		{`<html>`, Spec{Key: "tickets"}, `expected JSON, got malformed JSON at byte 0: unexpected character`, ErrSyntax},
+		{`{"tickets":[1,]}`, Spec{Key: "tickets"}, `expected JSON, got malformed JSON at byte 14: unexpected character`, ErrSyntax},
+		{`{"a":1} {}`, Spec{One: true}, `expected JSON, got malformed JSON at byte 8: data after the top-level value`, ErrSyntax},
+	}
+	for _, c := range cases {
+		_, err := Split([]byte(c.body), c.spec)
+		if err == nil || err.Error() != c.want || !errors.Is(err, c.is) {
+			t.Errorf("Split(%q, %+v) = %v, want %q (%v)", c.body, c.spec, err, c.want, c.is)
+		}
+	}
+	// The missing key is only an error when required.
+	if p, err := Split([]byte(`{"users":[]}`), Spec{Key: "tickets"}); err != nil || p.Found {
+		t.Errorf("not required: %+v %v", p, err)
+	}
+	// One: an object body is a page of that one record.
+	p, err := Split([]byte(` {"type":"file","name":"a.md"} `), Spec{One: true})
+	if err != nil || len(p.Records) != 1 || string(p.Records[0]) != `{"type":"file","name":"a.md"}` || !p.Found {
+		t.Errorf("one record: %q %v", p.Records, err)
+	}
+
+	objects := []struct{ body, key, want string }{
+		{`{"ticket":[1]}`, "ticket", `expected an object under "ticket", got an array`},
+		{`{"ticket":null}`, "ticket", `expected an object under "ticket", got null`},
+		{`{"error":"x"}`, "ticket", `expected an object under "ticket", got an object with "error"`},
+		{`[{"id":1}]`, "ticket", `expected an object with an object under "ticket", got an array`},
+		{`[{"id":1}]`, "", `expected an object, got an array`},
+		{`"x"`, "", `expected an object, got a string`},
+	}
+	for _, c := range objects {
+		_, err := Object([]byte(c.body), c.key)
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrShape) {
+			t.Errorf("Object(%q, %q) = %v, want %q", c.body, c.key, err, c.want)
+		}
+	}
+	if v, err := Object([]byte(`{"ticket":{"id":1},"x":2}`), "ticket"); err != nil || string(v) != `{"id":1}` {
+		t.Errorf("Object: %s %v", v, err)
 	}
 }

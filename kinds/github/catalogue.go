@@ -380,7 +380,8 @@ func specs() []spec {
 			list:   inRepo(repoPath, ref),
 			routes: map[action]engine.Route{
 				// Not paged: the style only reports next_page and last_page as null.
-				list: {Path: "/repos/{owner}/{repo}/contents/{+path}", Prepare: rootPath, Paging: linkPaging},
+				// A file path answers with the file's object: a page of that entry.
+				list: {Path: "/repos/{owner}/{repo}/contents/{+path}", Prepare: rootPath, Paging: linkPaging, One: true},
 			}},
 	}
 }

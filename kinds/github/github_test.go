@@ -629,3 +629,40 @@ func TestSearchNeedsHostedOrReplica(t *testing.T) {
 		t.Fatalf("%d requests sent", n)
 	}
 }
+
+// directory_content.list on a file path: GitHub answers with the file's
+// content-file object instead of an array, and the list is a page of that
+// one entry (generic and typed), as on a directory it is a page of each.
+func TestDirectoryContentOfAFile(t *testing.T) {
+	content := []byte("line one\nline two\n")
+	srv := githubtest.New(githubtest.WithFile("notes/todo.txt", content))
+	defer srv.Close()
+	c := open(t, srv)
+	ctx := context.Background()
+	page, err := c.List(ctx, "directory_content", tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "path": "notes/todo.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Records) != 1 || page.Next != nil {
+		t.Fatalf("%d records, next %v; want one entry", len(page.Records), page.Next)
+	}
+	typ, _ := page.Records[0].StringAt("type")
+	path, _ := page.Records[0].StringAt("path")
+	if typ != "file" || path != "notes/todo.txt" {
+		t.Errorf("entry: type %q path %q", typ, path)
+	}
+	typed, err := c.DirectoryContent().List(ctx, github.DirectoryListParams{RepoRef: hello, Path: "notes/todo.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(typed.Items) != 1 || typed.Items[0].Name != "todo.txt" || typed.Items[0].Size != int64(len(content)) || typed.Items[0].Content == "" {
+		t.Errorf("typed entry: %+v", typed.Items)
+	}
+	dir, err := c.List(ctx, "directory_content", tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "path": "notes"})
+	if err != nil || len(dir.Records) != 1 {
+		t.Fatalf("directory: %v %v", dir, err)
+	}
+	if typ, _ := dir.Records[0].StringAt("type"); typ != "file" {
+		t.Errorf("directory entry type %q", typ)
+	}
+}

@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"iter"
+	"reflect"
 	"time"
 
 	"github.com/tributary-dev/tributary"
@@ -315,7 +316,7 @@ func (s Searcher[T]) paramErr(err error) error {
 }
 
 func (s Searcher[T]) decodeErr(err error) error {
-	return &tributary.Error{Kind: Type, Entity: s.entity, Action: apiSearch, Err: tributary.ErrUnexpectedResponse, Message: "a search result does not decode", Cause: err}
+	return &tributary.Error{Kind: Type, Entity: s.entity, Action: apiSearch, Err: tributary.ErrUnexpectedResponse, Message: "expected a search result that decodes into " + reflect.TypeFor[T]().String() + ", got: " + err.Error(), Cause: err}
 }
 
 // SearchableRepoItems is RepoItems with the entity's api_search.

@@ -210,7 +210,7 @@ func (e SearchEntity[T]) searchParams(r SearchRequest) (tributary.Params, error)
 
 func (e SearchEntity[T]) decodeErr(err error) error {
 	return &tributary.Error{Kind: Type, Entity: e.Entity.Entity, Action: apiSearch, Err: tributary.ErrUnexpectedResponse,
-		Message: "record does not decode into " + reflect.TypeFor[T]().String(), Cause: err}
+		Message: "expected a record that decodes into " + reflect.TypeFor[T]().String() + ", got: " + err.Error(), Cause: err}
 }
 
 func entity[T any](c *Client, name, idParam string) Entity[T] {

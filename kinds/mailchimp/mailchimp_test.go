@@ -155,7 +155,7 @@ func TestCountAboveMaximumIsRejectedBeforeSending(t *testing.T) {
 	srv := mailchimptest.New()
 	defer srv.Close()
 	c := open(t, srv)
-	for _, p := range []tributary.Params{{"count": 1001}, {"count": 0}, {"offset": -1}, {"count": "100"}, {"status": "archived"}} {
+	for _, p := range []tributary.Params{{"count": 1001}, {"count": 0}, {"offset": -1}, {"count": "100x"}, {"count": "1001"}, {"status": "archived"}} {
 		_, err := c.List(context.Background(), "campaigns", p)
 		var te *tributary.Error
 		if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param == "" {

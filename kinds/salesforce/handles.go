@@ -2,6 +2,7 @@ package salesforce
 
 import (
 	"context"
+	"reflect"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
@@ -51,7 +52,7 @@ func (o SearchableObject[T]) APISearch(ctx context.Context, sosl string) ([]T, e
 	for i, r := range page.Records {
 		if err := r.Decode(&out[i]); err != nil {
 			return nil, &tributary.Error{Kind: Type, Entity: o.Entity, Action: tributary.ActionAPISearch,
-				Err: tributary.ErrUnexpectedResponse, Message: "a search record does not decode", Cause: err}
+				Err: tributary.ErrUnexpectedResponse, Message: "expected a search record that decodes into " + reflect.TypeFor[T]().String() + ", got: " + err.Error(), Cause: err}
 		}
 	}
 	return out, nil

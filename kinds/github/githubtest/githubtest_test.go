@@ -474,6 +474,21 @@ func TestContents(t *testing.T) {
 	if r.status != 200 || f.Type != "file" || f.Encoding != "base64" || f.Size != len(content) || !strings.HasSuffix(f.Content, "\n") {
 		t.Fatalf("file: %d %+v", r.status, f)
 	}
+	// The file is GitHub's content-file object (api.github.com.json,
+	// components/schemas/content-file): every required member, no array.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(r.body, &members); err != nil {
+		t.Fatalf("file is not an object: %v", err)
+	}
+	for _, k := range []string{"_links", "git_url", "html_url", "download_url", "name", "path", "sha", "size", "type", "url", "content", "encoding"} {
+		if _, ok := members[k]; !ok {
+			t.Errorf("content-file without required %q", k)
+		}
+	}
+	var links map[string]string
+	if err := json.Unmarshal(members["_links"], &links); err != nil || links["git"] == "" || links["html"] == "" || links["self"] == "" {
+		t.Errorf("content-file _links: %v %v", links, err)
+	}
 	raw := get(t, s.URL+"/repos/octo/hello/contents/notes/todo.txt", "Accept", "application/vnd.github.raw+json")
 	if raw.status != 200 || string(raw.body) != string(content) || !strings.HasPrefix(raw.header.Get("Content-Type"), "text/plain") {
 		t.Errorf("raw: %d %q %q", raw.status, raw.body, raw.header.Get("Content-Type"))
