@@ -116,10 +116,16 @@ func genValue(r *rand.Rand, field string) any {
 	case "n":
 		return json.Number(pick(r, numbers))
 	case "count", "id":
+		if r.IntN(4) == 0 {
+			return strconv.Itoa(r.IntN(30) - 5) // an integer spelled as a string
+		}
 		return r.IntN(30) - 5
 	case "at":
 		return pick(r, dates)
 	case "flag":
+		if r.IntN(4) == 0 {
+			return strconv.FormatBool(r.IntN(2) == 0)
+		}
 		return r.IntN(2) == 0
 	case "subject", "body":
 		return genText(r)

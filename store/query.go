@@ -43,8 +43,10 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	}
 	c := &compiler{ctx: ctx, s: s, q: tx, table: table, ts: ts}
 	where := cond{sql: "", exact: true}
-	if req.Query.Filter != nil {
-		if where, err = c.compile(req.Query.Filter); err != nil {
+	// Values spelled as strings for integer and boolean fields ("42",
+	// "true") compare as what they spell, as the Evaluator sees them.
+	if creq := req.Canonical(ts.Schema); creq.Query.Filter != nil {
+		if where, err = c.compile(creq.Query.Filter); err != nil {
 			return nil, err
 		}
 	}
