@@ -21,6 +21,8 @@ type dialect interface {
 	// integer primary key.
 	blob() string
 	serial() string
+	// withoutRowid ends a CREATE TABLE whose primary key is the table.
+	withoutRowid() string
 	// distinct is a null-safe "a differs from b".
 	distinct(a, b string) string
 	// hexBlob writes a byte-string literal.
@@ -47,6 +49,12 @@ type dialect interface {
 	wordsMatch(table string, col int, groups [][]string, args *[]any) (cond string, ok bool)
 	// dropWords drops the word index of a table.
 	dropWords(ctx context.Context, tx *sql.Tx, table string) error
+
+	// analyze gathers the planner's statistics of a loaded table.
+	analyze(ctx context.Context, tx *sql.Tx, table string) error
+	// afterLoad tidies up once a copy is live (SQLite: the write-ahead log
+	// folded into the file).
+	afterLoad(ctx context.Context, db *sql.DB) error
 
 	// readTx starts a transaction that sees one snapshot of the database.
 	readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)

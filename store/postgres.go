@@ -46,6 +46,7 @@ type postgresDialect struct{}
 
 func (postgresDialect) name() string                         { return "postgres" }
 func (postgresDialect) ph(n int) string                      { return "$" + strconv.Itoa(n) }
+func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }
 func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }
 func (postgresDialect) distinct(a, b string) string          { return a + " IS DISTINCT FROM " + b }
@@ -138,6 +139,17 @@ func (postgresDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) 
 	_, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteIdent(wordsName(table)))
 	return err
 }
+
+func (postgresDialect) analyze(ctx context.Context, tx *sql.Tx, table string) error {
+	for _, t := range []string{table, table + "_raw", wordsName(table)} {
+		if _, err := tx.ExecContext(ctx, "ANALYZE "+quoteIdent(t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (postgresDialect) afterLoad(context.Context, *sql.DB) error { return nil }
 
 func (postgresDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})

@@ -67,6 +67,7 @@ type sqliteDialect struct{}
 
 func (sqliteDialect) name() string                { return "sqlite" }
 func (sqliteDialect) ph(int) string               { return "?" }
+func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }
 func (sqliteDialect) blob() string                { return "BLOB" }
 func (sqliteDialect) serial() string              { return "INTEGER PRIMARY KEY" }
 func (sqliteDialect) distinct(a, b string) string { return a + " IS NOT " + b }
@@ -175,6 +176,19 @@ func isASCII(s string) bool {
 
 func (sqliteDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) error {
 	_, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteIdent(ftsName(table)))
+	return err
+}
+
+func (sqliteDialect) analyze(ctx context.Context, tx *sql.Tx, table string) error {
+	if _, err := tx.ExecContext(ctx, "PRAGMA analysis_limit = 1000"); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "ANALYZE "+quoteIdent(table))
+	return err
+}
+
+func (sqliteDialect) afterLoad(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	return err
 }
 

@@ -261,7 +261,17 @@ type Spec struct {
 	Schema search.Schema
 	// IDField is the dot path of each record's id.
 	IDField string
+	// Indexed names the fields that get a B-tree index, for the filters
+	// and sorts a program runs most. Empty: the store chooses up to
+	// DefaultIndexes from the first page of records, date-times first,
+	// then the fields with the fewest distinct values. Fields without an
+	// index are still searched exactly, by reading the copy in order.
+	Indexed []string
 }
+
+// DefaultIndexes is how many fields of a copy get a B-tree index when the
+// Spec names none.
+const DefaultIndexes = 6
 
 func (sp Spec) check() error {
 	if sp.Connector == "" || sp.Entity == "" {
@@ -272,6 +282,11 @@ func (sp Spec) check() error {
 	}
 	if err := sp.Schema.Check(); err != nil {
 		return &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
+	}
+	for _, f := range sp.Indexed {
+		if _, ok := sp.Schema[f]; !ok {
+			return &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: fmt.Sprintf("cannot index %q: it is not a searchable field", f)}
+		}
 	}
 	return nil
 }

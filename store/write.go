@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,6 +101,7 @@ func (l *Load) decide(sample [][]byte) {
 	type seen struct {
 		n, keyBytes int64
 		text, times bool
+		distinct    map[string]struct{}
 	}
 	st := make([]seen, len(l.ts.Fields))
 	var ex search.Extracted
@@ -110,11 +113,16 @@ func (l *Load) decide(sample [][]byte) {
 			if k := ex.Keys[i]; k != nil {
 				st[i].n++
 				st[i].keyBytes += int64(len(k))
+				if st[i].distinct == nil {
+					st[i].distinct = map[string]struct{}{}
+				}
+				st[i].distinct[string(k)] = struct{}{}
 			}
 			st[i].times = st[i].times || ex.Times[i] != nil
 			st[i].text = st[i].text || ex.Words[i] != nil && ex.Times[i] == nil
 		}
 	}
+	var candidates []int
 	for i := range l.ts.Fields {
 		f := &l.ts.Fields[i]
 		scalar := f.Type != search.TypeObject && f.Type != search.TypeArray
@@ -122,7 +130,29 @@ func (l *Load) decide(sample [][]byte) {
 		f.Key = st[i].n == 0 || st[i].keyBytes/st[i].n <= maxIndexedKey
 		f.Time = f.Key && stringy
 		f.Words = stringy && (st[i].text || st[i].times && !f.Time)
-		f.Index = f.Key && scalar && st[i].n > 0
+		if len(l.spec.Indexed) > 0 {
+			f.Index = f.Key && slices.Contains(l.spec.Indexed, f.Name)
+		} else if f.Key && scalar && len(st[i].distinct) > 2 {
+			candidates = append(candidates, i)
+		}
+	}
+	// Date-times first (ranges and sorts), then the fewest distinct values
+	// (statuses, types: the usual filters), then the shortest keys.
+	slices.SortStableFunc(candidates, func(a, b int) int {
+		ta, tb := st[a].times, st[b].times
+		if ta != tb {
+			if ta {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(len(st[a].distinct), len(st[b].distinct)); c != 0 {
+			return c
+		}
+		return cmp.Compare(st[a].keyBytes/st[a].n, st[b].keyBytes/st[b].n)
+	})
+	for _, i := range candidates[:min(len(candidates), DefaultIndexes)] {
+		l.ts.Fields[i].Index = true
 	}
 }
 
@@ -149,7 +179,7 @@ func (l *Load) ensureTable(ctx context.Context, tx *sql.Tx, sample [][]byte) err
 		// The vendor's JSON apart, so that the keys' table stays narrow for
 		// scans and index builds.
 		fmt.Sprintf("CREATE TABLE %s (rid BIGINT PRIMARY KEY, raw %s NOT NULL)", quoteIdent(l.table+"_raw"), d.blob()),
-		"CREATE TABLE " + quoteIdent(l.table+"_vocab") + " (col INTEGER NOT NULL, word TEXT NOT NULL, PRIMARY KEY (col, word))",
+		"CREATE TABLE " + quoteIdent(l.table+"_vocab") + " (col INTEGER NOT NULL, word TEXT NOT NULL, PRIMARY KEY (col, word))" + d.withoutRowid(),
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
@@ -467,6 +497,9 @@ func (l *Load) Commit(ctx context.Context) error {
 	if err := d.indexWords(ctx, tx, l.table, l.ts.wordCols()); err != nil {
 		return l.wrap(err)
 	}
+	if err := d.analyze(ctx, tx, l.table); err != nil {
+		return l.wrap(err)
+	}
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
 	}
@@ -511,6 +544,8 @@ func (l *Load) Commit(ctx context.Context) error {
 			return l.wrap(err)
 		}
 	}
+	// Only tidying: the copy is live whatever happens here.
+	_ = d.afterLoad(ctx, s.w)
 	return nil
 }
 
