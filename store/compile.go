@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/tributary-dev/tributary/search"
 )
@@ -166,25 +167,44 @@ func (c *compiler) order(col int, op search.Op, v search.Value) cond {
 		}
 		return fmt.Sprintf("(%s >= %s AND %s %s %s)", k, c.arg(classBound(class)), k, cmp, c.arg(key))
 	}
+	field := c.ts.Fields[col]
+	mark := len(c.args)
+	var parts []string
 	switch v.Kind() {
 	case search.KindNumber:
 		return cond{sql: within(v.Key(), search.ClassNumber), exact: true}
 	case search.KindString:
 		s := v.Interface().(string)
 		strKey := append(classBound(search.ClassString), s...)
-		field := c.ts.Fields[col]
 		if v.IsDateTime() {
-			// Date-times as instants; other strings of the field byte for
-			// byte.
-			return cond{sql: within(v.Key(), search.ClassTime) + " OR " + within(strKey, search.ClassString), exact: true}
+			// Date-times as instants; the field's other strings byte for
+			// byte (each band only when the copy has such values).
+			if field.Dates {
+				parts = append(parts, within(v.Key(), search.ClassTime))
+			}
+			if field.Strings {
+				parts = append(parts, within(strKey, search.ClassString))
+			}
+		} else {
+			// A string that is not a date-time compares byte for byte with
+			// every string, the field's date-times (kept as text) included.
+			if field.Strings {
+				parts = append(parts, within(strKey, search.ClassString))
+			}
+			if field.Dates {
+				if !field.Time {
+					// Date-times in a field that keeps no text of them (not
+					// typed as a string): the Evaluator decides.
+					c.args = c.args[:mark]
+					return cond{sql: "", exact: false}
+				}
+				parts = append(parts, fmt.Sprintf("r.%s %s %s", timeCol(col), cmp, c.arg([]byte(s))))
+			}
 		}
-		// A string that is not a date-time compares byte for byte with
-		// every string, the field's date-times (kept as text) included.
-		out := within(strKey, search.ClassString)
-		if field.Time {
-			out += fmt.Sprintf(" OR r.%s %s %s", timeCol(col), cmp, c.arg([]byte(s)))
+		if len(parts) == 0 {
+			return condNone
 		}
-		return cond{sql: out, exact: true}
+		return cond{sql: strings.Join(parts, " OR "), exact: true}
 	}
 	return condNone // booleans and null have no order
 }
@@ -220,6 +240,11 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 			return cond{}, err
 		}
 		for _, w := range words {
+			if letters(w) <= search.MaxEdits(w) {
+				// A word with at most k letters can be near words with
+				// none, which the vocabulary leaves out: no constraint.
+				continue
+			}
 			g := vocab.near(w)
 			if len(g) == 0 {
 				// No word of the copy is near: only date-times can match.
@@ -231,11 +256,25 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 			groups = append(groups, g)
 		}
 	}
+	if len(groups) == 0 {
+		return cond{sql: "", exact: false}, nil
+	}
 	m, ok := c.s.d.wordsMatch(tableName(c.table), col, groups, &c.args)
 	if !ok {
 		return cond{sql: "", exact: false}, nil
 	}
 	return cond{sql: m + dates, exact: false}, nil
+}
+
+// letters counts the letters of w.
+func letters(w string) int {
+	n := 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // near returns the vocabulary's words within fuzzy's edit distance of w.

@@ -71,7 +71,12 @@ func genRecord(r *rand.Rand, id int) []byte {
 	}
 	maybe("status", func() string { return jsonOf(pick(r, statuses)) })
 	maybe("n", func() string { return pick(r, numbers) })
-	maybe("count", func() string { return strconv.Itoa(r.IntN(20) - 5) })
+	maybe("count", func() string {
+		if r.IntN(10) == 0 {
+			return jsonOf(pick(r, dates)) // not what the catalogue says, as vendors do
+		}
+		return strconv.Itoa(r.IntN(20) - 5)
+	})
 	maybe("at", func() string { return jsonOf(pick(r, dates)) })
 	maybe("a", func() string {
 		switch r.IntN(5) {

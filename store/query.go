@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,17 +59,18 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if where.sql != "" {
 		conds = append(conds, "("+where.sql+")")
 	}
-	q := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + quoteIdent(tableName(table)+"_raw") + " x ON x.rid = r.rid"
-	if len(conds) > 0 {
-		q += " WHERE " + strings.Join(conds, " AND ")
-	}
+	from := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + quoteIdent(tableName(table)+"_raw") + " x ON x.rid = r.rid"
 
 	// The order: the sort keys' columns then the id's, when every sort
 	// field has a column; by score, in the process, when the filter
-	// scores and there is no sort.
+	// scores and there is no sort. Absent values sort last in either
+	// direction: the records that have the first sort key come first (a
+	// query the key's index can serve in order, with only ties sorted),
+	// then those that do not.
 	var order []string
+	var first string
 	inSQL := true
-	for _, it := range req.Query.Sort {
+	for i, it := range req.Query.Sort {
 		col := ts.column(it.Field)
 		if col < 0 || !ts.Fields[col].Key {
 			inSQL = false
@@ -78,17 +81,38 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		if it.Order == search.OrderDesc {
 			dir = " DESC"
 		}
-		order = append(order, "("+k+" IS NULL)", k+dir)
+		if i == 0 {
+			first = k
+			order = append(order, k+dir)
+		} else {
+			order = append(order, "("+k+" IS NULL)", k+dir)
+		}
 	}
-	if len(req.Query.Sort) == 0 && ev.Scoring() {
+	if len(req.Query.Sort) == 0 && ev.Scoring() && !constScore(req.Canonical(ts.Schema).Query.Filter, false) {
 		inSQL = false
 	}
+	query := func(extra string, order []string) string {
+		all := append(slices.Clone(conds), extra)
+		if extra == "" {
+			all = conds
+		}
+		q := from
+		if len(all) > 0 {
+			q += " WHERE " + strings.Join(all, " AND ")
+		}
+		if order != nil {
+			q += " ORDER BY " + strings.Join(append(order, "r.idkey"), ", ")
+		}
+		return q
+	}
 	var res *search.Result
-	if inSQL {
-		order = append(order, "r.idkey")
-		res, err = s.ordered(ctx, tx, q+" ORDER BY "+strings.Join(order, ", "), c.args, where.exact, ev)
-	} else {
-		res, err = s.ranked(ctx, tx, q, c.args, ts, req)
+	switch {
+	case !inSQL:
+		res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
+	case first == "":
+		res, err = s.ordered(ctx, tx, []string{query("", []string{})}, c.args, where.exact, ev)
+	default:
+		res, err = s.ordered(ctx, tx, []string{query(first+" IS NOT NULL", order), query(first+" IS NULL", order[1:])}, c.args, where.exact, ev)
 	}
 	if err != nil {
 		var se *search.Error
@@ -106,54 +130,42 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	return res, nil
 }
 
-// ordered reads the rows of q in the request's order: a page of an exact
-// condition straight from the database (LIMIT/OFFSET); otherwise every
-// row in order, decided by the Evaluator, until the page is full.
-func (s *Store) ordered(ctx context.Context, tx querier, q string, args []any, exact bool, ev *search.Evaluator) (*search.Result, error) {
+// ordered reads the rows of the queries qs, one after the other, in the
+// request's order: a page of an exact condition straight from the
+// database (LIMIT/OFFSET); otherwise every row in order, decided by the
+// Evaluator, until the page is full.
+func (s *Store) ordered(ctx context.Context, tx querier, qs []string, args []any, exact bool, ev *search.Evaluator) (*search.Result, error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
-	if direct {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1, offset)
-	}
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	res := &search.Result{Hits: []search.Hit{}}
-	matched := 0
+	matched := 0 // hits seen, the skipped ones included
 	more := false
-	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
-			return nil, err
-		}
-		score := 1.0
-		if !direct {
-			ok, sc, err := ev.Match(raw)
-			if err != nil {
-				return nil, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
-			}
-			if !ok {
-				continue
-			}
-			score = sc
-			if matched++; matched <= offset {
-				continue
-			}
-		}
-		if len(res.Hits) == limit {
-			more = true
+	for _, q := range qs {
+		if more {
 			break
 		}
-		h, err := ev.Hit(raw, score)
-		if err != nil {
-			return nil, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+		if direct {
+			// The hits of this query that the page still needs.
+			skip := max(0, offset-matched)
+			n, err := s.readPage(ctx, tx, q+fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1-len(res.Hits), skip), args, ev, res, limit, &more)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 || skip == 0 {
+				matched += skip + n
+			} else {
+				// The page starts past this query's rows: count them.
+				var total int
+				if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+q+") c", args...).Scan(&total); err != nil {
+					return nil, err
+				}
+				matched += total
+			}
+			continue
 		}
-		res.Hits = append(res.Hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+		if err := s.readMatches(ctx, tx, q, args, ev, res, limit, offset, &matched, &more); err != nil {
+			return nil, err
+		}
 	}
 	if more {
 		c, err := ev.Cursor(offset + limit)
@@ -163,6 +175,122 @@ func (s *Store) ordered(ctx context.Context, tx querier, q string, args []any, e
 		res.NextCursor = &c
 	}
 	return res, nil
+}
+
+// readPage adds the rows of q, every one a hit, to res; more is set when
+// a row beyond the page's limit is there.
+func (s *Store) readPage(ctx context.Context, tx querier, q string, args []any, ev *search.Evaluator, res *search.Result, limit int, more *bool) (int, error) {
+	debugPlan(ctx, tx, q, args)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+		if len(res.Hits) == limit {
+			*more = true
+			break
+		}
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return 0, err
+		}
+		h, err := ev.Hit(raw, 1)
+		if err != nil {
+			return 0, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	return n, rows.Err()
+}
+
+// readMatches reads the rows of q in order and adds those the Evaluator
+// matches, past the first offset of them, to res.
+func (s *Store) readMatches(ctx context.Context, tx querier, q string, args []any, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
+	debugPlan(ctx, tx, q, args)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return err
+		}
+		ok, score, err := ev.Match(raw)
+		if err != nil {
+			return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+		}
+		if !ok {
+			continue
+		}
+		if *matched++; *matched <= offset {
+			continue
+		}
+		if len(res.Hits) == limit {
+			*more = true
+			return nil
+		}
+		h, err := ev.Hit(raw, score)
+		if err != nil {
+			return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	return rows.Err()
+}
+
+// constScore reports whether every record f matches gets the same score
+// (then score order is id order): single-word keywords, and ands of such
+// conditions and conditions that do not score.
+func constScore(f *search.Filter, negated bool) bool {
+	if f == nil || negated {
+		return true
+	}
+	switch f.Op {
+	case search.OpAnd:
+		for i := range f.Filters {
+			if !constScore(&f.Filters[i], false) {
+				return false
+			}
+		}
+		return true
+	case search.OpNot:
+		return true // a not scores nothing
+	case search.OpOr:
+		for i := range f.Filters {
+			if scores(&f.Filters[i]) {
+				return false
+			}
+		}
+		return true
+	case search.OpAny:
+		return !scores(&f.Filters[0])
+	case search.OpKeyword:
+		return len(search.Words(f.Value.Interface().(string))) == 1
+	case search.OpFuzzy:
+		return false
+	}
+	return true
+}
+
+// scores reports whether f has a scoring condition outside a not.
+func scores(f *search.Filter) bool {
+	switch f.Op {
+	case search.OpKeyword, search.OpFuzzy:
+		return true
+	case search.OpNot:
+		return false
+	}
+	for i := range f.Filters {
+		if scores(&f.Filters[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // ranked runs req over the candidates of q with the reference Index: for
@@ -190,4 +318,23 @@ func (s *Store) ranked(ctx context.Context, tx querier, q string, args []any, ts
 		return nil, err
 	}
 	return b.Build().Search(req)
+}
+
+func debugPlan(ctx context.Context, tx querier, q string, args []any) {
+	if os.Getenv("TRIBUTARY_STORE_DEBUG") == "" {
+		return
+	}
+	fmt.Fprintln(os.Stderr, q)
+	rows, err := tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a, b, c int
+		var d string
+		rows.Scan(&a, &b, &c, &d)
+		fmt.Fprintln(os.Stderr, "  ", d)
+	}
 }

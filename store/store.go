@@ -306,6 +306,12 @@ type tableField struct {
 	Time  bool        `json:"time,omitempty"`  // a column with the text of date-times
 	Words bool        `json:"words,omitempty"` // a word column (strings)
 	Index bool        `json:"index,omitempty"` // a B-tree index on the key
+	// Strings and Dates report whether some record of the table has a
+	// string that is not a date-time, or a date-time, in the field: a
+	// comparison with a string skips the band of keys that is empty.
+	// Every write that adds such a value sets them in its transaction.
+	Strings bool `json:"strings,omitempty"`
+	Dates   bool `json:"dates,omitempty"`
 }
 
 func newTableSpec(sp Spec) (*tableSpec, error) {

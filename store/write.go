@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tributary-dev/tributary/search"
 )
@@ -29,6 +30,8 @@ type Load struct {
 	n       int64
 	created bool
 	done    bool
+	vocab   map[vocabWord]struct{} // words in the vocabulary already
+	pending map[vocabWord]struct{} // words the open transaction adds
 }
 
 // maxIndexedKey is the mean key length (bytes) up to which a field gets a
@@ -37,8 +40,12 @@ type Load struct {
 // are found through the word index instead.
 const maxIndexedKey = 64
 
-// batchSize is how many rows one INSERT statement carries.
-const batchSize = 64
+// One INSERT statement carries at most maxRowsPerInsert rows and
+// maxParams bound values (SQLite allows 32,766; PostgreSQL 65,535).
+const (
+	maxRowsPerInsert = 256
+	maxParams        = 30000
+)
 
 // BeginFull starts a full synchronization of a copy: a new, empty table.
 // An unfinished synchronization of the same copy (left by a process that
@@ -52,7 +59,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x}
+	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}}
 	wrap := func(err error) error {
 		e := s.d.wrap("sync", err)
 		var se *Error
@@ -287,6 +294,10 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
 	}
+	for w := range l.pending {
+		l.vocab[w] = struct{}{}
+	}
+	l.pending = nil
 	return nil
 }
 
@@ -308,9 +319,10 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		}
 	}
 	perRow := len(cols)
+	per := max(1, min(maxRowsPerInsert, maxParams/perRow))
 	vocab := map[vocabWord]struct{}{}
-	for start := 0; start < len(records); start += batchSize {
-		batch := records[start:min(start+batchSize, len(records))]
+	for start := 0; start < len(records); start += per {
+		batch := records[start:min(start+per, len(records))]
 		args := make([]any, 0, len(batch)*perRow)
 		type row struct {
 			raw   []byte
@@ -340,6 +352,11 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			args = append(args, append([]byte(nil), l.ex.IDKey...), l.ex.ID)
 			var ws []string
 			for fi, f := range l.ts.Fields {
+				if k := l.ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
+					l.ts.Fields[fi].Strings = true
+				} else if len(k) > 0 && k[0] == byte(search.ClassTime) {
+					l.ts.Fields[fi].Dates = true
+				}
 				if f.Key {
 					if k := l.ex.Keys[fi]; k != nil {
 						args = append(args, append([]byte(nil), k...))
@@ -362,7 +379,9 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 					}
 					ws = append(ws, strings.Join(l.ex.Words[fi], " "))
 					for _, w := range l.ex.Words[fi] {
-						vocab[vocabWord{fi, w}] = struct{}{}
+						if hasLetter(w) {
+							vocab[vocabWord{fi, w}] = struct{}{}
+						}
 					}
 				}
 			}
@@ -426,7 +445,30 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		}
 		l.n += int64(n)
 	}
-	return l.s.addVocab(ctx, tx, l.table, vocab)
+	for w := range vocab {
+		if _, ok := l.vocab[w]; ok {
+			delete(vocab, w)
+		}
+	}
+	if err := l.s.addVocab(ctx, tx, l.table, vocab); err != nil {
+		return err
+	}
+	// Remembered only once the transaction commits (see Write).
+	l.pending = vocab
+	return nil
+}
+
+// hasLetter reports whether w has a letter. The vocabulary, which fuzzy
+// searches for words near a query word, keeps only such words: a word
+// without one (a number, an id) is within k edits only of query words
+// with at most k letters, and fuzzy does not use the vocabulary for those.
+func hasLetter(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
 }
 
 type vocabWord struct {
@@ -436,12 +478,12 @@ type vocabWord struct {
 
 // addVocab records the distinct words of each word column, for fuzzy.
 func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, table string, vocab map[vocabWord]struct{}) error {
-	if len(vocab) == 0 {
-		return nil
-	}
 	all := make([]vocabWord, 0, len(vocab))
 	for w := range vocab {
 		all = append(all, w)
+	}
+	if len(all) == 0 {
+		return nil
 	}
 	const per = 200
 	for start := 0; start < len(all); start += per {
@@ -498,6 +540,10 @@ func (l *Load) Commit(ctx context.Context) error {
 		return l.wrap(err)
 	}
 	if err := d.analyze(ctx, tx, l.table); err != nil {
+		return l.wrap(err)
+	}
+	specJSON, _ := json.Marshal(l.ts)
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
 		return l.wrap(err)
 	}
 	if err := tx.Commit(); err != nil {
