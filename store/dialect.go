@@ -37,9 +37,10 @@ type dialect interface {
 	// indexWords builds the word index's secondary indexes once a table is
 	// loaded.
 	indexWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error
-	// writeWords stores the words of the given rows (rid, then a space-
-	// separated word list per column of cols; "" for none).
-	writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error
+	// writeWords returns the statement that stores the words of the given
+	// rows (rid, then a space-separated word list per column of cols; ""
+	// for none), and its values.
+	writeWords(table string, cols []int, rows []wordRow) (string, []any)
 	// deleteWords removes the words of rows rids.
 	deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error
 	// wordsMatch returns a condition on the records table (alias r) that

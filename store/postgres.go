@@ -82,10 +82,7 @@ func (postgresDialect) indexWords(ctx context.Context, tx *sql.Tx, table string,
 	return nil
 }
 
-func (d postgresDialect) writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error {
-	if len(cols) == 0 || len(rows) == 0 {
-		return nil
-	}
+func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow) (string, []any) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT INTO %s (rid", quoteIdent(wordsName(table)))
 	for _, c := range cols {
@@ -113,8 +110,7 @@ func (d postgresDialect) writeWords(ctx context.Context, tx *sql.Tx, table strin
 		}
 		fmt.Fprintf(&b, "w%d = excluded.w%d", c, c)
 	}
-	_, err := tx.ExecContext(ctx, b.String(), args...)
-	return err
+	return b.String(), args
 }
 
 func (postgresDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error {

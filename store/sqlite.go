@@ -99,10 +99,7 @@ func (sqliteDialect) createWords(ctx context.Context, tx *sql.Tx, table string, 
 
 func (sqliteDialect) indexWords(context.Context, *sql.Tx, string, []int) error { return nil }
 
-func (sqliteDialect) writeWords(ctx context.Context, tx *sql.Tx, table string, cols []int, rows []wordRow) error {
-	if len(cols) == 0 || len(rows) == 0 {
-		return nil
-	}
+func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow) (string, []any) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT OR REPLACE INTO %s(rowid", quoteIdent(ftsName(table)))
 	for _, c := range cols {
@@ -121,8 +118,7 @@ func (sqliteDialect) writeWords(ctx context.Context, tx *sql.Tx, table string, c
 			args = append(args, w)
 		}
 	}
-	_, err := tx.ExecContext(ctx, b.String(), args...)
-	return err
+	return b.String(), args
 }
 
 func (sqliteDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error {

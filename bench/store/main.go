@@ -181,6 +181,6 @@ func peakRSS() int64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-func mib(n int64) float64         { return float64(n) / (1 << 20) }
+func mib(n int64) float64        { return float64(n) / (1 << 20) }
 
 var _ = runtime.GC

@@ -1,0 +1,58 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// BenchmarkLoadTickets measures the store alone: Zendesk tickets from the
+// fake, fetched once beforehand, written a page at a time into SQLite
+// (loads of 10,000 records, committed and indexed).
+//
+//	go test -run '^$' -bench LoadTickets -benchtime 3x ./store/
+func BenchmarkLoadTickets(b *testing.B) {
+	const n = 10_000
+	srv := zendesktest.New(zendesktest.WithTickets(n))
+	defer srv.Close()
+	c, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
+		tributary.WithBaseURL(srv.URL))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var recs [][]byte
+	for rec, err := range tributary.All(ctx, c, "tickets", nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, rec.Raw())
+	}
+	e, _ := tributary.FindEntity(c.Entities(), "tickets")
+	spec := store.Spec{Connector: "zendesk-support", Entity: "tickets", Schema: tributary.SearchSchema(e), IDField: "id"}
+	st, err := store.OpenSQLite(ctx, b.TempDir()+"/bench.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		l, err := st.BeginFull(ctx, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(recs); i += 500 {
+			if err := l.Write(ctx, recs[i:min(i+500, len(recs))], nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := l.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "records/s")
+}
