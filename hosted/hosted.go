@@ -97,7 +97,7 @@ type Client struct {
 	user     string
 	http     *transport.Client
 	secrets  []string
-	prefetch int   // the most pages a walk asks the service for at once
+	prefetch int // the most pages a walk asks the service for at once
 	retry    tributary.RetryPolicy
 	maxBody  int64 // the most bytes of one execute answer read
 
