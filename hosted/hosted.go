@@ -188,16 +188,24 @@ func (s *tokenSource) Token() (*oauth2.Token, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	// A failure that may pass (no connection, a timeout, a 5xx or 429) is
+	// transport.ErrTokenUnavailable: a server error, not bad credentials.
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("token request failed: %v", ue.Err)
+			err = ue.Err
 		}
-		return nil, fmt.Errorf("token request failed: %v", err)
+		return nil, fmt.Errorf("%w: token request failed: %v", transport.ErrTokenUnavailable, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	raw, err := transport.ReadBody(resp.Body, resp.ContentLength, 64<<10)
+	if err != nil && !errors.Is(err, transport.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: reading the token response: %v", transport.ErrTokenUnavailable, err)
+	}
+	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+		return nil, fmt.Errorf("%w: token request answered HTTP %d", transport.ErrTokenUnavailable, resp.StatusCode)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("token request answered HTTP %d", resp.StatusCode)
 	}
@@ -331,6 +339,8 @@ func (c *Client) wrap(kind, entity string, a tributary.Action, err error) error 
 	switch {
 	case ctxErr(err) != nil:
 		e.Err, e.Message = ctxErr(err), "request cancelled"
+	case errors.Is(err, transport.ErrTokenUnavailable):
+		e.Err, e.Retryable, e.Message = tributary.ErrServer, true, c.redact(err.Error())
 	case errors.Is(err, transport.ErrAuth):
 		e.Err, e.Message = tributary.ErrUnauthorized, c.redact(err.Error())
 	default:
