@@ -5,13 +5,16 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"net/http"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
+	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 )
 
@@ -254,5 +257,84 @@ func TestDownloadStallResumes(t *testing.T) {
 	}
 	if took < 500*time.Millisecond || took > 15*time.Second {
 		t.Errorf("the stalled download took %v", took)
+	}
+}
+
+// silentTransport plays a server in memory, in testing/synctest's fake
+// time: mode "hang" never answers; "stall" answers headers and then never
+// sends a byte; "drip" sends a byte of an endless body every second.
+type silentTransport struct{ mode string }
+
+func (s silentTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	if s.mode == "hang" {
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	}
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, ContentLength: -1,
+		Body: &silentBody{ctx: ctx, drip: s.mode == "drip"}, Request: r}, nil
+}
+
+type silentBody struct {
+	ctx  context.Context
+	drip bool
+}
+
+func (b *silentBody) Read(p []byte) (int, error) {
+	if b.drip {
+		select {
+		case <-time.After(time.Second):
+			p[0] = ' '
+			return 1, nil
+		case <-b.ctx.Done():
+			return 0, context.Cause(b.ctx)
+		}
+	}
+	<-b.ctx.Done()
+	return 0, context.Cause(b.ctx)
+}
+
+func (b *silentBody) Close() error { return nil }
+
+// TestDefaultTimeouts: a caller who sets no timeout and no deadline (only
+// a transport of their own, with no timeout either) is still protected by
+// the defaults: a server that never answers fails after the default
+// response-header timeout, one that stalls after the default stall
+// timeout, one that drips after the default attempt ceiling, each attempt
+// retried under the default policy's retry count. It runs in
+// testing/synctest's fake time, so the minutes pass at once.
+func TestDefaultTimeouts(t *testing.T) {
+	d := tributary.DefaultTimeouts
+	retries := tributary.DefaultRetryPolicy.MaxRetries
+	for _, tc := range []struct {
+		mode, says string
+		each       time.Duration
+	}{
+		{"hang", "no response headers within " + d.ResponseHeader.String(), d.ResponseHeader},
+		{"stall", "no bytes for " + d.Stall.String(), d.Stall},
+		{"drip", "took longer than " + d.Attempt.String(), d.Attempt},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": "a@acme.test", "api_token": "tok-123456"},
+					tributary.WithHTTPClient(&http.Client{Transport: silentTransport{tc.mode}}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				_, err = c.List(context.Background(), "tickets", nil)
+				took := time.Since(start)
+				if !errors.Is(err, tributary.ErrServer) || !strings.Contains(err.Error(), tc.says) {
+					t.Fatalf("error = %v, want ErrServer saying %q", err, tc.says)
+				}
+				// 1 + MaxRetries attempts of the limit each, plus the
+				// backoffs between them (at most MaxBackoff each).
+				lo := time.Duration(retries+1) * tc.each
+				hi := lo + time.Duration(retries)*tributary.DefaultRetryPolicy.MaxBackoff
+				if took < lo || took > hi {
+					t.Errorf("took %v of fake time, want between %v and %v", took, lo, hi)
+				}
+			})
+		})
 	}
 }
