@@ -165,6 +165,8 @@ func WithTokenURL(u string) Option { return func(o *Options) { o.TokenURL = u } 
 
 // WithHTTPClient uses c's RoundTripper and timeout. Its redirect policy is
 // replaced by the library's own (no credentials off-origin, no https→http).
+// The limits of Timeouts still apply on top of c's own (the shorter wins),
+// except Connect, which is c's dialer's business.
 // A walk keeps up to Options.Prefetch requests in flight: give an
 // *http.Transport a MaxIdleConnsPerHost at least that high (net/http's
 // default is 2), or connections are closed and dialled again on every page.
