@@ -384,14 +384,7 @@ func (s *Server) wait(r *http.Request) {
 // stallAfterHalf sends h's status, headers, a Content-Length for the whole
 // body and the first half of the body, then waits for the client to give up.
 func (s *Server) stallAfterHalf(w http.ResponseWriter, r *http.Request, h http.Handler) {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	body := rec.Body.Bytes()
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(rec.Code)
+	body := writeHead(w, r, h)
 	_, _ = w.Write(body[:len(body)/2])
 	if fl, ok := w.(http.Flusher); ok {
 		fl.Flush()
@@ -403,14 +396,7 @@ func (s *Server) stallAfterHalf(w http.ResponseWriter, r *http.Request, h http.H
 // drip sends h's status and headers at once, then its body one byte every
 // pause, until the body is sent or the client gives up.
 func (s *Server) drip(w http.ResponseWriter, r *http.Request, h http.Handler, every time.Duration) {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	body := rec.Body.Bytes()
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(rec.Code)
+	body := writeHead(w, r, h)
 	fl, _ := w.(http.Flusher)
 	if fl != nil {
 		fl.Flush()
@@ -461,19 +447,26 @@ func (s *Server) endless(w http.ResponseWriter, r *http.Request) {
 // Content-Length for the whole body, writes the first half of the body and
 // drops the connection: the client sees a body that ends early.
 func CutAfterHalf(w http.ResponseWriter, r *http.Request, h http.Handler) {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	body := rec.Body.Bytes()
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(rec.Code)
+	body := writeHead(w, r, h)
 	_, _ = w.Write(body[:len(body)/2])
 	if fl, ok := w.(http.Flusher); ok {
 		fl.Flush()
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// writeHead runs h into a buffer, sends its status and headers with a
+// Content-Length for the whole body, and returns the body, for a fault to
+// send as it likes.
+func writeHead(w http.ResponseWriter, r *http.Request, h http.Handler) []byte {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(rec.Body.Len()))
+	w.WriteHeader(rec.Code)
+	return rec.Body.Bytes()
 }
 
 // File is content served by ServeFile.
