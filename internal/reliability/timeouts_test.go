@@ -32,7 +32,7 @@ func stallCases(n int) []stallCase {
 	return []stallCase{
 		{"never answers", fakeserver.Faults{HangFirst: n}, "response-header timeout"},
 		{"stalls halfway", fakeserver.Faults{StallFirst: n}, "stall timeout"},
-		{"drips", fakeserver.Faults{DripFirst: n, DripEvery: 20 * time.Millisecond}, "attempt timeout"},
+		{"drips", fakeserver.Faults{DripFirst: n, DripEvery: 10 * time.Millisecond}, "attempt timeout"},
 	}
 }
 
@@ -43,7 +43,7 @@ func stallCases(n int) []stallCase {
 // the time of the limit that ended the bad attempt. The limits are short
 // but not so short that a loaded machine trips them on healthy pages.
 func TestTimeoutsWalkRecovers(t *testing.T) {
-	limits := tributary.Timeouts{ResponseHeader: time.Second, Stall: time.Second, Attempt: 3 * time.Second}
+	limits := tributary.Timeouts{ResponseHeader: 2 * time.Second, Stall: 2 * time.Second, Attempt: 4 * time.Second}
 	forKinds(t, kindCases(), func(t testing.TB, kc kindCase) {
 		f := kc.start(t, 300)
 		c := open(t, kc, f, nil, tributary.WithRetry(fastRetry), tributary.WithTimeouts(limits))
@@ -102,7 +102,9 @@ func sameRecords(a, b []recKey) bool {
 // call returns within a few times its limits.
 func TestTimeoutsErrorAfterRetries(t *testing.T) {
 	const retries = 2
-	limits := tributary.Timeouts{ResponseHeader: 300 * time.Millisecond, Stall: 300 * time.Millisecond, Attempt: 600 * time.Millisecond}
+	// Each limit is far from the others and from the drip's pace, so
+	// that a loaded machine cannot make one fault end at another limit.
+	limits := tributary.Timeouts{ResponseHeader: time.Second, Stall: 500 * time.Millisecond, Attempt: 1500 * time.Millisecond}
 	policy := tributary.RetryPolicy{MaxRetries: retries, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRateLimitWait: time.Second}
 	forKinds(t, kindCases(), func(t testing.TB, kc kindCase) {
 		f := kc.start(t, 10)
@@ -130,7 +132,7 @@ func TestTimeoutsErrorAfterRetries(t *testing.T) {
 			if reqs := apiRequests(f); reqs != attempts {
 				t.Errorf("%s: the fake saw %d attempts, want %d", sc.name, reqs, attempts)
 			}
-			if took > 15*time.Second {
+			if took > 30*time.Second {
 				t.Errorf("%s: the call took %v", sc.name, took)
 			}
 			t.Logf("%s: %v after %v", sc.name, err, took.Round(time.Millisecond))
@@ -211,7 +213,7 @@ func TestDownloadStallResumes(t *testing.T) {
 	}
 	f := fake{srv: s.Server, creds: map[string]any{"token": githubtest.DefaultToken}}
 	c := open(t, kindCaseOf("github"), f, nil, tributary.WithRetry(fastRetry),
-		tributary.WithTimeouts(tributary.Timeouts{Stall: 500 * time.Millisecond, Attempt: time.Second}))
+		tributary.WithTimeouts(tributary.Timeouts{Stall: 500 * time.Millisecond, Attempt: 2 * time.Second}))
 	p := tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "path": "data/large.bin"}
 
 	// Slow reading: a pause longer than the attempt ceiling mid-body.
@@ -224,7 +226,7 @@ func TestDownloadStallResumes(t *testing.T) {
 	if _, err := io.ReadFull(st, head); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(3 * time.Second)
 	rest, err := io.ReadAll(st)
 	st.Close()
 	if err != nil || sha256.Sum256(append(head, rest...)) != sha256.Sum256(want) {
