@@ -452,11 +452,9 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 		return err != nil, err
 	})
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			var te *tributary.Error
-			if !errors.As(err, &te) {
-				err = &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: err, Message: "request cancelled"}
-			}
+		var te *tributary.Error
+		if !errors.As(err, &te) { // the context ended during a backoff
+			err = &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: err, Message: "request cancelled"}
 		}
 		return nil, nil, err
 	}
