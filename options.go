@@ -35,6 +35,12 @@ type Options struct {
 	Prefetch int
 	// UserAgent replaces the default User-Agent.
 	UserAgent string
+	// Timeouts bound every HTTP attempt (see Timeouts); zero fields take
+	// DefaultTimeouts' values.
+	Timeouts Timeouts
+	// MaxPageBytes caps the body of one page or record read into memory
+	// (0: DefaultMaxPageBytes). Downloads are streamed and have no cap.
+	MaxPageBytes int64
 	// OnTokenRefresh receives every token an OAuth refresh issues.
 	OnTokenRefresh func(*oauth2.Token)
 	// Settings holds kind-specific settings (see each kind's With...
@@ -58,6 +64,67 @@ func (o Options) PrefetchWithin(maxConcurrency int) int {
 		n = min(n, maxConcurrency)
 	}
 	return n
+}
+
+// DefaultMaxPageBytes is the largest page or record body read unless
+// WithMaxPageBytes says otherwise: far above any vendor's page, far below
+// what would hurt a process holding a few pages at once.
+const DefaultMaxPageBytes = 64 << 20
+
+// PageLimit returns the cap on one page or record body: MaxPageBytes, or
+// DefaultMaxPageBytes when unset.
+func (o Options) PageLimit() int64 {
+	if o.MaxPageBytes > 0 {
+		return o.MaxPageBytes
+	}
+	return DefaultMaxPageBytes
+}
+
+// Timeouts bound each HTTP attempt, so that no request hangs for ever
+// when the caller's context has no deadline. An attempt that hits one is
+// treated as a dropped connection: it is retried under the RetryPolicy,
+// and once the retries are spent the error is ErrServer, its message
+// naming the limit and its length. The caller's own deadline and the
+// timeout of a client given WithHTTPClient still apply, and win when they
+// are shorter. A negative field turns that limit off.
+type Timeouts struct {
+	// Connect bounds dialling the source and the TLS handshake. It applies
+	// to the library's own transport; with WithHTTPClient your transport's
+	// dialer decides, and ResponseHeader still bounds the whole wait.
+	Connect time.Duration
+	// ResponseHeader bounds the wait from sending a request (connecting
+	// included) to the response's status and headers.
+	ResponseHeader time.Duration
+	// Stall ends an attempt when no byte of its body arrives for this long
+	// while it is being read. It applies to downloads too: a stalled
+	// download resumes with a ranged request, like a cut one. Time the
+	// caller spends between reads does not count.
+	Stall time.Duration
+	// Attempt bounds one attempt at a page or record as a whole, headers
+	// and body. Downloads have no overall limit (files can be large).
+	Attempt time.Duration
+}
+
+// DefaultTimeouts are the limits used where WithTimeouts sets none.
+var DefaultTimeouts = Timeouts{Connect: 10 * time.Second, ResponseHeader: time.Minute, Stall: 30 * time.Second, Attempt: 5 * time.Minute}
+
+// WithDefaults returns t with its zero fields taken from DefaultTimeouts;
+// negative fields (no limit) are kept.
+func (t Timeouts) WithDefaults() Timeouts {
+	d := DefaultTimeouts
+	if t.Connect != 0 {
+		d.Connect = t.Connect
+	}
+	if t.ResponseHeader != 0 {
+		d.ResponseHeader = t.ResponseHeader
+	}
+	if t.Stall != 0 {
+		d.Stall = t.Stall
+	}
+	if t.Attempt != 0 {
+		d.Attempt = t.Attempt
+	}
+	return d
 }
 
 // RetryPolicy bounds retries of one HTTP request (never of a whole walk).
@@ -98,6 +165,8 @@ func WithTokenURL(u string) Option { return func(o *Options) { o.TokenURL = u } 
 
 // WithHTTPClient uses c's RoundTripper and timeout. Its redirect policy is
 // replaced by the library's own (no credentials off-origin, no https→http).
+// The limits of Timeouts still apply on top of c's own (the shorter wins),
+// except Connect, which is c's dialer's business.
 // A walk keeps up to Options.Prefetch requests in flight: give an
 // *http.Transport a MaxIdleConnsPerHost at least that high (net/http's
 // default is 2), or connections are closed and dialled again on every page.
@@ -121,6 +190,33 @@ func WithMaxConcurrency(n int) Option { return func(o *Options) { o.MaxConcurren
 // pages name the ones after them (see Options.Prefetch); 1 fetches one page
 // ahead, as for cursor paging.
 func WithPrefetch(n int) Option { return func(o *Options) { o.Prefetch = n } }
+
+// WithTimeouts sets the limits on each HTTP attempt (see Timeouts). Zero
+// fields keep their current value (DefaultTimeouts unless set before); a
+// negative field turns that limit off:
+//
+//	tributary.WithTimeouts(tributary.Timeouts{Stall: 10 * time.Second, Attempt: -1})
+func WithTimeouts(t Timeouts) Option {
+	return func(o *Options) {
+		if t.Connect != 0 {
+			o.Timeouts.Connect = t.Connect
+		}
+		if t.ResponseHeader != 0 {
+			o.Timeouts.ResponseHeader = t.ResponseHeader
+		}
+		if t.Stall != 0 {
+			o.Timeouts.Stall = t.Stall
+		}
+		if t.Attempt != 0 {
+			o.Timeouts.Attempt = t.Attempt
+		}
+	}
+}
+
+// WithMaxPageBytes caps the body of one page or record at n bytes (n <= 0
+// keeps DefaultMaxPageBytes). A larger answer fails with
+// ErrUnexpectedResponse, having held little more than n bytes.
+func WithMaxPageBytes(n int64) Option { return func(o *Options) { o.MaxPageBytes = n } }
 
 // WithUserAgent replaces the User-Agent.
 func WithUserAgent(ua string) Option { return func(o *Options) { o.UserAgent = ua } }

@@ -3,6 +3,7 @@ package hosted
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/download"
+	"github.com/tributary-dev/tributary/internal/engine"
 	"github.com/tributary-dev/tributary/internal/jsonx"
+	"github.com/tributary-dev/tributary/internal/transport"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/pagination"
 	"github.com/tributary-dev/tributary/search"
@@ -199,7 +202,7 @@ func (h *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		}
 		return resp, nil
 	}
-	s, err := download.Open(ctx, fetch, rng, download.Options{})
+	s, err := download.Open(transport.Unbounded(ctx), fetch, rng, download.Options{})
 	if err != nil {
 		if _, ok := err.(*tributary.Error); ok {
 			return nil, err
@@ -221,15 +224,35 @@ type envelope struct {
 
 // execute runs one operation and decodes the response envelope {status,
 // result, connector_metadata, execution_metadata}, or a bare result.
+//
+// A body that breaks off or stalls while it is read is asked for again
+// under the retry policy, as in direct mode; one larger than the page size
+// cap (WithMaxPageBytes) is ErrUnexpectedResponse.
 func (h *Connector) execute(ctx context.Context, entity string, a tributary.Action, params tributary.Params) (*envelope, error) {
-	resp, err := h.c.post(ctx, h.executePath(), tributary.Request{Entity: entity, Action: a, Params: params}, nil)
+	var resp *http.Response
+	var body []byte
+	err := engine.RetryBody(ctx, h.c.retry, func() (bool, error) {
+		r, err := h.c.post(ctx, h.executePath(), tributary.Request{Entity: entity, Action: a, Params: params}, nil)
+		if err != nil {
+			return false, h.c.wrap(h.kind, entity, a, err)
+		}
+		defer r.Body.Close()
+		b, err := transport.ReadBody(r.Body, r.ContentLength, h.c.maxBody)
+		if errors.Is(err, transport.ErrTooLarge) {
+			return false, h.unexpected(entity, a, "the response is larger than "+transport.Bytes(h.c.maxBody)+" (the page size cap, WithMaxPageBytes)")
+		}
+		if err != nil {
+			return true, h.c.wrap(h.kind, entity, a, fmt.Errorf("reading the response: %w", err))
+		}
+		resp, body = r, b
+		return false, nil
+	})
 	if err != nil {
-		return nil, h.c.wrap(h.kind, entity, a, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return nil, h.c.wrap(h.kind, entity, a, err)
+		var te *tributary.Error
+		if !errors.As(err, &te) {
+			err = h.c.wrap(h.kind, entity, a, err) // the context ended during a backoff
+		}
+		return nil, err
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, h.c.statusError(h.kind, entity, a, resp, body)

@@ -98,14 +98,17 @@ type Client struct {
 	http     *transport.Client
 	secrets  []string
 	prefetch int // the most pages a walk asks the service for at once
+	retry    tributary.RetryPolicy
+	maxBody  int64 // the most bytes of one execute answer read
 
 	mu          sync.Mutex
 	credSecrets []string
 }
 
 // New builds a Client. Options: tributary.WithHTTPClient, WithLogger,
-// WithRetry, WithRateLimit, WithMaxConcurrency, WithPrefetch, WithUserAgent
-// (WithBaseURL is Config.BaseURL).
+// WithRetry, WithRateLimit, WithMaxConcurrency, WithPrefetch, WithUserAgent,
+// WithTimeouts (also on the token exchange), WithMaxPageBytes (WithBaseURL
+// is Config.BaseURL).
 func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 	bad := func(format string, args ...any) error {
 		return &tributary.Error{Kind: "hosted", Err: tributary.ErrInvalidCredentials, Message: fmt.Sprintf(format, args...)}
@@ -134,16 +137,15 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		return nil, bad("the execute path %q has no {id}", paths.Execute)
 	}
 	o := tributary.NewOptions(opts...)
-	c := &Client{base: base, paths: paths, user: cfg.ExternalUserID, secrets: []string{cfg.Token, cfg.ClientSecret}}
+	c := &Client{base: base, paths: paths, user: cfg.ExternalUserID, secrets: []string{cfg.Token, cfg.ClientSecret},
+		retry: o.Retry, maxBody: o.PageLimit()}
+	timeouts := engine.Timeouts(o)
 	var auth transport.Auth
 	if cfg.Token != "" {
 		auth = transport.Bearer(cfg.Token)
 	} else {
-		hc := o.HTTPClient
-		if hc == nil {
-			hc = &http.Client{Timeout: 30 * time.Second}
-		}
-		src := &tokenSource{hc: &http.Client{Transport: hc.Transport, Timeout: hc.Timeout}, url: base.String() + paths.Token, id: cfg.ClientID, secret: cfg.ClientSecret}
+		hc := transport.HTTPClient(o.HTTPClient, timeouts, tokenTimeout)
+		src := &tokenSource{hc: hc, url: base.String() + paths.Token, id: cfg.ClientID, secret: cfg.ClientSecret}
 		auth = transport.TokenAuth(oauth2.ReuseTokenSourceWithExpiry(nil, src, time.Minute))
 	}
 	tc := transport.Config{
@@ -151,7 +153,7 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		Header: http.Header{"Accept": {"application/json"}},
 		Base:   o.HTTPClient, Logger: o.Logger, UserAgent: o.UserAgent,
 		MaxRetries: o.Retry.MaxRetries, MinBackoff: o.Retry.MinBackoff, MaxBackoff: o.Retry.MaxBackoff, MaxRateLimitWait: o.Retry.MaxRateLimitWait,
-		MaxConcurrency: o.MaxConcurrency,
+		MaxConcurrency: o.MaxConcurrency, Timeouts: timeouts,
 	}
 	if o.RatePerSecond > 0 {
 		tc.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), max(o.RateBurst, 1))
@@ -166,6 +168,9 @@ func (c *Client) Format(f fmt.State, verb rune) {
 	fmt.Fprintf(f, "hosted.Client{base: %s, external_user_id: %q}", c.base, c.user)
 }
 
+// tokenTimeout bounds one token exchange.
+const tokenTimeout = 30 * time.Second
+
 // tokenSource exchanges the client id and secret for a bearer token.
 type tokenSource struct {
 	hc         *http.Client
@@ -175,7 +180,7 @@ type tokenSource struct {
 
 func (s *tokenSource) Token() (*oauth2.Token, error) {
 	body, _ := json.Marshal(map[string]string{"client_id": s.id, "client_secret": s.secret})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
 	if err != nil {
@@ -183,16 +188,24 @@ func (s *tokenSource) Token() (*oauth2.Token, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	// A failure that may pass (no connection, a timeout, a 5xx or 429) is
+	// transport.ErrTokenUnavailable: a server error, not bad credentials.
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("token request failed: %v", ue.Err)
+			err = ue.Err
 		}
-		return nil, fmt.Errorf("token request failed: %v", err)
+		return nil, fmt.Errorf("%w: token request failed: %v", transport.ErrTokenUnavailable, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	raw, err := transport.ReadBody(resp.Body, resp.ContentLength, 64<<10)
+	if err != nil && !errors.Is(err, transport.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: reading the token response: %v", transport.ErrTokenUnavailable, err)
+	}
+	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+		return nil, fmt.Errorf("%w: token request answered HTTP %d", transport.ErrTokenUnavailable, resp.StatusCode)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("token request answered HTTP %d", resp.StatusCode)
 	}
@@ -326,10 +339,16 @@ func (c *Client) wrap(kind, entity string, a tributary.Action, err error) error 
 	switch {
 	case ctxErr(err) != nil:
 		e.Err, e.Message = ctxErr(err), "request cancelled"
+	case errors.Is(err, transport.ErrTokenUnavailable):
+		e.Err, e.Retryable, e.Message = tributary.ErrServer, true, c.redact(err.Error())
 	case errors.Is(err, transport.ErrAuth):
 		e.Err, e.Message = tributary.ErrUnauthorized, c.redact(err.Error())
 	default:
 		e.Err, e.Retryable, e.Message = tributary.ErrServer, true, c.redact(err.Error())
+		var te *transport.TimeoutError
+		if errors.As(err, &te) {
+			e.Cause = te
+		}
 	}
 	return e
 }

@@ -26,9 +26,6 @@ import (
 	"github.com/tributary-dev/tributary/pagination"
 )
 
-// maxBody bounds a page or record body read into memory.
-const maxBody = 256 << 20
-
 // maxErrorBody bounds an error body read for parsing.
 const maxErrorBody = 64 << 10
 
@@ -70,7 +67,8 @@ type Connector struct {
 	retry    tributary.RetryPolicy
 	now      func() time.Time
 	download download.Options
-	prefetch int // the most pages a walk fetches at once
+	prefetch int   // the most pages a walk fetches at once
+	maxBody  int64 // the most bytes of a page or record body read
 }
 
 // Open builds a Connector.
@@ -110,6 +108,7 @@ func Open(s Setup) (*Connector, error) {
 		MinBackoff:       o.Retry.MinBackoff,
 		MaxBackoff:       o.Retry.MaxBackoff,
 		MaxRateLimitWait: o.Retry.MaxRateLimitWait,
+		Timeouts:         Timeouts(o),
 		MaxConcurrency:   s.MaxConcurrency,
 		Classify:         s.Kind.Retryable,
 		Paces:            s.Paces,
@@ -130,7 +129,15 @@ func Open(s Setup) (*Connector, error) {
 	}
 	c.client = transport.New(cfg)
 	c.prefetch = o.PrefetchWithin(cfg.MaxConcurrency)
+	c.maxBody = o.PageLimit()
 	return c, nil
+}
+
+// Timeouts returns the limits on each HTTP attempt that o sets, defaults
+// filled in, for the transport: the connector's own requests and its
+// token requests.
+func Timeouts(o tributary.Options) transport.Timeouts {
+	return transport.Timeouts(o.Timeouts.WithDefaults())
 }
 
 // Catalogue returns the public catalogue of entities: each entity with the
@@ -343,7 +350,7 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 			return c.do(ctx, entity, a, req)
 		}
 	}
-	s, err := download.Open(ctx, fetch, rng, c.download)
+	s, err := download.Open(transport.Unbounded(ctx), fetch, rng, c.download)
 	if err != nil {
 		var te *tributary.Error
 		if errors.As(err, &te) {
@@ -424,21 +431,46 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 // while the body is being read is retried here, within the same retry
 // policy, since every operation of the contract is a read.
 func (c *Connector) read(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*http.Response, []byte, error) {
-	for attempt := 0; ; attempt++ {
-		resp, err := c.send(ctx, entity, a, rt, norm)
+	var resp *http.Response
+	var body []byte
+	policy := c.retry
+	if rt.Once {
+		policy.MaxRetries = 0
+	}
+	err := RetryBody(ctx, policy, func() (bool, error) {
+		var err error
+		resp, err = c.send(ctx, entity, a, rt, norm)
 		if err != nil {
-			return nil, nil, err
+			return false, err
 		}
-		body, err := c.readBody(entity, a, resp)
-		if err == nil {
-			return resp, body, nil
-		}
+		body, err = c.readBody(ctx, entity, a, resp)
+		return err != nil, err
+	})
+	if err != nil {
 		var te *tributary.Error
-		if rt.Once || !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrServer) || attempt >= c.retry.MaxRetries {
-			return nil, nil, err
+		if !errors.As(err, &te) { // the context ended during a backoff
+			err = &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: err, Message: "request cancelled"}
 		}
-		if werr := sleep(ctx, backoff(c.retry, attempt)); werr != nil {
-			return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Err: werr, Message: "request cancelled"}
+		return nil, nil, err
+	}
+	return resp, body, nil
+}
+
+// RetryBody runs attempt (one request and the reading of its answer), and
+// runs it again when it reports that the body broke off or stalled while
+// it was read and its error is ErrServer, at most p.MaxRetries more times,
+// after the policy's jittered backoff. The transport retries the requests
+// themselves; this covers what happens after their headers arrived, since
+// every operation of the contract is a read. It returns attempt's last
+// error, or ctx's error if ctx ends during a backoff.
+func RetryBody(ctx context.Context, p tributary.RetryPolicy, attempt func() (broken bool, err error)) error {
+	for n := 0; ; n++ {
+		broken, err := attempt()
+		if err == nil || !broken || !errors.Is(err, tributary.ErrServer) || n >= p.MaxRetries {
+			return err
+		}
+		if werr := sleep(ctx, backoff(p, n)); werr != nil {
+			return werr
 		}
 	}
 }
@@ -520,6 +552,10 @@ func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, r
 			e.Err = tributary.ErrServer
 			e.Retryable = true
 			e.Message = c.redact(err.Error())
+			var te *transport.TimeoutError
+			if errors.As(err, &te) {
+				e.Cause = te
+			}
 		}
 		return nil, e
 	}
@@ -603,26 +639,34 @@ func (c *Connector) redact(s string) string {
 	return s
 }
 
-func (c *Connector) readBody(entity string, a tributary.Action, resp *http.Response) ([]byte, error) {
+// readBody reads the whole body of resp, up to the page size cap, and
+// closes it.
+func (c *Connector) readBody(ctx context.Context, entity string, a tributary.Action, resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
-	size := 64 << 10
-	if resp.ContentLength > 0 && resp.ContentLength < maxBody {
-		size = int(resp.ContentLength) + 1
+	body, err := transport.ReadBody(resp.Body, resp.ContentLength, c.maxBody)
+	if errors.Is(err, transport.ErrTooLarge) {
+		return nil, c.unexpected(entity, a, resp.StatusCode, "the response is larger than "+transport.Bytes(c.maxBody)+" (the page size cap, WithMaxPageBytes)", nil)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	n, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrServer, Retryable: true,
-			Message: "the connection broke while reading the response", Cause: err}
-		if ctxErr := resp.Request.Context().Err(); ctxErr != nil {
-			e.Err, e.Retryable, e.Message = ctxErr, false, "request cancelled"
-		}
-		return nil, e
+		return nil, c.brokenBody(ctx, entity, a, resp.StatusCode, err)
 	}
-	if n > maxBody {
-		return nil, c.unexpected(entity, a, resp.StatusCode, "the response is larger than 256 MiB", nil)
+	return body, nil
+}
+
+// brokenBody is the error of a body that broke off or stalled: ErrServer,
+// retryable, saying which timeout ended it if one did; or the context's
+// error when the caller cancelled.
+func (c *Connector) brokenBody(ctx context.Context, entity string, a tributary.Action, status int, err error) error {
+	e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: status, Err: tributary.ErrServer, Retryable: true,
+		Message: "the connection broke while reading the response", Cause: err}
+	var te *transport.TimeoutError
+	if errors.As(err, &te) {
+		e.Message, e.Cause = "reading the response: "+te.Error(), te
 	}
-	return buf.Bytes(), nil
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		e.Err, e.Retryable, e.Message = ctxErr, false, "request cancelled"
+	}
+	return e
 }
 
 type paramErr struct{ param, msg string }

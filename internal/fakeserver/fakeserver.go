@@ -1,7 +1,8 @@
 // Package fakeserver is the machinery every vendor fake (kinds/<k>/<k>test)
 // is built on: two loopback origins (the vendor's API and a separate file
 // host), a request log, fault injection (latency, rate limiting, server
-// errors, connections cut mid-body) and byte-range file serving.
+// errors, connections cut mid-body, servers that hang, stall, drip or never
+// end) and byte-range file serving.
 //
 // A fake supplies only what is vendor-specific: its routes, its envelopes and
 // its error bodies. Everything that is the same for all seven vendors lives
@@ -35,6 +36,28 @@ type Faults struct {
 	// CutFirst cuts the connection mid-body on the first N successful API
 	// responses (after the rate-limited and failed ones).
 	CutFirst int
+	// HangFirst answers the first N API requests after the cut ones with
+	// nothing at all: the connection stays open and silent until the
+	// client gives up.
+	HangFirst int
+	// StallFirst sends the status, the headers (with the whole body's
+	// Content-Length) and the first half of the body of the next N
+	// successful responses, then nothing more until the client gives up.
+	StallFirst int
+	// DripFirst sends the status and headers of the next N successful
+	// responses, then their body one byte every DripEvery.
+	DripFirst int
+	// DripEvery is the pause between the bytes of a dripped body; zero
+	// means one second.
+	DripEvery time.Duration
+	// EndlessFirst answers the next N API requests with a 200 and a JSON
+	// body that never ends (an array that is never closed, without a
+	// Content-Length).
+	EndlessFirst int
+	// Skip lets the first Skip API requests through untouched before the
+	// "first N" faults above start counting: a fault in the middle of a
+	// walk.
+	Skip int
 
 	// RateLimitRate, ServerErrorRate and CutRate inject the same faults at
 	// random into that fraction (0..1) of API responses, drawn from Seed so
@@ -81,6 +104,7 @@ type Server struct {
 
 	api   *httptest.Server
 	files *httptest.Server
+	done  chan struct{} // closed by Close: hung handlers return
 
 	mu       sync.Mutex
 	log      []Request
@@ -97,7 +121,7 @@ type Server struct {
 // in front of it); files serves file content (no faults, except those files
 // itself injects). Either handler may be nil. Close the server when done.
 func New(api, files http.Handler, faults Faults, vendor Vendor) *Server {
-	s := &Server{faults: faults, vendor: vendor}
+	s := &Server{faults: faults, vendor: vendor, done: make(chan struct{})}
 	s.rng = rand.New(rand.NewPCG(faults.Seed, faults.Seed^0x9e3779b97f4a7c15))
 	if api == nil {
 		api = http.NotFoundHandler()
@@ -114,6 +138,7 @@ func New(api, files http.Handler, faults Faults, vendor Vendor) *Server {
 
 // Close shuts both origins down and closes their client connections.
 func (s *Server) Close() {
+	close(s.done)
 	s.api.CloseClientConnections()
 	s.files.CloseClientConnections()
 	s.api.Close()
@@ -251,21 +276,32 @@ const (
 	faultRateLimit
 	faultServerError
 	faultCut
+	faultHang
+	faultStall
+	faultDrip
+	faultEndless
 )
 
 func (s *Server) pick() (fault, Faults) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.faults
-	n := s.apiCount
+	n := s.apiCount - f.Skip
 	s.apiCount++
-	switch {
-	case n < f.RateLimitFirst:
-		return faultRateLimit, f
-	case n < f.RateLimitFirst+f.ServerErrorFirst:
-		return faultServerError, f
-	case n < f.RateLimitFirst+f.ServerErrorFirst+f.CutFirst:
-		return faultCut, f
+	if n < 0 {
+		return faultNone, f
+	}
+	for _, first := range []struct {
+		n     int
+		fault fault
+	}{
+		{f.RateLimitFirst, faultRateLimit}, {f.ServerErrorFirst, faultServerError}, {f.CutFirst, faultCut},
+		{f.HangFirst, faultHang}, {f.StallFirst, faultStall}, {f.DripFirst, faultDrip}, {f.EndlessFirst, faultEndless},
+	} {
+		if n < first.n {
+			return first.fault, f
+		}
+		n -= first.n
 	}
 	if f.RateLimitRate+f.ServerErrorRate+f.CutRate > 0 {
 		x := s.rng.Float64()
@@ -316,28 +352,121 @@ func (s *Server) inject(h http.Handler) http.Handler {
 		case faultCut:
 			CutAfterHalf(w, r, h)
 			return
+		case faultHang:
+			s.wait(r)
+			return
+		case faultStall:
+			s.stallAfterHalf(w, r, h)
+			return
+		case faultDrip:
+			every := f.DripEvery
+			if every <= 0 {
+				every = time.Second
+			}
+			s.drip(w, r, h, every)
+			return
+		case faultEndless:
+			s.endless(w, r)
+			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// wait returns when the client has gone or the server is closing.
+func (s *Server) wait(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+}
+
+// stallAfterHalf sends h's status, headers, a Content-Length for the whole
+// body and the first half of the body, then waits for the client to give up.
+func (s *Server) stallAfterHalf(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	body := writeHead(w, r, h)
+	_, _ = w.Write(body[:len(body)/2])
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	s.wait(r)
+	panic(http.ErrAbortHandler)
+}
+
+// drip sends h's status and headers at once, then its body one byte every
+// pause, until the body is sent or the client gives up.
+func (s *Server) drip(w http.ResponseWriter, r *http.Request, h http.Handler, every time.Duration) {
+	body := writeHead(w, r, h)
+	fl, _ := w.(http.Flusher)
+	if fl != nil {
+		fl.Flush()
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for i := range body {
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-s.done:
+			panic(http.ErrAbortHandler)
+		}
+		if _, err := w.Write(body[i : i+1]); err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+}
+
+// endless answers 200 with a JSON array of records that never closes,
+// until the client stops reading or the server closes.
+func (s *Server) endless(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	chunk := bytes.Repeat([]byte(`{"id":1,"name":"again"},`), 2730) // about 64 KiB
+	if _, err := w.Write([]byte(`{"records":[`)); err != nil {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-s.done:
+			panic(http.ErrAbortHandler)
+		default:
+		}
+		if _, err := w.Write(chunk); err != nil {
+			panic(http.ErrAbortHandler)
+		}
+	}
 }
 
 // CutAfterHalf runs h into a buffer, then sends its status, its headers and a
 // Content-Length for the whole body, writes the first half of the body and
 // drops the connection: the client sees a body that ends early.
 func CutAfterHalf(w http.ResponseWriter, r *http.Request, h http.Handler) {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	body := rec.Body.Bytes()
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(rec.Code)
+	body := writeHead(w, r, h)
 	_, _ = w.Write(body[:len(body)/2])
 	if fl, ok := w.(http.Flusher); ok {
 		fl.Flush()
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// writeHead runs h into a buffer, sends its status and headers with a
+// Content-Length for the whole body, and returns the body, for a fault to
+// send as it likes.
+func writeHead(w http.ResponseWriter, r *http.Request, h http.Handler) []byte {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(rec.Body.Len()))
+	w.WriteHeader(rec.Code)
+	return rec.Body.Bytes()
 }
 
 // File is content served by ServeFile.

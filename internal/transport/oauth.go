@@ -28,8 +28,11 @@ type OAuthConfig struct {
 	// RefreshToken obtains new access tokens.
 	RefreshToken string
 	// HTTPClient sends the token requests (never with the connector's
-	// credentials); nil uses a plain client with a 30 s timeout.
+	// credentials); nil uses the library's own transport with a 30 s
+	// timeout.
 	HTTPClient *http.Client
+	// Timeouts bound each token request, as they bound the connector's.
+	Timeouts Timeouts
 	// OnRefresh receives every token the endpoint issues, so a caller can
 	// save rotated refresh tokens; it is called before the token is used.
 	OnRefresh func(*oauth2.Token)
@@ -39,10 +42,7 @@ type OAuthConfig struct {
 // token through the token endpoint when it expires. Refreshes are
 // serialized, so a single-use refresh token is never spent twice.
 func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
+	hc := HTTPClient(cfg.HTTPClient, cfg.Timeouts, tokenTimeout)
 	conf := &oauth2.Config{
 		ClientID:     cfg.ClientID,
 		ClientSecret: cfg.ClientSecret,
@@ -218,6 +218,9 @@ type rotating struct {
 
 // Token implements oauth2.TokenSource.
 func (r *rotating) Token() (*oauth2.Token, error) { return r.refreshContext(context.Background()) }
+
+// tokenTimeout bounds one token request of the library's own client.
+const tokenTimeout = 30 * time.Second
 
 // tokenAttempts bounds the tries of one refresh when the endpoint fails
 // transiently; tokenBackoff is the first wait between them.

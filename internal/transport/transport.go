@@ -84,8 +84,12 @@ type Config struct {
 	Header http.Header
 	// Base supplies the RoundTripper (and timeout) to use; nil uses a
 	// pooled transport of its own, which keeps idleConnsPerHost
-	// connections (or MaxConcurrency, if more) open to the vendor.
+	// connections (or MaxConcurrency, if more) open to the vendor and
+	// applies Timeouts.Connect.
 	Base *http.Client
+	// Timeouts bound every attempt (see Timeouts); a timed-out attempt is
+	// retried like a dropped connection.
+	Timeouts Timeouts
 	// Logger receives one debug line per HTTP attempt; nil logs nothing.
 	Logger *slog.Logger
 	// UserAgent is sent on every request.
@@ -118,6 +122,10 @@ type Config struct {
 
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+
+	// dial replaces the network dialer of the library's own transport
+	// (tests).
+	dial dialFunc
 }
 
 // Client is a connector's HTTP client. It is safe for concurrent use.
@@ -154,15 +162,14 @@ func New(cfg Config) *Client {
 		}
 		timeout = cfg.Base.Timeout
 	} else {
-		t := http.DefaultTransport.(*http.Transport).Clone()
 		// A walk has several pages in flight (Options.Prefetch) and
 		// callers may run walks side by side: keep that many connections
 		// to the vendor open, not net/http's default of two, which would
 		// close and dial connections (with a TLS handshake each) on every
 		// page.
-		t.MaxIdleConnsPerHost = max(idleConnsPerHost, cfg.MaxConcurrency)
-		base = t
+		base = ownTransport(max(idleConnsPerHost, cfg.MaxConcurrency), cfg.Timeouts.Connect, cfg.dial)
 	}
+	base = withTimeouts(base, cfg.Timeouts)
 	c := &Client{cfg: cfg}
 	c.SetOrigin(cfg.Origin)
 	if cfg.MaxConcurrency > 0 {

@@ -200,6 +200,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
 			RefreshToken: creds.RefreshToken,
 			HTTPClient:   o.HTTPClient,
+			Timeouts:     engine.Timeouts(o),
 			OnRefresh: func(tok *oauth2.Token) {
 				s.learn(tok)
 				if onRefresh != nil {
