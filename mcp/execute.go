@@ -13,7 +13,7 @@ import (
 // executeArgs are the arguments of execute.
 type executeArgs struct {
 	operation
-	Fields []string     `json:"fields"`
+	Fields []string `json:"fields"`
 	Limit  any      `json:"limit"`
 	Skip   any      `json:"skip"`
 }
@@ -51,7 +51,7 @@ type executeOut struct {
 
 var executeOutput = obj{"type": "object", "properties": obj{
 	"connector": obj{"type": "string"}, "entity": obj{"type": "string"}, "action": obj{"type": "string"},
-	"records":   obj{"type": "array", "description": "the records (list, get, api_search)", "items": obj{}},
+	"records": obj{"type": "array", "description": "the records (list, get, api_search)", "items": obj{}},
 	"hits": obj{"type": "array", "description": "the matches (search)", "items": obj{"type": "object", "properties": obj{
 		"id": obj{"type": "string"}, "score": obj{"type": "number"}, "data": obj{}}}},
 	"count":     obj{"type": "integer", "description": "records (or hits) in this answer"},

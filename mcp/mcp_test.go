@@ -310,11 +310,11 @@ func TestValidate(t *testing.T) {
 		t.Errorf("valid get: %v", a.out)
 	}
 	for _, c := range []struct {
-		params       map[string]any
-		action       string
-		entity       string
-		kind, param  string
-		inText       []string
+		params      map[string]any
+		action      string
+		entity      string
+		kind, param string
+		inText      []string
 	}{
 		{map[string]any{}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{"ticket_id", "is required"}},
 		{map[string]any{"ticket_id": "abc"}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{"must be an integer"}},
