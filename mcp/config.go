@@ -249,7 +249,9 @@ func ParseConfig(data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, configErr("the file is empty")
 		}
-		return nil, configErr("%s", quoted.ReplaceAllString(err.Error(), "(value)"))
+		msg := quoted.ReplaceAllString(err.Error(), "(value)")
+		msg = strings.ReplaceAll(strings.ReplaceAll(msg, "unmarshal errors:\n  ", ""), "\n  ", "; ")
+		return nil, configErr("%s", msg)
 	}
 	if err := c.check(); err != nil {
 		return nil, err
