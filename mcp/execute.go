@@ -66,7 +66,13 @@ func intArg(name string, x any, def, lo, hi int) (int, error) {
 	if x == nil {
 		return def, nil
 	}
-	n, _ := x.(json.Number)
+	var n json.Number
+	switch x := x.(type) {
+	case json.Number:
+		n = x
+	case string: // some clients send every argument as a string
+		n = json.Number(strings.TrimSpace(x))
+	}
 	v, err := n.Int64()
 	if err != nil || v < int64(lo) || v > int64(hi) {
 		return 0, &toolError{Kind: KindInvalidArguments, Param: name, Message: fmt.Sprintf("argument %q must be an integer from %d to %d", name, lo, hi)}

@@ -422,6 +422,7 @@ func TestCutAndContinue(t *testing.T) {
 	}{
 		{"limit", mcp.Options{}, map[string]any{"limit": 7}},
 		{"default limit", mcp.Options{Limits: mcp.Limits{Records: 9}}, map[string]any{}},
+		{"limit as a string", mcp.Options{}, map[string]any{"limit": "8"}},
 		{"bytes", mcp.Options{Limits: mcp.Limits{Bytes: 6000}}, map[string]any{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
