@@ -34,7 +34,7 @@ import (
 //	      token: {env: TRIBUTARY_HOSTED_TOKEN}
 //	store: {type: memory}
 //	downloads: {dir: ./downloads, max_bytes: 104857600, inline_bytes: 16384}
-//	limits: {records: 25, bytes: 32768}
+//	limits: {records: 25, bytes: 32768, schema_bytes: 98304}
 //
 // Unknown keys are errors, so a misspelt key is reported rather than
 // ignored.
@@ -115,6 +115,9 @@ type Limits struct {
 	Records int `yaml:"records"`
 	// Bytes caps the JSON of one answer's records (DefaultBytes).
 	Bytes int `yaml:"bytes"`
+	// SchemaBytes bounds the per-parameter part of each tool's input
+	// schema (Options.SchemaBytes).
+	SchemaBytes int `yaml:"schema_bytes"`
 }
 
 // HTTPConfig configures the streamable HTTP transport.
@@ -301,8 +304,8 @@ func (c *Config) check() error {
 	if c.Limits.Records < 0 || c.Limits.Records > MaxRecords {
 		return configErr("limits.records must be between 1 and %d", MaxRecords)
 	}
-	if c.Limits.Bytes < 0 {
-		return configErr("limits.bytes must be positive")
+	if c.Limits.Bytes < 0 || c.Limits.SchemaBytes < 0 {
+		return configErr("limits.bytes and limits.schema_bytes must be positive")
 	}
 	if c.Downloads.MaxBytes < 0 {
 		return configErr("downloads.max_bytes must be positive")

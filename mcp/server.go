@@ -52,7 +52,8 @@ type Source struct {
 
 // Options configure a Server. Zero fields take the defaults.
 type Options struct {
-	// Limits sizes execute's answers.
+	// Limits sizes execute's answers (Limits.SchemaBytes is read from a
+	// configuration file into SchemaBytes by FromConfig).
 	Limits Limits
 	// Downloads configures the download tool.
 	Downloads Downloads
@@ -187,6 +188,9 @@ func FromConfig(cfg *Config, getenv func(string) (string, bool), opts Options, c
 	}
 	if opts.Limits == (Limits{}) {
 		opts.Limits = cfg.Limits
+	}
+	if opts.SchemaBytes == 0 {
+		opts.SchemaBytes = cfg.Limits.SchemaBytes
 	}
 	if opts.Downloads == (Downloads{}) {
 		opts.Downloads = cfg.Downloads

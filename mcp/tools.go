@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,7 +52,7 @@ func (s *Server) addTools() {
 		Description: "Describe a connector (its entities and their actions) or, with entity, one entity: each action's parameters (type, required, allowed values, default, description) and the fields search can filter and sort on.",
 		InputSchema: obj{"type": "object", "required": []string{"connector"}, "additionalProperties": false, "properties": obj{
 			"connector": obj{"type": "string", "enum": s.names(), "description": "a connector's name (list_connectors)"},
-			"entity":    obj{"type": "string", "description": "an entity of the connector; omit to list the entities"}}},
+			"entity":    obj{"type": "string", "enum": s.allEntities(), "description": "an entity of the connector; omit to list the entities"}}},
 		OutputSchema: obj{"type": "object", "properties": obj{
 			"connector": obj{"type": "string"}, "type": obj{"type": "string"}, "mode": obj{"type": "string"},
 			"entities": obj{"type": "array", "items": obj{"type": "object"}},
@@ -89,6 +90,20 @@ func (s *Server) addTools() {
 			"file_name": obj{"type": "string"}, "text": obj{"type": "string"}, "error": errorSchema}},
 		// It writes a file on this machine, never to the source.
 		Annotations: annotations("Download a file", false, true)}, s.download)
+}
+
+// allEntities lists every entity name of every connector, once.
+func (s *Server) allEntities() []string {
+	var out []string
+	for _, src := range s.sources {
+		for _, e := range src.Conn.Entities() {
+			if !slices.Contains(out, e.Name) {
+				out = append(out, e.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // errorSchema is the schema of the error object of a failed call.

@@ -108,6 +108,11 @@ func (a *app) serveMCP(cmd *cobra.Command, f *mcpFlags) error {
 		return err
 	}
 	defer srv.Close()
+	if dir := opts.Downloads.Dir; dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr(cmd, "download directory: %v", err)
+		}
+	}
 
 	if f.http == "" {
 		if f.noAuth {
