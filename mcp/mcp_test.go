@@ -14,8 +14,10 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/mcp"
+	"github.com/tributary-dev/tributary/replica"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -602,5 +604,60 @@ func readAll(s interface {
 			}
 			return out, err
 		}
+	}
+}
+
+// TestDownloadInline: a small text file comes back inline too, unless the
+// call says not to or it is above inline_bytes.
+func TestDownloadInline(t *testing.T) {
+	content := "buy milk\nship v2\n"
+	gh := githubtest.New(githubtest.WithFile("notes/todo.txt", []byte(content)))
+	defer gh.Close()
+	conn, err := kinds.Open("github", map[string]any{"token": githubtest.DefaultToken}, tributary.WithBaseURL(gh.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		inline     any
+		maxInline  int64
+		wantInline bool
+	}{{nil, 0, true}, {false, 0, false}, {true, 5, false}} {
+		srv, err := mcp.New([]mcp.Source{{Name: "code", Conn: conn}}, mcp.Options{Downloads: mcp.Downloads{Dir: t.TempDir(), InlineBytes: c.maxInline}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := map[string]any{"connector": "code", "entity": "file_content", "params": map[string]any{"owner": "octo", "repo": "hello", "path": "notes/todo.txt"}}
+		if c.inline != nil {
+			args["inline"] = c.inline
+		}
+		a := call(t, connect(t, srv), "download", args).ok(t)
+		got, _ := os.ReadFile(str(a.out["path"]))
+		if string(got) != content || !strings.HasPrefix(str(a.out["content_type"]), "text/plain") {
+			t.Errorf("%+v: file %q, answer %v", c, got, a.out)
+		}
+		if inline := str(a.out["text"]); (inline == content) != c.wantInline || (inline != "" && inline != content) {
+			t.Errorf("%+v: inline %q", c, inline)
+		}
+	}
+}
+
+// TestSearchNeedsAStore: without a store, search is not offered in direct
+// mode, and asking for it says why.
+func TestSearchNeedsAStore(t *testing.T) {
+	w := setup(t, mcp.Options{})
+	srv, err := mcp.New([]mcp.Source{{Name: "support", Conn: w.server.Sources()[0].Conn.(*replica.Connector).Connector}}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	args := map[string]any{"connector": "support", "entity": "tickets", "action": "search", "params": map[string]any{"query": map[string]any{}}}
+	call(t, cs, "execute", args).fails(t, mcp.KindUnsupportedAction, "synchronized copy")
+	a := call(t, cs, "validate", args).ok(t)
+	if a.out["valid"] != false || !strings.Contains(a.text, "configure a store") {
+		t.Errorf("validate search without a store: %s", a.text)
+	}
+	a = call(t, cs, "describe", map[string]any{"connector": "support", "entity": "tickets"}).ok(t)
+	if !strings.Contains(a.text, "actions list, get") || strings.Contains(a.text, "search\n") || !strings.Contains(a.text, "not available here") {
+		t.Errorf("describe: %s", a.text)
 	}
 }

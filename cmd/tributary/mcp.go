@@ -87,6 +87,7 @@ func (a *app) serveMCP(cmd *cobra.Command, f *mcpFlags) error {
 			if opts.Downloads.Dir, err = os.MkdirTemp("", "tributary-mcp-"); err != nil {
 				return err
 			}
+			fmt.Fprintf(a.stderr, "tributary mcp: downloads go to %s\n", opts.Downloads.Dir)
 		}
 		srv, err = mcp.Sandbox(opts, connOpts...)
 	case f.config != "":
