@@ -51,13 +51,13 @@ type executeOut struct {
 
 var executeOutput = obj{"type": "object", "properties": obj{
 	"connector": obj{"type": "string"}, "entity": obj{"type": "string"}, "action": obj{"type": "string"},
-	"records": obj{"type": "array", "description": "the records (list, get, api_search)", "items": obj{}},
+	"records": obj{"type": "array", "description": "the records (list, get, api_search)", "items": obj{"type": "object", "additionalProperties": true}},
 	"hits": obj{"type": "array", "description": "the matches (search)", "items": obj{"type": "object", "properties": obj{
-		"id": obj{"type": "string"}, "score": obj{"type": "number"}, "data": obj{}}}},
+		"id": obj{"type": "string"}, "score": obj{"type": "number"}, "data": obj{"type": "object", "additionalProperties": true}}}},
 	"count":     obj{"type": "integer", "description": "records (or hits) in this answer"},
 	"meta":      obj{"type": "object", "description": "the page's paging information, as the source names it"},
 	"truncated": obj{"type": "boolean", "description": "the page held more records than this answer: call execute with next"},
-	"next":      obj{"type": []string{"object", "null"}, "description": "the arguments of the execute call that continues (the rest of this page, or the next page); null at the end"},
+	"next":      obj{"anyOf": []obj{{"type": "object"}, {"type": "null"}}, "description": "the arguments of the execute call that continues (the rest of this page, or the next page); null at the end"},
 	"note":      obj{"type": "string"},
 	"error":     errorSchema,
 }}
