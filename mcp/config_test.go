@@ -230,3 +230,28 @@ func TestNothingPanicsOrHangs(t *testing.T) {
 	call(t, cs, "execute", map[string]any{"connector": "w", "entity": "tickets", "action": "list"}).fails(t, mcp.KindTimeout)
 	call(t, cs, "list_connectors", nil).ok(t)
 }
+
+// TestREADMEConfiguration: the configuration file the README shows is
+// valid.
+func TestREADMEConfiguration(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## For AI agents")
+	if !ok {
+		t.Fatal("the README has no MCP section")
+	}
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || block == "" {
+		t.Fatal("the MCP section has no yaml block")
+	}
+	cfg, err := mcp.ParseConfig([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Connectors) != 3 || cfg.Connectors[2].Hosted == nil || !cfg.Connectors[0].Credentials["api_token"].IsSet() {
+		t.Errorf("configuration %+v", cfg)
+	}
+}

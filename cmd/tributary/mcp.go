@@ -50,7 +50,7 @@ ADDR is a loopback address and --no-auth is given.
 		Example: `  tributary mcp --sandbox                                # try it: stdio, every kind's fake
   tributary mcp --config tributary-mcp.yaml
   TRIBUTARY_MCP_TOKEN=$(openssl rand -hex 32) tributary mcp --config tributary-mcp.yaml --http 0.0.0.0:8765
-  tributary mcp --sandbox --http 127.0.0.1:8765 --no-auth`,
+  tributary mcp --config tributary-mcp.yaml --http 127.0.0.1:8765 --no-auth`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error { return a.serveMCP(cmd, &f) }),
 	}
@@ -59,7 +59,7 @@ ADDR is a loopback address and --no-auth is given.
 	fs.BoolVar(&f.sandbox, "sandbox", false, "serve every kind's built-in fake, offline, with no configuration")
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "with --http on a loopback address: accept requests without a bearer token")
-	fs.StringVar(&f.downloadDir, "download-dir", "", "where the download tool writes files (default: downloads.dir of the configuration; with --sandbox, a new temporary directory)")
+	fs.StringVar(&f.downloadDir, "download-dir", "", "where the download tool writes files (default: downloads.dir of the configuration; with --sandbox, a new temporary directory, removed at exit if empty)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log failed tool calls and every HTTP attempt to the sources on stderr (secrets redacted)")
 	cmd.MarkFlagsMutuallyExclusive("sandbox", "config")
 	return cmd
@@ -88,6 +88,7 @@ func (a *app) serveMCP(cmd *cobra.Command, f *mcpFlags) error {
 				return err
 			}
 			fmt.Fprintf(a.stderr, "tributary mcp: downloads go to %s\n", opts.Downloads.Dir)
+			defer os.Remove(opts.Downloads.Dir) // only if nothing was downloaded
 		}
 		srv, err = mcp.Sandbox(opts, connOpts...)
 	case f.config != "":
