@@ -82,8 +82,11 @@ type HostedConfig struct {
 	ConnectorID string `yaml:"connector_id"`
 	// Token is a bearer token for the service; or give ClientID and
 	// ClientSecret.
-	Token        Value `yaml:"token"`
-	ClientID     Value `yaml:"client_id"`
+	Token Value `yaml:"token"`
+	// ClientID and ClientSecret are exchanged for a token by the hosted
+	// client.
+	ClientID Value `yaml:"client_id"`
+	// ClientSecret goes with ClientID.
 	ClientSecret Value `yaml:"client_secret"`
 	// Paths selects the service's path set: "default" or "integrations".
 	Paths string `yaml:"paths"`

@@ -31,7 +31,7 @@ type world struct {
 	dir    string
 }
 
-func setup(t *testing.T, opts mcp.Options, fakeOpts ...zendesktest.Option) *world {
+func setup(t testing.TB, opts mcp.Options, fakeOpts ...zendesktest.Option) *world {
 	t.Helper()
 	fake := zendesktest.New(append([]zendesktest.Option{zendesktest.WithTickets(60)}, fakeOpts...)...)
 	t.Cleanup(fake.Close)
