@@ -301,9 +301,6 @@ func (c *Config) check() error {
 		}
 		seen[cc.Name] = true
 	}
-	if c.Store != nil && c.Store.Type != "memory" {
-		return configErr("store type %q: the store available is memory", c.Store.Type)
-	}
 	if c.Limits.Records < 0 || c.Limits.Records > MaxRecords {
 		return configErr("limits.records must be between 1 and %d", MaxRecords)
 	}

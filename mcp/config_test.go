@@ -76,7 +76,7 @@ limits: {records: 5}
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := mcp.FromConfig(cfg, env(map[string]string{"ZD_TOKEN": zendesktest.DefaultAPIToken}), mcp.Options{})
+			srv, err := mcp.FromConfig(context.Background(), cfg, env(map[string]string{"ZD_TOKEN": zendesktest.DefaultAPIToken}), mcp.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,6 @@ func TestConfigErrors(t *testing.T) {
 		{`connectors: [{name: a}]`, "type is required"},
 		{`connectors: [{name: a, type: github, credentials: {token: {env: X, file: y}}}]`, "{env: NAME} or {file: PATH}"},
 		{`connectors: [{name: a, type: github, hosted: {base_url: "http://x"}}]`, "connector_id"},
-		{`connectors: [{name: a, type: github}]` + "\nstore: {type: sqlite}", "memory"},
 		{`connectors: [{name: a, type: github, credentials: [` + secret + `]}]`, "line 1"},
 		{`limits: {records: ` + secret + `}`, "line 1"},
 	} {
@@ -137,6 +136,7 @@ func TestConfigErrors(t *testing.T) {
 		{`connectors: [{name: a, type: github, credentials: {token: {env: GH_TOKEN}}}]`, "environment variable GH_TOKEN is not set"},
 		{`connectors: [{name: a, type: github, credentials: {token: {file: /nonexistent/t}}}]`, "reading /nonexistent/t"},
 		{`connectors: [{name: a, type: gitlab, credentials: {}}]`, `unknown type "gitlab"`},
+		{`connectors: [{name: a, type: github}]` + "\nstore: {type: sqlite}", `store type "sqlite"`},
 		{`connectors: [{name: a, type: github, credentials: {token: ` + secret + `, access_token: ` + secret + `}}]`, `connector "a"`},
 		{`connectors: [{name: a, type: github, hosted: {base_url: "http://127.0.0.1:1", connector_id: x}}]`, `connector "a"`},
 	} {
@@ -144,7 +144,7 @@ func TestConfigErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.doc, err)
 		}
-		_, err = mcp.FromConfig(cfg, env(nil), mcp.Options{})
+		_, err = mcp.FromConfig(context.Background(), cfg, env(nil), mcp.Options{})
 		if !errors.Is(err, mcp.ErrConfig) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("%s: %v, want %q and no secret", c.doc, err, c.want)
 		}

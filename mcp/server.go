@@ -150,7 +150,8 @@ func (s *Server) Sources() []Source { return slices.Clone(s.sources) }
 // Run serves one session on t until the client disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error { return s.mcp.Run(ctx, t) }
 
-// Close releases what the server started (the sandbox's fakes).
+// Close releases what the server started (the sandbox's fakes, the
+// store).
 func (s *Server) Close() {
 	for _, c := range slices.Backward(s.closers) {
 		c()
@@ -167,20 +168,28 @@ func (s *Server) names() []string {
 	return out
 }
 
-// FromConfig opens the connectors of cfg and returns a server over them.
-// getenv resolves {env: NAME} values (os.LookupEnv in the command);
-// connOpts are added to every connector (a logger, an HTTP client).
-func FromConfig(cfg *Config, getenv func(string) (string, bool), opts Options, connOpts ...tributary.Option) (*Server, error) {
+// FromConfig opens the connectors of cfg (and its store) and returns a
+// server over them; ctx bounds the opening. getenv resolves {env: NAME}
+// values (os.LookupEnv in the command); connOpts are added to every
+// connector (a logger, an HTTP client). Close releases the store.
+func FromConfig(ctx context.Context, cfg *Config, getenv func(string) (string, bool), opts Options, connOpts ...tributary.Option) (_ *Server, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	var store Store
-	if cfg.Store != nil {
-		store = MemoryStore{}
+	store, err := openStore(ctx, cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	if store != nil {
+		defer func() {
+			if err != nil {
+				_ = store.Close()
+			}
+		}()
 	}
 	sources := make([]Source, 0, len(cfg.Connectors))
 	for _, cc := range cfg.Connectors {
-		src, err := openConnector(cc, getenv, store, connOpts)
+		src, err := openConnector(ctx, cc, getenv, store, connOpts)
 		if err != nil {
 			return nil, err
 		}
@@ -195,10 +204,17 @@ func FromConfig(cfg *Config, getenv func(string) (string, bool), opts Options, c
 	if opts.Downloads == (Downloads{}) {
 		opts.Downloads = cfg.Downloads
 	}
-	return New(sources, opts)
+	srv, err := New(sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	if store != nil {
+		srv.closers = append(srv.closers, func() { _ = store.Close() })
+	}
+	return srv, nil
 }
 
-func openConnector(cc ConnectorConfig, getenv func(string) (string, bool), store Store, connOpts []tributary.Option) (Source, error) {
+func openConnector(ctx context.Context, cc ConnectorConfig, getenv func(string) (string, bool), store Store, connOpts []tributary.Option) (Source, error) {
 	if _, err := kinds.Catalogue(cc.Type); err != nil {
 		return Source{}, configErr("connector %q: unknown type %q (types: %s)", cc.Name, cc.Type, strings.Join(kinds.Types(), ", "))
 	}
@@ -248,7 +264,7 @@ func openConnector(cc ConnectorConfig, getenv func(string) (string, bool), store
 		return Source{}, configErr("connector %q: %v", cc.Name, err)
 	}
 	if store != nil {
-		if conn, err = store.Attach(cc.Name, conn, cc.Search); err != nil {
+		if conn, err = store.Attach(ctx, cc.Name, conn, cc.Search); err != nil {
 			return Source{}, configErr("connector %q: store: %v", cc.Name, err)
 		}
 	}
@@ -267,7 +283,7 @@ func Sandbox(opts Options, connOpts ...tributary.Option) (*Server, error) {
 			sb.Close()
 			return nil, err
 		}
-		conn, _ = MemoryStore{}.Attach(t, conn, nil)
+		conn, _ = MemoryStore{}.Attach(context.Background(), t, conn, nil)
 		sources = append(sources, Source{Name: t, Conn: conn, Mode: "sandbox"})
 	}
 	s, err := New(sources, opts)

@@ -99,7 +99,7 @@ func (a *app) serveMCP(cmd *cobra.Command, f *mcpFlags) error {
 			cfg.Downloads.Dir = opts.Downloads.Dir
 		}
 		opts.Downloads = cfg.Downloads
-		srv, err = mcp.FromConfig(cfg, a.getenv, opts, connOpts...)
+		srv, err = mcp.FromConfig(ctx, cfg, a.getenv, opts, connOpts...)
 		if errors.Is(err, mcp.ErrConfig) {
 			return usageErr(cmd, "%v", err)
 		}
