@@ -134,6 +134,22 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("through next: %v\nwant %v", got, want)
 	}
 
+	// api_search: the source's own search, as the library runs it.
+	q := tributary.Params{"q": "repo:octo/hello is:open", "per_page": 5}
+	apage, err := conn.APISearch(ctx, "issues", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ = callTool(t, cs, "execute", map[string]any{"connector": "github", "entity": "issues", "action": "api_search", "params": map[string]any(q)}, false)
+	want = nil
+	for _, r := range apage.Records {
+		raw, _ := r.Lookup("id")
+		want = append(want, string(raw))
+	}
+	if got := recordIDs(out); len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("api_search %v, want %v", got, want)
+	}
+
 	out, _ = callTool(t, cs, "download", map[string]any{"connector": "zendesk-support", "entity": "attachments", "params": map[string]any{"attachment_id": 30000000000000}}, false)
 	st, err := os.Stat(out["path"].(string))
 	if err != nil || st.Size() != int64(out["size"].(float64)) || !strings.HasPrefix(out["path"].(string), dir) {
