@@ -94,9 +94,18 @@ type HostedConfig struct {
 
 // StoreConfig chooses where `search` runs in direct mode.
 type StoreConfig struct {
-	// Type is "memory": an in-memory replica of each searched entity,
-	// synchronized on its first search.
+	// Type is "memory" (an in-memory replica of each searched entity,
+	// synchronized on its first search and gone with the server),
+	// "sqlite" (a durable copy in the file Path) or "postgres" (a durable
+	// copy in the database DSN, shared by many processes). A durable copy
+	// is synchronized on its first search, or beforehand with
+	// `tributary sync --store`.
 	Type string `yaml:"type"`
+	// Path is the SQLite file.
+	Path string `yaml:"path"`
+	// DSN is the PostgreSQL connection string, best from the environment
+	// or a file ({env: TRIBUTARY_STORE_DSN}) since it holds a password.
+	DSN Value `yaml:"dsn"`
 }
 
 // Downloads configures the download tool.

@@ -136,7 +136,7 @@ func TestConfigErrors(t *testing.T) {
 		{`connectors: [{name: a, type: github, credentials: {token: {env: GH_TOKEN}}}]`, "environment variable GH_TOKEN is not set"},
 		{`connectors: [{name: a, type: github, credentials: {token: {file: /nonexistent/t}}}]`, "reading /nonexistent/t"},
 		{`connectors: [{name: a, type: gitlab, credentials: {}}]`, `unknown type "gitlab"`},
-		{`connectors: [{name: a, type: github}]` + "\nstore: {type: sqlite}", `store type "sqlite"`},
+		{`connectors: [{name: a, type: github}]` + "\nstore: {type: mysql}", `store type "mysql"`},
 		{`connectors: [{name: a, type: github, credentials: {token: ` + secret + `, access_token: ` + secret + `}}]`, `connector "a"`},
 		{`connectors: [{name: a, type: github, hosted: {base_url: "http://127.0.0.1:1", connector_id: x}}]`, `connector "a"`},
 	} {

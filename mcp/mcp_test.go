@@ -289,6 +289,9 @@ func TestListConnectorsAndDescribe(t *testing.T) {
 	a = call(t, w.client, "describe", map[string]any{"connector": "support", "entity": "ticket"})
 	_, err := tributary.Validate("zendesk-support", w.server.Sources()[0].Conn.Entities(), "ticket", tributary.ActionList, nil)
 	e = a.fails(t, mcp.KindUnknownEntity, err.Error(), "tickets")
+	if !strings.Contains(a.text, `did you mean "tickets"?`) {
+		t.Errorf("no suggestion for \"ticket\": %s", a.text)
+	}
 	if e["entity"] != "ticket" {
 		t.Errorf("error %v", e)
 	}

@@ -173,10 +173,16 @@ func (s *Server) names() []string {
 // values (os.LookupEnv in the command); connOpts are added to every
 // connector (a logger, an HTTP client). Close releases the store.
 func FromConfig(ctx context.Context, cfg *Config, getenv func(string) (string, bool), opts Options, connOpts ...tributary.Option) (_ *Server, err error) {
+	if cfg == nil {
+		return nil, configErr("no configuration")
+	}
+	if getenv == nil {
+		getenv = func(string) (string, bool) { return "", false }
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	store, err := openStore(ctx, cfg.Store)
+	store, err := openStore(ctx, cfg.Store, getenv)
 	if err != nil {
 		return nil, err
 	}

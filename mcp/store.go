@@ -5,6 +5,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
 )
 
 // Store gives direct-mode connectors the `search` action over a
@@ -23,16 +24,62 @@ type Store interface {
 }
 
 // openStore returns the store a configuration names, nil for none.
-func openStore(_ context.Context, c *StoreConfig) (Store, error) {
+func openStore(ctx context.Context, c *StoreConfig, getenv func(string) (string, bool)) (Store, error) {
 	if c == nil {
 		return nil, nil
 	}
 	switch c.Type {
 	case "memory":
 		return MemoryStore{}, nil
+	case "sqlite":
+		if c.Path == "" {
+			return nil, configErr("store type sqlite: path is required (the database file)")
+		}
+		st, err := store.OpenSQLite(ctx, c.Path)
+		if err != nil {
+			return nil, configErr("store: %v", err)
+		}
+		return &DurableStore{st: st}, nil
+	case "postgres":
+		if !c.DSN.IsSet() {
+			return nil, configErr("store type postgres: dsn is required ({env: NAME} or {file: PATH} keeps the password out of the file)")
+		}
+		dsn, err := c.DSN.resolveString(getenv)
+		if err != nil {
+			return nil, configErr("store dsn: %v", err)
+		}
+		st, err := store.OpenPostgres(ctx, dsn)
+		if err != nil {
+			return nil, configErr("store: %v", err)
+		}
+		return &DurableStore{st: st}, nil
 	}
-	return nil, configErr("store type %q: the store available is memory", c.Type)
+	return nil, configErr("store type %q: the types are memory, sqlite and postgres", c.Type)
 }
+
+// DurableStore keeps each searched entity in a durable store (SQLite or
+// PostgreSQL, package store): a copy synchronized on its first search, or
+// beforehand with `tributary sync`, which survives restarts.
+type DurableStore struct {
+	st *store.Store
+}
+
+// Attach implements Store with a durable replica of conn, named name in
+// the store.
+func (d *DurableStore) Attach(ctx context.Context, name string, conn tributary.Connector, entities map[string]tributary.Params) (tributary.Connector, error) {
+	opts := []replica.Option{replica.WithAutoSync(), replica.WithName(name)}
+	for e, p := range entities {
+		opts = append(opts, replica.WithParams(e, p))
+	}
+	r, err := replica.Open(ctx, conn, replica.Store(d.st), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return r.Connector(), nil
+}
+
+// Close implements Store.
+func (d *DurableStore) Close() error { return d.st.Close() }
 
 // MemoryStore keeps each searched entity in memory (package replica),
 // synchronized on its first search and kept for the life of the server.
