@@ -285,6 +285,18 @@ func diffQueries(t *testing.T, st *store.Store, ix *search.Index, seed uint64, c
 	}
 }
 
+// diffQueryCount is how many requests the differential tests run: 400 in
+// the README's test command (under -race), TRIBUTARY_DIFF_QUERIES in CI's
+// longer run of them (thousands, without -race).
+func diffQueryCount() int {
+	if s := os.Getenv("TRIBUTARY_DIFF_QUERIES"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
+	}
+	return 400
+}
+
 func TestDifferentialSQLite(t *testing.T) {
 	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/diff.db")
 	if err != nil {
@@ -292,10 +304,7 @@ func TestDifferentialSQLite(t *testing.T) {
 	}
 	defer st.Close()
 	ix := loadBoth(t, st, 7, 600)
-	n := 3000
-	if s := os.Getenv("TRIBUTARY_DIFF_QUERIES"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := diffQueryCount()
 	diffQueries(t, st, ix, 11, n)
 }
 
@@ -306,9 +315,6 @@ func TestDifferentialPostgres(t *testing.T) {
 	}
 	defer st.Close()
 	ix := loadBoth(t, st, 7, 600)
-	n := 3000
-	if s := os.Getenv("TRIBUTARY_DIFF_QUERIES"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := diffQueryCount()
 	diffQueries(t, st, ix, 11, n)
 }
