@@ -42,7 +42,8 @@ func (a *app) root() *cobra.Command {
 		Long: `tributary runs the operations of the Tributary contract: every read is an
 operation {entity, action, params} on a connector kind (zendesk-support,
 github, salesforce, ...). It lists the kinds, describes their catalogues, runs
-one operation or walks every page, downloads files and searches.
+one operation or walks every page, downloads files and searches, and keeps
+durable copies to search (sync, search --store, store stats).
 
 Three modes reach a source:
   direct (default)  your credentials: --credentials file.json, or the
@@ -61,7 +62,9 @@ stderr. Progress is shown only when stderr is a terminal.
   tributary exec zendesk-support tickets list --sandbox -p per_page=5
   tributary exec zendesk-support tickets list --sandbox --all > tickets.ndjson
   tributary download github release_assets --sandbox -p owner=octo -p repo=hello -p asset_id=40000028 -o hello.tar.gz
-  tributary search zendesk-support tickets --sandbox --sync --query '{"filter": {"eq": {"status": "open"}}}'`,
+  tributary search zendesk-support tickets --sandbox --sync --query '{"filter": {"eq": {"status": "open"}}}'
+  tributary sync zendesk-support --sandbox --store tributary.db
+  tributary search zendesk-support tickets --store tributary.db --query '{"filter": {"eq": {"status": "open"}}}'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
@@ -73,7 +76,7 @@ stderr. Progress is shown only when stderr is a terminal.
 	root.Flags().Bool("version", false, "print the version") // no -v: that is --verbose
 	root.PersistentFlags().BoolVar(&a.jsonErrors, "json-errors", false, "print errors as one JSON object on stderr, for programs")
 	root.PersistentFlags().BoolVar(&a.noProgress, "no-progress", false, "never show progress, even on a terminal")
-	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.createConnectorCmd())
+	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.createConnectorCmd())
 	// cobra's own help and completion commands, with examples too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
