@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/tributary-dev/tributary/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
 // result is what one run of the command printed and returned.
 type result struct {
