@@ -29,11 +29,13 @@ const exitHelp = `Exit codes:
   0    success
   1    any other failure (a server error, a network failure, paging that does not advance)
   2    usage or validation: a bad flag or argument, an unknown kind, entity or action,
-       a missing or ill-typed parameter, an invalid search query or range
+       a missing or ill-typed parameter, an invalid search query or range, a --store
+       that is neither a file nor a postgres:// URL, an entity with no copy in the store
   3    authentication: missing, malformed or rejected credentials (401, 403)
   4    not found (404)
   5    rate limited, after the retries the policy allows
-  130  interrupted (Ctrl-C); what was written stays valid`
+  130  interrupted (Ctrl-C); what was written stays valid, and a store keeps the
+       previous copy of an entity whose sync was interrupted`
 
 func (a *app) root() *cobra.Command {
 	root := &cobra.Command{

@@ -175,7 +175,8 @@ func (a *app) storeCmd() *cobra.Command {
 		Long: `store inspects a store that 'tributary sync' fills.
 
 ` + storeHelp,
-		Example: `  tributary store stats --store tributary.db
+		Example: `  tributary sync zendesk-support tickets --sandbox --store tributary.db
+  tributary store stats --store tributary.db
   tributary store stats --store tributary.db --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -210,7 +211,8 @@ A table on stdout, or with --json one object:
 ` + storeHelp + `
 
 ` + exitHelp,
-		Example: `  tributary store stats --store tributary.db
+		Example: `  tributary sync zendesk-support tickets users --sandbox --store tributary.db
+  tributary store stats --store tributary.db
   tributary store stats --store tributary.db --json | jq '.entities[] | {entity, records}'
   tributary store stats --store postgres://tributary@db.internal/tributary`,
 		Args: exactArgs(0),
