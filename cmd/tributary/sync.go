@@ -13,6 +13,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
 )
 
 func (a *app) syncCmd() *cobra.Command {
@@ -167,8 +168,10 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 	}
 	defer r.Close()
 	for _, entity := range entities {
-		before, hadCopy := r.SyncedAt(entity)
-		beforeLen := r.Len(entity)
+		before, err := copyStats(ctx, r.Store(), name, entity)
+		if err != nil {
+			return target.wrap(err)
+		}
 		m := a.recordMeter("syncing "+entity, "records", true, false)
 		if m != nil {
 			// One page first for the total the source reports, for the
@@ -181,7 +184,7 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 		s.counter.set(func() { pages.add(); m.page() })
 		counting.set(m.add)
 		start := time.Now()
-		err := r.Sync(ctx, entity)
+		err = r.Sync(ctx, entity)
 		took := time.Since(start)
 		counting.set(nil)
 		s.counter.set(nil)
@@ -189,18 +192,36 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 		if err != nil {
 			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 				kept := "it had no copy yet"
-				if hadCopy {
-					kept = fmt.Sprintf("the store keeps its previous copy, %d records synchronized %s", beforeLen, before.UTC().Format(time.RFC3339))
+				if !before.SyncedAt.IsZero() {
+					kept = fmt.Sprintf("the store keeps its previous copy, %d records synchronized %s", before.Records, before.SyncedAt.UTC().Format(time.RFC3339))
 				}
 				return &interrupted{done: fmt.Sprintf("%s/%s not synchronized (%s)", name, entity, kept), err: err}
 			}
 			return err
 		}
-		n := r.Len(entity)
+		after, err := copyStats(ctx, r.Store(), name, entity)
+		if err != nil {
+			return target.wrap(err)
+		}
+		n := int(after.Records)
 		fmt.Fprintf(a.stdout, "%s/%s: %d %s, %d %s in %s (%s records/s)\n", name, entity,
 			n, plural(int64(n), "record"), pages.n(), plural(pages.n(), "page"), took.Round(time.Millisecond), rate(n, took))
 	}
 	return nil
+}
+
+// copyStats returns the stats of one copy in st (zero when it has none).
+func copyStats(ctx context.Context, st *store.Store, connector, entity string) (store.EntityStats, error) {
+	es, err := st.Entities(ctx)
+	if err != nil {
+		return store.EntityStats{}, err
+	}
+	for _, e := range es {
+		if e.Connector == connector && e.Entity == entity {
+			return e, nil
+		}
+	}
+	return store.EntityStats{}, nil
 }
 
 // rate renders n per d.
