@@ -26,9 +26,9 @@ const envStore = "TRIBUTARY_STORE"
 // storeHelp explains --store, in the help of every command that takes it.
 const storeHelp = `--store is where the durable copies live: a file path is a SQLite store (one
 file, created by the first sync), a postgres:// or postgresql:// URL a
-PostgreSQL database that many processes can share. It defaults to $` + envStore + `.
-A PostgreSQL password is better left out of the URL: PGPASSWORD and
-~/.pgpass are read too. The password is never printed.`
+PostgreSQL database that many processes can share. It defaults to
+$` + envStore + `. A PostgreSQL password is better left out of the URL:
+PGPASSWORD and ~/.pgpass are read too. The password is never printed.`
 
 // storeTarget is a resolved --store value.
 type storeTarget struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,7 +71,12 @@ tells two accounts of one kind apart in one store (search with the same
 			if conn.hosted != "" {
 				return usageErr(cmd, "sync reads the source in direct mode (your credentials, or --sandbox); the hosted service keeps its own copy ('tributary search --hosted')")
 			}
-			entities := args[1:]
+			var entities []string
+			for _, e := range args[1:] {
+				if !slices.Contains(entities, e) {
+					entities = append(entities, e)
+				}
+			}
 			given := pf.json != "" || len(pf.pairs) > 0
 			if len(entities) == 0 {
 				if given {
@@ -112,6 +118,9 @@ tells two accounts of one kind apart in one store (search with the same
 		}),
 	}
 	conn.add(cmd, false)
+	// sync reads the source directly: the hosted flags are refused.
+	_ = cmd.Flags().MarkHidden("hosted")
+	_ = cmd.Flags().MarkHidden("hosted-paths")
 	addParamFlags(cmd, &pf)
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the store: a SQLite file (created if needed), or a postgres:// URL (default $"+envStore+")")
 	cmd.Flags().StringVar(&name, "name", "", "keep the copies under this connector name (default: the type)")

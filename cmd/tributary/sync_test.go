@@ -201,9 +201,9 @@ func TestSyncDefaultEntities(t *testing.T) {
 // list needs params is refused without them before anything is read.
 func TestSyncParams(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "gh.db")
-	r := cli(t, "sync", "github", "issues", "labels", "--sandbox", "-p", "owner=octo", "-p", "repo=hello", "--store", db)
+	r := cli(t, "sync", "github", "issues", "labels", "issues", "--sandbox", "-p", "owner=octo", "-p", "repo=hello", "--store", db)
 	r.want(t, 0)
-	if !strings.HasPrefix(r.stdout, "github/issues: ") || !strings.Contains(r.stdout, "\ngithub/labels: ") {
+	if !strings.HasPrefix(r.stdout, "github/issues: ") || !strings.Contains(r.stdout, "\ngithub/labels: ") || strings.Count(r.stdout, "\n") != 2 {
 		t.Errorf("stdout: %s", r.stdout)
 	}
 	r = cli(t, "sync", "github", "issues", "--sandbox", "--store", filepath.Join(t.TempDir(), "x.db"))
