@@ -29,11 +29,13 @@ const exitHelp = `Exit codes:
   0    success
   1    any other failure (a server error, a network failure, paging that does not advance)
   2    usage or validation: a bad flag or argument, an unknown kind, entity or action,
-       a missing or ill-typed parameter, an invalid search query or range
+       a missing or ill-typed parameter, an invalid search query or range, a --store
+       that is neither a file nor a postgres:// URL, an entity with no copy in the store
   3    authentication: missing, malformed or rejected credentials (401, 403)
   4    not found (404)
   5    rate limited, after the retries the policy allows
-  130  interrupted (Ctrl-C); what was written stays valid`
+  130  interrupted (Ctrl-C); what was written stays valid, and a store keeps the
+       previous copy of an entity whose sync was interrupted`
 
 func (a *app) root() *cobra.Command {
 	root := &cobra.Command{
@@ -42,7 +44,8 @@ func (a *app) root() *cobra.Command {
 		Long: `tributary runs the operations of the Tributary contract: every read is an
 operation {entity, action, params} on a connector kind (zendesk-support,
 github, salesforce, ...). It lists the kinds, describes their catalogues, runs
-one operation or walks every page, downloads files and searches.
+one operation or walks every page, downloads files and searches, and keeps
+durable copies to search (sync, search --store, store stats).
 
 Three modes reach a source:
   direct (default)  your credentials: --credentials file.json, or the
@@ -61,7 +64,9 @@ stderr. Progress is shown only when stderr is a terminal.
   tributary exec zendesk-support tickets list --sandbox -p per_page=5
   tributary exec zendesk-support tickets list --sandbox --all > tickets.ndjson
   tributary download github release_assets --sandbox -p owner=octo -p repo=hello -p asset_id=40000028 -o hello.tar.gz
-  tributary search zendesk-support tickets --sandbox --sync --query '{"filter": {"eq": {"status": "open"}}}'`,
+  tributary search zendesk-support tickets --sandbox --sync --query '{"filter": {"eq": {"status": "open"}}}'
+  tributary sync zendesk-support --sandbox --store tributary.db
+  tributary search zendesk-support tickets --store tributary.db --query '{"filter": {"eq": {"status": "open"}}}'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
@@ -73,7 +78,7 @@ stderr. Progress is shown only when stderr is a terminal.
 	root.Flags().Bool("version", false, "print the version") // no -v: that is --verbose
 	root.PersistentFlags().BoolVar(&a.jsonErrors, "json-errors", false, "print errors as one JSON object on stderr, for programs")
 	root.PersistentFlags().BoolVar(&a.noProgress, "no-progress", false, "never show progress, even on a terminal")
-	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.createConnectorCmd(), a.mcpCmd())
+	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.createConnectorCmd(), a.mcpCmd())
 	// cobra's own help and completion commands, with examples too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -12,6 +12,7 @@ import (
 	"github.com/tributary-dev/tributary/download"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/search"
+	"github.com/tributary-dev/tributary/store"
 )
 
 // The exit codes (documented in exitHelp).
@@ -76,7 +77,9 @@ func exitCode(ctx context.Context, err error) int {
 		errors.Is(err, tributary.ErrUnsupportedAction),
 		errors.Is(err, tributary.ErrInvalidParams),
 		errors.Is(err, search.ErrInvalidQuery),
-		errors.Is(err, download.ErrInvalidRange):
+		errors.Is(err, download.ErrInvalidRange),
+		errors.Is(err, store.ErrInvalid),
+		errors.Is(err, store.ErrNotSynced):
 		return exitUsage
 	case errors.Is(err, tributary.ErrInvalidCredentials),
 		errors.Is(err, tributary.ErrUnauthorized),

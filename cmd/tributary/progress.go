@@ -21,6 +21,9 @@ type meter struct {
 	// counted is false while records are not counted as they come (a
 	// replica's sync): only pages are shown, and the count given to setCount.
 	counted bool
+	// total is the number of records the source says the walk has (0:
+	// unknown); with it the description shows the time left.
+	total int64
 
 	mu        sync.Mutex // pages are counted by the HTTP transport
 	n, pages  int64
@@ -38,7 +41,7 @@ func (a *app) recordMeter(what, unit string, counted, toStdout bool) *meter {
 	m := &meter{w: a.stderr, what: what, start: time.Now(), unit: unit, counted: counted}
 	m.bar = progressbar.NewOptions64(-1,
 		progressbar.OptionSetWriter(a.stderr),
-		progressbar.OptionSetDescription(m.description()),
+		progressbar.OptionSetDescription(m.description(false)),
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString(unit),
 		progressbar.OptionSetElapsedTime(true),
@@ -75,12 +78,34 @@ func (a *app) byteMeter(what string, total int64, toStdout bool) *meter {
 	return m
 }
 
-// description is the text before a record meter's spinner; m.mu is held.
-func (m *meter) description() string {
+// description is the text before a record meter's spinner, and with
+// final its summary line; m.mu is held. While a walk whose total is known
+// runs, it shows the count out of the total and the time left at the rate
+// so far.
+func (m *meter) description(final bool) string {
 	if !m.counted {
 		return fmt.Sprintf("%s: %d %s", m.what, m.pages, plural(m.pages, "page"))
 	}
-	return fmt.Sprintf("%s: %d %s, %d %s", m.what, m.n, m.unit, m.pages, plural(m.pages, "page"))
+	if final || m.total <= 0 {
+		return fmt.Sprintf("%s: %d %s, %d %s", m.what, m.n, m.unit, m.pages, plural(m.pages, "page"))
+	}
+	s := fmt.Sprintf("%s: %d of %d %s, %d %s", m.what, m.n, m.total, m.unit, m.pages, plural(m.pages, "page"))
+	if elapsed := time.Since(m.start); m.n > 0 && m.n < m.total && elapsed > 0 {
+		left := time.Duration(float64(elapsed) * float64(m.total-m.n) / float64(m.n))
+		s += ", ETA " + left.Round(time.Second).String()
+	}
+	return s
+}
+
+// setTotal gives the number of records the walk will yield, when the
+// source says (0: unknown).
+func (m *meter) setTotal(n int64) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.total = n
+	m.mu.Unlock()
 }
 
 func plural(n int64, s string) string {
@@ -135,7 +160,7 @@ func (m *meter) redescribe(now bool) {
 		return
 	}
 	m.described = time.Now()
-	d := m.description()
+	d := m.description(false)
 	m.mu.Unlock()
 	m.bar.Describe(d)
 }
@@ -155,7 +180,7 @@ func (m *meter) done() {
 		fmt.Fprintf(m.w, "%s: %s in %s\n", m.what, sizeIEC(m.n), took)
 		return
 	}
-	fmt.Fprintf(m.w, "%s in %s\n", m.description(), took)
+	fmt.Fprintf(m.w, "%s in %s\n", m.description(true), took)
 }
 
 // sizeIEC renders a byte count.

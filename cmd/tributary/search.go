@@ -10,6 +10,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
 )
 
 func (a *app) searchCmd() *cobra.Command {
@@ -22,12 +23,17 @@ func (a *app) searchCmd() *cobra.Command {
 		fields []string
 		all    bool
 		sync   bool
+
+		storeFlag string
+		name      string
 	)
 	cmd := &cobra.Command{
 		Use:   "search <type> <entity>",
-		Short: "Search an entity with the common filter language (hosted, or a local replica)",
+		Short: "Search an entity with the common filter language (a store, hosted, or a local replica)",
 		Long: `search runs the search action: a filter and sort over a synchronized copy of
-the source's data, in the same language for every kind. In hosted mode the
+the source's data, in the same language for every kind. With --store it
+searches the durable copy 'tributary sync' keeps there, without reading the
+source (no credentials needed; --name as given to sync). In hosted mode the
 service holds the copy. In direct mode and with --sandbox, --sync first walks
 every page of the entity into a local, in-memory replica (-p and --params are
 then the list params of that walk, e.g. a Salesforce SOQL query) and searches
@@ -42,8 +48,14 @@ lists the searchable fields.
 The result is {"hits": [{"id", "score", "data"}], "next_cursor", "took_ms"};
 with --all, one hit per line (NDJSON) over every page.
 
+` + storeHelp + `
+
 ` + exitHelp,
-		Example: `  tributary search zendesk-support tickets --sandbox --sync \
+		Example: `  tributary sync zendesk-support tickets --sandbox --store tributary.db
+  tributary search zendesk-support tickets --store tributary.db \
+    --query '{"filter": {"fuzzy": {"subject": "pasword reset"}}}' --limit 5 --fields id,subject
+
+  tributary search zendesk-support tickets --sandbox --sync \
     --query '{"filter": {"eq": {"status": "open"}}, "sort": [{"created_at": "desc"}]}' --limit 5 --fields id,subject
 
   tributary search zendesk-support tickets --sandbox --sync --all \
@@ -70,11 +82,26 @@ with --all, one hit per line (NDJSON) over every page.
 			if err != nil {
 				return err
 			}
+			if storeFlag != "" || (a.env(envStore) != "" && !sync && conn.hosted == "") {
+				if sync || conn.hosted != "" {
+					return usageErr(cmd, "--store searches the copy 'tributary sync' keeps; it does not go with --sync or --hosted")
+				}
+				if conn.sandbox || conn.credentials != "" || conn.baseURL != "" {
+					return usageErr(cmd, "--store searches the copy 'tributary sync' keeps, without reading the source: drop --sandbox, --credentials and --base-url")
+				}
+				if pf.json != "" || len(pf.pairs) > 0 {
+					return usageErr(cmd, "-p and --params are the list params of a sync; a search of --store takes --query")
+				}
+				return a.searchStore(cmd, storeFlag, name, op, params, all)
+			}
+			if name != "" {
+				return usageErr(cmd, "--name names the copies of a store: it goes with --store")
+			}
 			if conn.hosted != "" && sync {
 				return usageErr(cmd, "--sync builds a local replica; in hosted mode the service searches its own copy")
 			}
 			if conn.hosted == "" && !sync {
-				return usageErr(cmd, "search needs a synchronized copy: add --sync to walk %s into a local replica first, or use --hosted", entity)
+				return usageErr(cmd, "search needs a synchronized copy: add --sync to walk %s into a local replica first, --store to search a store 'tributary sync' filled, or use --hosted", entity)
 			}
 			if conn.hosted != "" && (pf.json != "" || len(pf.pairs) > 0) {
 				return usageErr(cmd, "-p and --params are the list params of --sync, which hosted mode does not use")
@@ -119,7 +146,45 @@ with --all, one hit per line (NDJSON) over every page.
 	fs.StringSliceVar(&fields, "fields", nil, "return only these fields of each record (comma-separated dot paths)")
 	fs.BoolVar(&all, "all", false, "follow next_cursor over every page and print one hit per line (NDJSON)")
 	fs.BoolVar(&sync, "sync", false, "direct mode: walk the entity into a local replica first, then search it")
+	fs.StringVar(&storeFlag, "store", "", "search the durable copy in this store (a SQLite file, or a postgres:// URL; default $"+envStore+" unless --sync or --hosted)")
+	fs.StringVar(&name, "name", "", "with --store: the connector name the copies were synchronized under (default: the type)")
 	return cmd
+}
+
+// searchStore runs the search over the copy of the entity in a store.
+func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operation, params tributary.Params, all bool) error {
+	t, err := a.storeTarget(cmd, storeFlag, true)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	st, err := t.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	opts := []replica.Option{}
+	hint := fmt.Sprintf("tributary sync %s %s --store %s", op.kind, op.entity, t.name)
+	if name != "" {
+		opts = append(opts, replica.WithName(name))
+		hint += " --name " + name
+	} else {
+		name = op.kind
+	}
+	// The replica checks the request against the catalogue and maps the
+	// store's errors to the library's, as --sync's in-memory one does.
+	r, err := replica.Open(ctx, catalogueConnector{kind: op.kind, entities: op.entities}, replica.Store(st), opts...)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	err = a.runSearch(ctx, r.Connector(), op, params, all)
+	if errors.Is(err, store.ErrNotSynced) {
+		return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
+			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run '%s' first", name, op.entity, t.name, hint),
+			Cause:   err}
+	}
+	return err
 }
 
 // searchParams builds the params of a search action from the flags.

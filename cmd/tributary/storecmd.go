@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/download"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// envStore is the default of --store.
+const envStore = "TRIBUTARY_STORE"
+
+// storeHelp explains --store, in the help of every command that takes it.
+const storeHelp = `--store is where the durable copies live: a file path is a SQLite store (one
+file, created by the first sync), a postgres:// or postgresql:// URL a
+PostgreSQL database that many processes can share. It defaults to
+$` + envStore + `. A PostgreSQL password is better left out of the URL:
+PGPASSWORD and ~/.pgpass are read too. The password is never printed.`
+
+// storeTarget is a resolved --store value.
+type storeTarget struct {
+	raw      string // as given: a PostgreSQL URL may hold a password, never print it
+	postgres bool
+	name     string // what messages show: the file, or the URL without its password
+}
+
+// urlScheme matches a value that starts with a URL scheme.
+var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// storeTarget resolves --store (flag, else $TRIBUTARY_STORE). existing
+// says the store must already exist: commands that only read a store do
+// not create an empty SQLite file for a mistyped path.
+func (a *app) storeTarget(cmd *cobra.Command, flag string, existing bool) (storeTarget, error) {
+	v := flag
+	if v == "" {
+		v = a.env(envStore)
+	}
+	if v == "" {
+		return storeTarget{}, usageErr(cmd, "%s needs --store FILE (SQLite) or --store postgres://… (or $%s)", cmd.Name(), envStore)
+	}
+	if m := urlScheme.FindStringSubmatch(v); m != nil {
+		switch strings.ToLower(m[1]) {
+		case "postgres", "postgresql":
+			return storeTarget{raw: v, postgres: true, name: redactURL(v)}, nil
+		}
+		return storeTarget{}, usageErr(cmd, "--store: a %s:// URL is not a store: give a file path (SQLite) or a postgres:// URL", m[1])
+	}
+	if existing {
+		fi, err := os.Stat(v)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return storeTarget{}, usageErr(cmd, "--store %s: no such file: 'tributary sync <type> --store %s' creates the store", v, v)
+		case err != nil:
+			return storeTarget{}, fmt.Errorf("--store: %w", err)
+		case fi.IsDir():
+			return storeTarget{}, usageErr(cmd, "--store %s is a directory, not a store file", v)
+		}
+	}
+	return storeTarget{raw: v, name: v}, nil
+}
+
+// redactURL renders a PostgreSQL URL without its password (in the user
+// part or a password= query parameter); a URL that does not parse is
+// shown by its scheme only.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if m := urlScheme.FindStringSubmatch(raw); m != nil {
+			return m[1] + "://…"
+		}
+		return "the PostgreSQL URL"
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "REDACTED")
+		}
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			q.Set(k, "REDACTED")
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.String()
+}
+
+// backend is the replica backend of the target.
+func (t storeTarget) backend() replica.Backend {
+	if t.postgres {
+		return replica.Postgres(t.raw)
+	}
+	return replica.SQLite(t.raw)
+}
+
+// open opens the store.
+func (t storeTarget) open(ctx context.Context) (*store.Store, error) {
+	var st *store.Store
+	var err error
+	if t.postgres {
+		st, err = store.OpenPostgres(ctx, t.raw)
+	} else {
+		st, err = store.OpenSQLite(ctx, t.raw)
+	}
+	return st, t.wrap(err)
+}
+
+// wrap names the store in an error of opening it.
+func (t storeTarget) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &storeError{store: t.name, err: err}
+}
+
+// storeError is an error of opening a store, with the store named (never
+// with a password).
+type storeError struct {
+	store string
+	err   error
+}
+
+func (e *storeError) Error() string { return "--store " + e.store + ": " + e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// catalogueConnector is a kind's catalogue without a source: what a search
+// of a store needs to check requests against, with no credentials and no
+// network. Every read of the source fails.
+type catalogueConnector struct {
+	kind     string
+	entities []tributary.Entity
+}
+
+func (c catalogueConnector) Type() string                 { return c.kind }
+func (c catalogueConnector) Entities() []tributary.Entity { return c.entities }
+
+func (c catalogueConnector) noSource(entity string, a tributary.Action) error {
+	return &tributary.Error{Kind: c.kind, Entity: entity, Action: a, Err: tributary.ErrUnsupportedAction,
+		Message: "a store answers search only; reading the source needs a connector"}
+}
+
+func (c catalogueConnector) List(_ context.Context, entity string, _ tributary.Params) (*tributary.Page, error) {
+	return nil, c.noSource(entity, tributary.ActionList)
+}
+
+func (c catalogueConnector) Get(_ context.Context, entity string, _ tributary.Params) (tributary.Record, error) {
+	return tributary.Record{}, c.noSource(entity, tributary.ActionGet)
+}
+
+func (c catalogueConnector) APISearch(_ context.Context, entity string, _ tributary.Params) (*tributary.Page, error) {
+	return nil, c.noSource(entity, tributary.ActionAPISearch)
+}
+
+func (c catalogueConnector) Download(_ context.Context, entity string, _ tributary.Params) (*download.Stream, error) {
+	return nil, c.noSource(entity, tributary.ActionDownload)
+}
+
+func (a *app) storeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "store",
+		Short: "Inspect a store of durable copies ('tributary sync' fills it)",
+		Long: `store inspects a store that 'tributary sync' fills.
+
+` + storeHelp,
+		Example: `  tributary sync zendesk-support tickets --sandbox --store tributary.db
+  tributary store stats --store tributary.db
+  tributary store stats --store tributary.db --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr(cmd, "unknown store command %q (commands: stats)", args[0])
+			}
+			return usageErr(cmd, "store needs a command: stats")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	cmd.AddCommand(a.storeStatsCmd())
+	return cmd
+}
+
+func (a *app) storeStatsCmd() *cobra.Command {
+	var (
+		storeFlag string
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Show a store's backend, size and copies",
+		Long: `stats shows the store's backend, location, size and schema version, and for
+each copy its connector, entity, records, deleted records (tombstones), when
+its last synchronization completed, and whether one is under way (or was
+left unfinished by a process that died: the next sync starts it again).
+
+A table on stdout, or with --json one object:
+{"backend", "location", "size_bytes", "schema_version",
+ "entities": [{"connector", "entity", "records", "deleted", "synced_at",
+ "syncing", "fields"}]}
+
+` + storeHelp + `
+
+` + exitHelp,
+		Example: `  tributary sync zendesk-support tickets users --sandbox --store tributary.db
+  tributary store stats --store tributary.db
+  tributary store stats --store tributary.db --json | jq '.entities[] | {entity, records}'
+  tributary store stats --store postgres://tributary@db.internal/tributary`,
+		Args: exactArgs(0),
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			t, err := a.storeTarget(cmd, storeFlag, true)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			st, err := t.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			stats, err := st.Stats(ctx)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, statsJSON(stats))
+			}
+			return writeStats(a.stdout, stats)
+		}),
+	}
+	cmd.Flags().StringVar(&storeFlag, "store", "", "the store: a SQLite file, or a postgres:// URL (default $"+envStore+")")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of a table")
+	return cmd
+}
+
+// statsOutput is the --json form of store stats.
+type statsOutput struct {
+	Backend       string              `json:"backend"`
+	Location      string              `json:"location"`
+	SizeBytes     int64               `json:"size_bytes"`
+	SchemaVersion int                 `json:"schema_version"`
+	Entities      []entityStatsOutput `json:"entities"`
+}
+
+type entityStatsOutput struct {
+	Connector string     `json:"connector"`
+	Entity    string     `json:"entity"`
+	Records   int64      `json:"records"`
+	Deleted   int64      `json:"deleted"`
+	SyncedAt  *time.Time `json:"synced_at"` // null: no completed copy yet
+	Syncing   bool       `json:"syncing"`
+	Fields    int        `json:"fields"`
+}
+
+func statsJSON(s *store.Stats) statsOutput {
+	out := statsOutput{Backend: s.Backend, Location: s.Location, SizeBytes: s.SizeBytes, SchemaVersion: s.SchemaVersion,
+		Entities: []entityStatsOutput{}}
+	for _, e := range s.Entities {
+		eo := entityStatsOutput{Connector: e.Connector, Entity: e.Entity, Records: e.Records, Deleted: e.Deleted,
+			Syncing: e.Syncing, Fields: e.Fields}
+		if !e.SyncedAt.IsZero() {
+			t := e.SyncedAt.UTC()
+			eo.SyncedAt = &t
+		}
+		out.Entities = append(out.Entities, eo)
+	}
+	return out
+}
+
+// writeStats prints the stats as a table.
+func writeStats(w io.Writer, s *store.Stats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "backend:\t%s\n", s.Backend)
+	fmt.Fprintf(tw, "location:\t%s\n", s.Location)
+	fmt.Fprintf(tw, "size:\t%s\n", sizeIEC(s.SizeBytes))
+	fmt.Fprintf(tw, "schema version:\t%d\n", s.SchemaVersion)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Entities) == 0 {
+		_, err := fmt.Fprintln(w, "\nno copies yet: 'tributary sync <type> --store …' makes them")
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONNECTOR\tENTITY\tRECORDS\tDELETED\tLAST SYNC\tSYNCING")
+	for _, e := range s.Entities {
+		synced := "never"
+		if !e.SyncedAt.IsZero() {
+			synced = e.SyncedAt.UTC().Format(time.RFC3339)
+		}
+		syncing := "no"
+		if e.Syncing {
+			syncing = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", e.Connector, e.Entity, e.Records, e.Deleted, synced, syncing)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,468 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+)
+
+// storeStats is the --json output of store stats.
+type storeStats struct {
+	Backend       string `json:"backend"`
+	Location      string `json:"location"`
+	SizeBytes     int64  `json:"size_bytes"`
+	SchemaVersion int    `json:"schema_version"`
+	Entities      []struct {
+		Connector string     `json:"connector"`
+		Entity    string     `json:"entity"`
+		Records   int64      `json:"records"`
+		Deleted   int64      `json:"deleted"`
+		SyncedAt  *time.Time `json:"synced_at"`
+		Syncing   bool       `json:"syncing"`
+		Fields    int        `json:"fields"`
+	} `json:"entities"`
+}
+
+// stats runs store stats --json with args and decodes it.
+func stats(t *testing.T, in invocation, args ...string) storeStats {
+	t.Helper()
+	r := in.run(t, append([]string{"store", "stats", "--json"}, args...)...)
+	r.want(t, 0)
+	var s storeStats
+	decode(t, r.stdout, &s)
+	return s
+}
+
+// copyOf returns the stats of one copy, failing the test without it.
+func (s storeStats) copyOf(t *testing.T, connector, entity string) (records int64, syncedAt *time.Time, syncing bool) {
+	t.Helper()
+	for _, e := range s.Entities {
+		if e.Connector == connector && e.Entity == entity {
+			return e.Records, e.SyncedAt, e.Syncing
+		}
+	}
+	t.Fatalf("store stats has no copy of %s/%s: %+v", connector, entity, s.Entities)
+	return 0, nil, false
+}
+
+// hitIDs runs a search and returns the ids of its hits, one per line.
+func hitIDs(t *testing.T, in invocation, args ...string) []string {
+	t.Helper()
+	r := in.run(t, append([]string{"search"}, append(args, "--all", "--fields", "id")...)...)
+	r.want(t, 0)
+	var ids []string
+	for _, h := range lines(t, r.stdout) {
+		ids = append(ids, h["id"].(string))
+	}
+	return ids
+}
+
+// TestSyncSearchStats synchronizes sandbox entities into a SQLite file, then
+// reads them back with search --store and store stats: the counts agree with
+// each other, with the sync's summary and with the source.
+func TestSyncSearchStats(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "tributary.db")
+	r := cli(t, "sync", "zendesk-support", "tickets", "users", "--sandbox", "--store", db)
+	r.want(t, 0)
+	if r.stderr != "" {
+		t.Errorf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+	summary := regexp.MustCompile(`^zendesk-support/tickets: 250 records, 3 pages in \S+ \(\S+ records/s\)\nzendesk-support/users: 50 records, 1 page in \S+ \(\S+ records/s\)\n$`)
+	if !summary.MatchString(r.stdout) {
+		t.Errorf("summary lines:\n%s", r.stdout)
+	}
+
+	s := stats(t, invocation{}, "--store", db)
+	abs, _ := filepath.Abs(db)
+	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != 1 || s.SizeBytes <= 0 || len(s.Entities) != 2 {
+		t.Errorf("store stats: %+v", s)
+	}
+	for _, c := range []struct {
+		entity string
+		n      int64
+	}{{"tickets", zendesktest.DefaultTickets}, {"users", 50}} {
+		n, synced, syncing := s.copyOf(t, "zendesk-support", c.entity)
+		if n != c.n || synced == nil || time.Since(*synced) > time.Minute || syncing {
+			t.Errorf("%s: %d records, synced %v, syncing %v; want %d, just now, no", c.entity, n, synced, syncing, c.n)
+		}
+	}
+
+	// Every hit of the store, and a filter: the same ids as a search of an
+	// in-memory replica of the same source.
+	all := hitIDs(t, invocation{}, "zendesk-support", "tickets", "--store", db)
+	if len(all) != zendesktest.DefaultTickets {
+		t.Errorf("search --store --all: %d hits, store stats says %d", len(all), zendesktest.DefaultTickets)
+	}
+	q := `{"filter": {"and": [{"eq": {"status": "open"}}, {"keyword": {"subject": "refund"}}]}, "sort": [{"created_at": "desc"}]}`
+	fromStore := hitIDs(t, invocation{}, "zendesk-support", "tickets", "--store", db, "--query", q)
+	inMemory := hitIDs(t, invocation{}, "zendesk-support", "tickets", "--sandbox", "--sync", "--query", q)
+	if len(fromStore) == 0 || !slices.Equal(fromStore, inMemory) {
+		t.Errorf("store: %v\nreplica: %v", fromStore, inMemory)
+	}
+
+	// One page: the same output as today's search, with the store's cursor.
+	r = cli(t, "search", "zendesk-support", "tickets", "--store", db, "--query", q, "--limit", "2", "--fields", "id,subject")
+	r.want(t, 0)
+	var page struct {
+		Hits []struct {
+			ID   string         `json:"id"`
+			Data map[string]any `json:"data"`
+		} `json:"hits"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	decode(t, r.stdout, &page)
+	if len(page.Hits) != 2 || page.Hits[0].ID != fromStore[0] || len(page.Hits[0].Data) != 2 || page.NextCursor == nil {
+		t.Fatalf("one page: %s", r.stdout)
+	}
+	r = cli(t, "search", "zendesk-support", "tickets", "--store", db, "--query", q, "--limit", "2", "--cursor", *page.NextCursor, "--fields", "id")
+	r.want(t, 0)
+	if !strings.Contains(r.stdout, `"id": "`+fromStore[2]+`"`) {
+		t.Errorf("the next page does not start with the third hit %s: %s", fromStore[2], r.stdout)
+	}
+
+	// $TRIBUTARY_STORE stands for --store.
+	env := invocation{env: map[string]string{envStore: db}}
+	if got := stats(t, env); len(got.Entities) != 2 {
+		t.Errorf("store stats from $%s: %+v", envStore, got)
+	}
+	if got := hitIDs(t, env, "zendesk-support", "users"); len(got) != 50 {
+		t.Errorf("search from $%s: %d hits", envStore, len(got))
+	}
+
+	// The table.
+	r = cli(t, "store", "stats", "--store", db)
+	r.want(t, 0)
+	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  1\n",
+		"CONNECTOR        ENTITY   RECORDS  DELETED  LAST SYNC             SYNCING\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^zendesk-support  tickets  250      0        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  no$`).MatchString(r.stdout) {
+		t.Errorf("table has no row for tickets:\n%s", r.stdout)
+	}
+}
+
+// TestSyncDefaultEntities synchronizes every searchable entity that needs
+// no list params when none is named, and under --name.
+func TestSyncDefaultEntities(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	r := cli(t, "sync", "mailchimp", "--sandbox", "--store", db, "--name", "acme")
+	r.want(t, 0)
+	es, _ := kinds.Catalogue("mailchimp")
+	want := syncable(es)
+	if len(want) == 0 || slices.Contains(want, "email_activity") { // needs campaign_id
+		t.Fatalf("syncable(mailchimp) = %v", want)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		name, _, _ := strings.Cut(l, ":")
+		got = append(got, name)
+	}
+	var wantNames []string
+	for _, e := range want {
+		wantNames = append(wantNames, "acme/"+e)
+	}
+	if !slices.Equal(got, wantNames) {
+		t.Errorf("synchronized %v, want %v", got, wantNames)
+	}
+	if n, _, _ := stats(t, invocation{}, "--store", db).copyOf(t, "acme", "campaigns"); n != 25 {
+		t.Errorf("acme/campaigns: %d records, want 25", n)
+	}
+	if ids := hitIDs(t, invocation{}, "mailchimp", "campaigns", "--store", db, "--name", "acme"); len(ids) != 25 {
+		t.Errorf("search --name acme: %d hits", len(ids))
+	}
+	// Under the type's name there is no copy: the message says how to make one.
+	r = cli(t, "search", "mailchimp", "campaigns", "--store", db)
+	r.want(t, exitUsage)
+	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --store " + db + "' first"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+// TestSyncParams: params apply to the entities named, and an entity whose
+// list needs params is refused without them before anything is read.
+func TestSyncParams(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "gh.db")
+	r := cli(t, "sync", "github", "issues", "labels", "issues", "--sandbox", "-p", "owner=octo", "-p", "repo=hello", "--store", db)
+	r.want(t, 0)
+	if !strings.HasPrefix(r.stdout, "github/issues: ") || !strings.Contains(r.stdout, "\ngithub/labels: ") || strings.Count(r.stdout, "\n") != 2 {
+		t.Errorf("stdout: %s", r.stdout)
+	}
+	r = cli(t, "sync", "github", "issues", "--sandbox", "--store", filepath.Join(t.TempDir(), "x.db"))
+	r.want(t, exitUsage)
+	if !strings.Contains(r.stderr, `github issues.list: invalid params: parameter "owner": is required`) {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+}
+
+func TestSyncStoreErrors(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	missing := filepath.Join(dir, "missing.db")
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"sync", "zendesk-support", "tickts", "--sandbox", "--store", "s.db"}, exitUsage,
+			`zendesk-support tickts.list: unknown entity: zendesk-support has no entity "tickts"; did you mean "tickets"?`},
+		{[]string{"sync", "zendesk-support", "views", "--sandbox", "--store", "s.db"}, exitUsage, "views.search: unsupported action"},
+		{[]string{"sync", "zendesk-support", "--sandbox"}, exitUsage, "sync needs --store FILE (SQLite) or --store postgres://… (or $TRIBUTARY_STORE)"},
+		{[]string{"sync", "zendesk-support", "--sandbox", "-p", "per_page=5", "--store", "s.db"}, exitUsage, "-p and --params need the entities named"},
+		{[]string{"sync", "github", "--sandbox", "--store", "s.db"}, exitUsage, "every searchable entity of github needs list params"},
+		{[]string{"sync", "zendesk-support", "--hosted", "https://api.example.com", "--store", "s.db"}, exitUsage, "sync reads the source in direct mode"},
+		{[]string{"sync", "zendesk-support", "--sandbox", "--store", "mysql://root:hunter2@db/x"}, exitUsage, "a mysql:// URL is not a store"},
+		{[]string{"sync", "zendesk-support", "--sandbox", "--store", dir}, exitUsage, "is a directory"},
+		{[]string{"sync", "zendesk-support", "--sandbox", "--store", "postgres://bob:hunter2@[::1/x"}, exitUsage, "--store postgres://…: store: open: invalid store argument"},
+		{[]string{"sync", "zendesk-support", "tickets", "--sandbox", "--store", "postgres://bob:hunter2@127.0.0.1:1/x?connect_timeout=5"}, exitOther,
+			"--store postgres://bob:REDACTED@127.0.0.1:1/x?connect_timeout=5: store: open: store unavailable"},
+		{[]string{"store", "stats", "--store", "postgres://bob@127.0.0.1:1/x?password=hunter2&connect_timeout=5"}, exitOther,
+			"--store postgres://bob@127.0.0.1:1/x?connect_timeout=5&password=REDACTED: store: open: store unavailable"},
+		{[]string{"search", "zendesk-support", "tickets", "--store", missing}, exitUsage, "--store " + missing + ": no such file: 'tributary sync <type> --store " + missing + "' creates the store"},
+		{[]string{"store", "stats", "--store", missing}, exitUsage, "no such file"},
+		{[]string{"store", "stats"}, exitUsage, "stats needs --store"},
+		{[]string{"store"}, exitUsage, "store needs a command: stats"},
+		{[]string{"search", "zendesk-support", "tickets", "--store", "s.db", "--sync", "--sandbox"}, exitUsage, "does not go with --sync"},
+		{[]string{"search", "zendesk-support", "tickets", "--store", "s.db", "--sandbox"}, exitUsage, "drop --sandbox"},
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--name", "x"}, exitUsage, "--name names the copies of a store"},
+	} {
+		r := cli(t, c.args...)
+		r.want(t, c.code)
+		if !strings.Contains(r.stderr, c.msg) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: stderr %q, want one line with %q", c.args, r.stderr, c.msg)
+		}
+		if strings.Contains(r.stderr, "hunter2") {
+			t.Errorf("%v: the password is in the message: %q", c.args, r.stderr)
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("reading a missing store created it: %v", err)
+	}
+	// --json-errors, too, keeps the password out.
+	r := cli(t, "store", "stats", "--store", "postgres://bob:hunter2@127.0.0.1:1/x?connect_timeout=5", "--json-errors")
+	r.want(t, exitOther)
+	if strings.Contains(r.stderr, "hunter2") || !strings.Contains(r.stderr, `"exit_code":1`) {
+		t.Errorf("--json-errors: %q", r.stderr)
+	}
+
+	// A search of a store with a query the catalogue refuses: the same
+	// error as today's search.
+	db := filepath.Join(dir, "s2.db")
+	cli(t, "sync", "zendesk-support", "groups", "--sandbox", "--store", db).want(t, 0)
+	r = cli(t, "search", "zendesk-support", "groups", "--store", db, "--query", `{"filter": {"eq": {"nope": 1}}}`)
+	r.want(t, exitUsage)
+	if !strings.Contains(r.stderr, `zendesk-support groups.search: invalid params: parameter "nope"`) {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+// TestSyncInterrupted cancels a sync (as Ctrl-C does) after its first
+// page: the exit code says interrupted, the message says what the store
+// kept, and the store still holds the previous copy, searchable.
+func TestSyncInterrupted(t *testing.T) {
+	zd := zendesktest.New()
+	defer zd.Close()
+	target, _ := url.Parse(zd.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var requests atomic.Int64
+	var cancel atomic.Pointer[context.CancelFunc]
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) > 1 {
+			if f := cancel.Load(); f != nil {
+				(*f)()
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	env := map[string]string{
+		"TRIBUTARY_ZENDESK_SUPPORT_SUBDOMAIN": "acme",
+		"TRIBUTARY_ZENDESK_SUPPORT_EMAIL":     zendesktest.DefaultEmail,
+		"TRIBUTARY_ZENDESK_SUPPORT_API_TOKEN": zendesktest.DefaultAPIToken,
+	}
+	db := filepath.Join(t.TempDir(), "z.db")
+	args := []string{"sync", "zendesk-support", "tickets", "--base-url", front.URL, "--store", db}
+
+	interrupt := func() result {
+		t.Helper()
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		cancel.Store(&stop)
+		defer cancel.Store(nil)
+		requests.Store(0)
+		r := invocation{env: env, ctx: ctx}.run(t, append(args, "-p", "per_page=10")...)
+		r.want(t, exitInterrupted)
+		return r
+	}
+
+	// Interrupted before the entity had a copy.
+	r := interrupt()
+	if want := "tributary: interrupted: zendesk-support/tickets not synchronized (it had no copy yet)\n"; r.stderr != want || r.stdout != "" {
+		t.Errorf("stderr %q, want %q; stdout %q", r.stderr, want, r.stdout)
+	}
+	if s := stats(t, invocation{}, "--store", db); len(s.Entities) > 1 || len(s.Entities) == 1 && (s.Entities[0].Records != 0 || s.Entities[0].SyncedAt != nil || s.Entities[0].Syncing) {
+		t.Errorf("after an interrupted first sync: %+v", s.Entities)
+	}
+
+	// A whole copy, then an interrupted sync over it.
+	invocation{env: env}.run(t, args...).want(t, 0)
+	_, before, _ := stats(t, invocation{}, "--store", db).copyOf(t, "zendesk-support", "tickets")
+	r = interrupt()
+	want := "tributary: interrupted: zendesk-support/tickets not synchronized (the store keeps its previous copy, 250 records synchronized " + before.Format(time.RFC3339) + ")\n"
+	if r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	n, after, syncing := stats(t, invocation{}, "--store", db).copyOf(t, "zendesk-support", "tickets")
+	if n != zendesktest.DefaultTickets || !after.Equal(*before) || syncing {
+		t.Errorf("after the interrupted sync: %d records, synced %v (before %v), syncing %v", n, after, before, syncing)
+	}
+	if ids := hitIDs(t, invocation{}, "zendesk-support", "tickets", "--store", db); len(ids) != zendesktest.DefaultTickets {
+		t.Errorf("search after the interrupted sync: %d hits", len(ids))
+	}
+}
+
+// TestSyncProgress shows records and pages on a terminal, and the summary
+// line when done; the results on stdout are unchanged.
+func TestSyncProgress(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	r := invocation{isTerminal: true}.run(t, "sync", "zendesk-support", "tickets", "--sandbox", "--store", db)
+	r.want(t, 0)
+	if !regexp.MustCompile(`syncing tickets: 250 records, 3 pages in \S+\n$`).MatchString(r.stderr) {
+		t.Errorf("progress: %q", r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "zendesk-support/tickets: 250 records, 3 pages in ") {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+}
+
+// TestMeterETA: with a total, the description shows the count out of it
+// and the time left at the rate so far; the summary line does not.
+func TestMeterETA(t *testing.T) {
+	m := &meter{what: "syncing tickets", unit: "records", counted: true, start: time.Now().Add(-10 * time.Second), n: 250, pages: 3}
+	m.setTotal(1000)
+	if got, want := m.description(false), "syncing tickets: 250 of 1000 records, 3 pages, ETA 30s"; got != want {
+		t.Errorf("description %q, want %q", got, want)
+	}
+	if got, want := m.description(true), "syncing tickets: 250 records, 3 pages"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	m.setTotal(0)
+	if got, want := m.description(false), "syncing tickets: 250 records, 3 pages"; got != want {
+		t.Errorf("without a total %q, want %q", got, want)
+	}
+}
+
+func TestTotal(t *testing.T) {
+	for _, c := range []struct {
+		meta map[string]any
+		want int64
+	}{
+		{map[string]any{"count": 250, "next_page": "x"}, 250},                                   // Zendesk
+		{map[string]any{"total_items": float64(25)}, 25},                                        // Mailchimp
+		{map[string]any{"totalSize": int64(1000), "done": false}, 1000},                         // Salesforce
+		{map[string]any{"pagination": map[string]any{"totalRecords": 250, "cursor": "c"}}, 250}, // Gong
+		{map[string]any{"next_cursor": "10100000011"}, 0},                                       // HubSpot list
+		{map[string]any{"after_cursor": nil}, 0},                                                // Zendesk cursor paging
+		{map[string]any{"count": 2.5}, 0},                                                       // not a count
+		{nil, 0},
+	} {
+		if got := total(c.meta); got != c.want {
+			t.Errorf("total(%v) = %d, want %d", c.meta, got, c.want)
+		}
+	}
+}
+
+// fakeConn is a connector of three records over two pages, optionally
+// with a Walk of its own.
+type fakeConn struct {
+	catalogueConnector
+	lists int
+}
+
+func (f *fakeConn) List(_ context.Context, _ string, p tributary.Params) (*tributary.Page, error) {
+	f.lists++
+	if p["page"] == nil {
+		return &tributary.Page{Records: []tributary.Record{tributary.NewRecord([]byte(`{"id":1}`)), tributary.NewRecord([]byte(`{"id":2}`))},
+			Next: tributary.Params{"page": 2}}, nil
+	}
+	return &tributary.Page{Records: []tributary.Record{tributary.NewRecord([]byte(`{"id":3}`))}}, nil
+}
+
+type fakeWalker struct{ fakeConn }
+
+func (f *fakeWalker) Walk(context.Context, string, tributary.Params) iter.Seq2[tributary.Record, error] {
+	return func(yield func(tributary.Record, error) bool) {
+		for _, raw := range []string{`{"id":"w1"}`, `{"id":"w2"}`} {
+			if !yield(tributary.NewRecord([]byte(raw)), nil) {
+				return
+			}
+		}
+		yield(tributary.Record{}, errors.New("walk failed"))
+	}
+}
+
+// TestCountingConnector: the wrapper yields what tributary.All yields over
+// the connector it wraps (its own Walk when it has one), counting records
+// and not errors.
+func TestCountingConnector(t *testing.T) {
+	walk := func(c tributary.Connector) (ids []string, errs, counted int) {
+		cc := &countingConnector{Connector: c}
+		cc.set(func(n int) { counted += n })
+		for rec, err := range tributary.All(context.Background(), cc, "things", nil) {
+			if err != nil {
+				errs++
+				continue
+			}
+			id, _ := rec.StringAt("id")
+			if id == "" {
+				n, _ := rec.IntAt("id")
+				id = itoa(n)
+			}
+			ids = append(ids, id)
+		}
+		return ids, errs, counted
+	}
+	pages := &fakeConn{}
+	if ids, errs, n := walk(pages); !slices.Equal(ids, []string{"1", "2", "3"}) || errs != 0 || n != 3 || pages.lists != 2 {
+		t.Errorf("paged: %v, %d errors, %d counted, %d lists", ids, errs, n, pages.lists)
+	}
+	w := &fakeWalker{}
+	if ids, errs, n := walk(w); !slices.Equal(ids, []string{"w1", "w2"}) || errs != 1 || n != 2 || w.lists != 0 {
+		t.Errorf("walker: %v, %d errors, %d counted, %d lists", ids, errs, n, w.lists)
+	}
+}
+
+// TestSyncPostgres synchronizes into PostgreSQL and reads the copy back; the
+// location shown has no password.
+func TestSyncPostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	cli(t, "sync", "zendesk-support", "groups", "tickets", "--sandbox", "--store", dsn).want(t, 0)
+	s := stats(t, invocation{}, "--store", dsn)
+	if n, _, _ := s.copyOf(t, "zendesk-support", "tickets"); s.Backend != "postgres" || !strings.HasPrefix(s.Location, "postgres://") || n != zendesktest.DefaultTickets {
+		t.Errorf("stats: %+v", s)
+	}
+	q := `{"filter": {"eq": {"status": "open"}}, "sort": [{"created_at": "desc"}]}`
+	fromPG := hitIDs(t, invocation{}, "zendesk-support", "tickets", "--store", dsn, "--query", q)
+	inMemory := hitIDs(t, invocation{}, "zendesk-support", "tickets", "--sandbox", "--sync", "--query", q)
+	if len(fromPG) == 0 || !slices.Equal(fromPG, inMemory) {
+		t.Errorf("postgres: %v\nreplica: %v", fromPG, inMemory)
+	}
+}
