@@ -30,10 +30,8 @@ type cond struct {
 	exact bool
 }
 
-var (
-	condAll  = cond{sql: "", exact: true}
-	condNone = cond{sql: "1 = 0", exact: true}
-)
+// condNone matches no record.
+var condNone = cond{sql: "1 = 0", exact: true}
 
 func (c *compiler) arg(v any) string {
 	c.args = append(c.args, v)

@@ -50,7 +50,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -183,7 +182,6 @@ func (s *Store) init(ctx context.Context) error {
 		return s.d.wrap("open", err)
 	}
 	var version string
-	err = sql.ErrNoRows
 	if metas > 0 {
 		err = tx.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
 	} else {
@@ -497,14 +495,4 @@ func (s *Store) Schema(ctx context.Context, connector, entity string) (search.Sc
 		return nil, "", err
 	}
 	return ts.Schema, ts.IDField, nil
-}
-
-// sortedNames returns the entity names of stats for messages.
-func sortedNames(es []EntityStats) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Connector+"/"+e.Entity)
-	}
-	slices.Sort(out)
-	return out
 }
