@@ -210,3 +210,5 @@ func TestKilledSyncLeavesTheCopyIntactPostgres(t *testing.T) {
 	}
 	runCrashTrials(t, pgtest.DSN(t), trials)
 }
+
+func reqAll() search.Request { return search.Request{Limit: 10} }

@@ -21,6 +21,14 @@ type dialect interface {
 	// integer primary key.
 	blob() string
 	serial() string
+	// now is the database server's clock, in Unix milliseconds.
+	now() string
+	// skipLocked ends a SELECT that picks a row to update, skipping the
+	// rows other transactions have locked ("" where writers take turns).
+	skipLocked() string
+	// forUpdate ends a SELECT whose rows the transaction goes on to
+	// update, locking them ("" where the write transaction is exclusive).
+	forUpdate() string
 	// withoutRowid ends a CREATE TABLE whose primary key is the table.
 	withoutRowid() string
 	// distinct is a null-safe "a differs from b".

@@ -46,6 +46,9 @@ type postgresDialect struct{}
 
 func (postgresDialect) name() string                         { return "postgres" }
 func (postgresDialect) ph(n int) string                      { return "$" + strconv.Itoa(n) }
+func (postgresDialect) now() string                          { return "(extract(epoch from clock_timestamp()) * 1000)::bigint" }
+func (postgresDialect) skipLocked() string                   { return " FOR UPDATE SKIP LOCKED" }
+func (postgresDialect) forUpdate() string                    { return " FOR UPDATE" }
 func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }
 func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }
@@ -138,6 +141,13 @@ func (postgresDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) 
 
 func (postgresDialect) analyze(ctx context.Context, tx *sql.Tx, table string) error {
 	for _, t := range []string{table, table + "_raw", wordsName(table)} {
+		var exists bool
+		if err := tx.QueryRowContext(ctx, "SELECT to_regclass($1) IS NOT NULL", quoteIdent(t)).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			continue // a copy without words
+		}
 		if _, err := tx.ExecContext(ctx, "ANALYZE "+quoteIdent(t)); err != nil {
 			return err
 		}

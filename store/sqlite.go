@@ -67,6 +67,9 @@ type sqliteDialect struct{}
 
 func (sqliteDialect) name() string                { return "sqlite" }
 func (sqliteDialect) ph(int) string               { return "?" }
+func (sqliteDialect) now() string                 { return "CAST(unixepoch('subsec') * 1000 AS INTEGER)" }
+func (sqliteDialect) skipLocked() string          { return "" } // one writer at a time
+func (sqliteDialect) forUpdate() string           { return "" }
 func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }
 func (sqliteDialect) blob() string                { return "BLOB" }
 func (sqliteDialect) serial() string              { return "INTEGER PRIMARY KEY" }

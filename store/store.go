@@ -218,7 +218,7 @@ func (s *Store) init(ctx context.Context) error {
 		`CREATE TABLE tributary_entities (connector TEXT NOT NULL, entity TEXT NOT NULL,
 			live_table BIGINT, staging_table BIGINT, checkpoint TEXT,
 			synced_at BIGINT, records BIGINT, sync_started_at BIGINT,
-			lease_owner TEXT, lease_expires BIGINT,
+			lease_owner TEXT, lease_expires BIGINT, lease_token BIGINT,
 			PRIMARY KEY (connector, entity))`,
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

@@ -28,6 +28,7 @@ type Load struct {
 	x       *search.Extractor
 	ex      search.Extracted
 	n       int64
+	claim   *Claim
 	created bool
 	done    bool
 	vocab   map[vocabWord]struct{} // words in the vocabulary already
@@ -50,7 +51,7 @@ const (
 // BeginFull starts a full synchronization of a copy: a new, empty table.
 // An unfinished synchronization of the same copy (left by a process that
 // died) is dropped first.
-func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
+func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Load, error) {
 	if err := sp.check(); err != nil {
 		return nil, err
 	}
@@ -60,6 +61,12 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
 	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.claim != nil && (l.claim.Connector != sp.Connector || l.claim.Entity != sp.Entity) {
+		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: "the claim is for another copy"}
+	}
 	wrap := func(err error) error {
 		e := s.d.wrap("sync", err)
 		var se *Error
@@ -83,12 +90,15 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec) (*Load, error) {
 		return nil, wrap(err)
 	}
 	l.table = tableName(l.id)
-	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = "+s.d.ph(1)+", sync_started_at = "+s.d.ph(2)+", checkpoint = NULL WHERE connector = "+s.d.ph(3)+" AND entity = "+s.d.ph(4),
-		l.id, now, sp.Connector, sp.Entity)
+	fence, fargs := l.fence(5)
+	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = "+s.d.ph(1)+", sync_started_at = "+s.d.ph(2)+", checkpoint = NULL WHERE connector = "+s.d.ph(3)+" AND entity = "+s.d.ph(4)+fence,
+		append([]any{l.id, now, sp.Connector, sp.Entity}, fargs...)...)
 	if err != nil {
 		return nil, wrap(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n, _ := res.RowsAffected(); n == 0 && l.claim != nil {
+		return nil, l.claim.lost("sync")
+	} else if n == 0 {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO tributary_entities (connector, entity, staging_table, sync_started_at) VALUES ("+placeholders(s.d, 1, 4)+")",
 			sp.Connector, sp.Entity, l.id, now); err != nil {
 			return nil, wrap(err)
@@ -295,9 +305,18 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	if checkpoint != nil {
 		cp = string(checkpoint)
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET checkpoint = "+l.s.d.ph(1)+" WHERE connector = "+l.s.d.ph(2)+" AND entity = "+l.s.d.ph(3)+" AND staging_table = "+l.s.d.ph(4),
-		cp, l.spec.Connector, l.spec.Entity, l.id); err != nil {
+	fence, fargs := l.fence(5)
+	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET checkpoint = "+l.s.d.ph(1)+" WHERE connector = "+l.s.d.ph(2)+" AND entity = "+l.s.d.ph(3)+" AND staging_table = "+l.s.d.ph(4)+fence,
+		append([]any{cp, l.spec.Connector, l.spec.Entity, l.id}, fargs...)...)
+	if err != nil {
 		return l.wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if l.claim != nil {
+			return l.claim.lost("sync")
+		}
+		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost,
+			Message: "another synchronization of this copy started meanwhile; this one is abandoned"}
 	}
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
@@ -569,8 +588,13 @@ func (l *Load) Commit(ctx context.Context) error {
 	defer tx.Rollback()
 	var old sql.NullInt64
 	var staging sql.NullInt64
-	if err := tx.QueryRowContext(ctx, "SELECT live_table, staging_table FROM tributary_entities WHERE connector = "+d.ph(1)+" AND entity = "+d.ph(2),
-		l.spec.Connector, l.spec.Entity).Scan(&old, &staging); err != nil {
+	fence, fargs := l.fence(3)
+	err = tx.QueryRowContext(ctx, "SELECT live_table, staging_table FROM tributary_entities WHERE connector = "+d.ph(1)+" AND entity = "+d.ph(2)+fence+d.forUpdate(),
+		append([]any{l.spec.Connector, l.spec.Entity}, fargs...)...).Scan(&old, &staging)
+	if errors.Is(err, sql.ErrNoRows) && l.claim != nil {
+		return l.claim.lost("sync")
+	}
+	if err != nil {
 		return l.wrap(err)
 	}
 	if !staging.Valid || staging.Int64 != l.id {

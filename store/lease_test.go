@@ -1,0 +1,87 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary/store"
+)
+
+// Claims on one copy: exclusive while current, taken over once expired,
+// and a load made under a lost claim neither writes nor commits.
+func TestClaimsFenceLoads(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/lease.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spec := crashSpec()
+	a, err := st.Claim(ctx, spec.Connector, spec.Entity, "a", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Claim(ctx, spec.Connector, spec.Entity, "b", time.Minute); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Fatalf("a second claim while the first holds: %v", err)
+	}
+	if c, err := st.ClaimNext(ctx, "b", time.Minute, 0); c != nil || err != nil {
+		t.Fatalf("ClaimNext with every copy held: %v %v", c, err)
+	}
+	l, err := st.BeginFull(ctx, spec, store.Fenced(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Write(ctx, crashGen(1)[:10], nil); err != nil {
+		t.Fatal(err)
+	}
+	// a's claim lapses (it stops renewing) and b takes the copy over.
+	if err := a.Renew(ctx, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	b, err := st.ClaimNext(ctx, "b", time.Minute, 0)
+	if err != nil || b == nil || b.Entity != spec.Entity || b.Token <= a.Token {
+		t.Fatalf("takeover: %+v %v", b, err)
+	}
+	if err := l.Write(ctx, crashGen(1)[10:20], nil); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("a write under the lost claim: %v", err)
+	}
+	if err := l.Commit(ctx); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("a commit under the lost claim: %v", err)
+	}
+	if err := a.Renew(ctx, time.Minute); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("renewing the lost claim: %v", err)
+	}
+	if _, err := st.Search(ctx, spec.Connector, spec.Entity, reqAll()); !errors.Is(err, store.ErrNotSynced) {
+		t.Fatalf("the lost load became visible: %v", err)
+	}
+	// b's load commits.
+	lb, err := st.BeginFull(ctx, spec, store.Fenced(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lb.Write(ctx, crashGen(2), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := lb.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if g, ok := checkWhole(t, st, -1); !ok || g != 2 {
+		t.Fatalf("live generation %d", g)
+	}
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Released and just synchronized: not due within an hour, due now.
+	if c, err := st.ClaimNext(ctx, "c", time.Minute, time.Hour); c != nil || err != nil {
+		t.Fatalf("a fresh copy claimed: %+v %v", c, err)
+	}
+	if c, err := st.ClaimNext(ctx, "c", time.Minute, 0); c == nil || err != nil {
+		t.Fatalf("a released copy not claimed: %v", err)
+	}
+	if _, err := st.Claim(ctx, "", "x", "c", time.Minute); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a claim without a connector: %v", err)
+	}
+}
