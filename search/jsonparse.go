@@ -67,6 +67,10 @@ type parser struct {
 	dates  bool // recognize RFC 3339 date-time strings
 	vstack []node
 	kstack []string
+	// deep, when set, names the members of the top-level object whose
+	// arrays and objects are parsed; the others' are skipped (their nodes
+	// have the kind and nothing inside), for readers that need no more.
+	deep func(key string) bool
 }
 
 // parseJSON parses one complete JSON text.
@@ -181,7 +185,12 @@ func (p *parser) object() (node, error) {
 		}
 		p.i++
 		p.skipWS()
-		v, err := p.value()
+		var v node
+		if p.deep != nil && p.depth == 1 && p.i < len(p.s) && (p.s[p.i] == '{' || p.s[p.i] == '[') && !p.deep(key) {
+			v, err = p.skipContainer()
+		} else {
+			v, err = p.value()
+		}
 		if err != nil {
 			return node{}, err
 		}
@@ -209,6 +218,35 @@ func (p *parser) object() (node, error) {
 	p.kstack, p.vstack = p.kstack[:kbase], p.vstack[:vbase]
 	p.depth--
 	return node{k: kObj, c: c}, nil
+}
+
+// skipContainer passes over the array or object at p.i (strings and
+// nesting respected; its contents are not validated) and returns a node of
+// its kind with nothing inside.
+func (p *parser) skipContainer() (node, error) {
+	k := kArr
+	if p.s[p.i] == '{' {
+		k = kObj
+	}
+	depth := 0
+	for ; p.i < len(p.s); p.i++ {
+		switch p.s[p.i] {
+		case '"':
+			for p.i++; p.i < len(p.s) && p.s[p.i] != '"'; p.i++ {
+				if p.s[p.i] == '\\' {
+					p.i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				p.i++
+				return node{k: k, c: &composite{}}, nil
+			}
+		}
+	}
+	return node{}, p.errf("unexpected end of input in a container")
 }
 
 func (p *parser) array() (node, error) {

@@ -135,6 +135,7 @@ func WithinEdits(a, b string, k int) bool {
 type Extractor struct {
 	idPath Path
 	fields []Path
+	deep   map[string]bool // top-level members a dotted path goes into
 	p      parser
 }
 
@@ -152,11 +153,12 @@ type Extracted struct {
 	// string (which sorts as an instant but compares byte for byte with a
 	// string that is not a date-time); nil otherwise.
 	Times [][]byte
-	// Words holds the words of each field whose value is a string, as
-	// keyword and fuzzy see them; nil otherwise.
-	Words [][]string
+	// Text holds, for each field whose value is a string, its words as
+	// keyword and fuzzy see them, separated by spaces (empty, not nil, for
+	// a string without words); nil otherwise.
+	Text [][]byte
 
-	buf []byte
+	buf, tbuf []byte
 }
 
 // NewExtractor returns an Extractor for the fields of schema, with ids at
@@ -169,13 +171,19 @@ func NewExtractor(schema Schema, idField string) (*Extractor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: bad id field %q", idField)
 	}
-	x := &Extractor{idPath: idPath}
+	x := &Extractor{idPath: idPath, deep: map[string]bool{}}
+	if len(idPath) > 1 {
+		x.deep[idPath[0]] = true
+	}
 	for _, name := range slices.Sorted(maps.Keys(schema)) {
 		p, err := ParsePath(name)
 		if err != nil {
 			return nil, err
 		}
 		x.fields = append(x.fields, p)
+		if len(p) > 1 {
+			x.deep[p[0]] = true
+		}
 	}
 	return x, nil
 }
@@ -188,7 +196,9 @@ func (x *Extractor) Fields() []Path { return slices.Clone(x.fields) }
 // Builder.Add does, when the record is not a JSON object or its id is
 // missing or not a string or number.
 func (x *Extractor) Extract(record []byte, e *Extracted) error {
-	x.p = parser{s: string(record), dates: true, vstack: x.p.vstack[:0], kstack: x.p.kstack[:0]}
+	// Arrays and objects need only their kind, unless a path goes into
+	// them: they are skipped, not parsed.
+	x.p = parser{s: string(record), dates: true, vstack: x.p.vstack[:0], kstack: x.p.kstack[:0], deep: func(k string) bool { return x.deep[k] }}
 	root, err := x.p.parseAll()
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -205,8 +215,10 @@ func (x *Extractor) Extract(record []byte, e *Extracted) error {
 	e.buf, _ = appendKey(e.buf, idn)
 	idEnd := len(e.buf)
 	n := len(x.fields)
-	e.Keys, e.Times, e.Words = resize(e.Keys, n), resize(e.Times, n), resize(e.Words, n)
+	e.Keys, e.Times, e.Text = resize(e.Keys, n), resize(e.Times, n), resize(e.Text, n)
 	starts := make([]int, n+1)
+	tstarts := make([]int, n+1)
+	e.tbuf = e.tbuf[:0]
 	for i, f := range x.fields {
 		v := root.walk(f)
 		starts[i] = len(e.buf)
@@ -215,15 +227,29 @@ func (x *Extractor) Extract(record []byte, e *Extracted) error {
 		if !ok {
 			starts[i] = -1
 		}
-		e.Times[i], e.Words[i] = nil, nil
+		e.Times[i] = nil
+		tstarts[i] = -1
 		if v.k == kStr {
 			if v.f&fTime != 0 {
 				e.Times[i] = []byte(v.s)
 			}
-			var ws []string
-			words(v.s, func(w string) { ws = append(ws, w) })
-			e.Words[i] = ws
+			tstarts[i] = len(e.tbuf)
+			e.tbuf = appendWords(e.tbuf, v.s)
 		}
+	}
+	for i := range x.fields {
+		if tstarts[i] < 0 {
+			e.Text[i] = nil
+			continue
+		}
+		end := len(e.tbuf)
+		for j := i + 1; j < n; j++ {
+			if tstarts[j] >= 0 {
+				end = tstarts[j]
+				break
+			}
+		}
+		e.Text[i] = e.tbuf[tstarts[i]:end:end]
 	}
 	// Slice the keys out of buf only now: appending may have moved it.
 	e.IDKey = e.buf[:idEnd:idEnd]

@@ -58,6 +58,35 @@ func words(s string, fn func(w string)) {
 	}
 }
 
+// appendWords appends the words of s, separated by spaces, to b.
+func appendWords(b []byte, s string) []byte {
+	first := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		if !first {
+			b = append(b, ' ')
+		}
+		first = false
+		for i < len(s) {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !isWordRune(r) {
+				break
+			}
+			if r < utf8.RuneSelf {
+				b = append(b, byte(lowerRune(r)))
+			} else {
+				b = utf8.AppendRune(b, lowerRune(r))
+			}
+			i += size
+		}
+	}
+	return b
+}
+
 // queryWords returns the distinct words of a fuzzy or keyword text, in order.
 func queryWords(s string) []string {
 	var out []string

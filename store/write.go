@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/tributary-dev/tributary/search"
 )
@@ -144,7 +146,7 @@ func (l *Load) decide(sample [][]byte) {
 				st[i].distinct[string(k)] = struct{}{}
 			}
 			st[i].times = st[i].times || ex.Times[i] != nil
-			st[i].text = st[i].text || ex.Words[i] != nil && ex.Times[i] == nil
+			st[i].text = st[i].text || ex.Text[i] != nil && ex.Times[i] == nil
 		}
 	}
 	var candidates []int
@@ -404,10 +406,19 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 						ws = append(ws, "") // found through its time column
 						continue
 					}
-					ws = append(ws, strings.Join(l.ex.Words[fi], " "))
-					for _, w := range l.ex.Words[fi] {
+					text := l.ex.Text[fi]
+					ws = append(ws, string(text))
+					for len(text) > 0 {
+						w := text
+						if sp := bytes.IndexByte(text, ' '); sp >= 0 {
+							w, text = text[:sp], text[sp+1:]
+						} else {
+							text = nil
+						}
 						if hasLetter(w) {
-							vocab[vocabWord{fi, w}] = struct{}{}
+							if _, known := l.vocab[vocabWord{fi, string(w)}]; !known {
+								vocab[vocabWord{fi, string(w)}] = struct{}{}
+							}
 						}
 					}
 				}
@@ -492,8 +503,17 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 // searches for words near a query word, keeps only such words: a word
 // without one (a number, an id) is within k edits only of query words
 // with at most k letters, and fuzzy does not use the vocabulary for those.
-func hasLetter(w string) bool {
-	for _, r := range w {
+func hasLetter(w []byte) bool {
+	for _, c := range w {
+		if 'a' <= c && c <= 'z' || c >= utf8.RuneSelf && hasLetterRune(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLetterRune(w []byte) bool {
+	for _, r := range string(w) {
 		if unicode.IsLetter(r) {
 			return true
 		}
