@@ -128,6 +128,12 @@ func WithinEdits(a, b string, k int) bool {
 	return editDistance([]rune(a), []rune(b), k, nil) <= k
 }
 
+// EditDistance returns the optimal string alignment distance between the
+// words a and b, or limit+1 when it exceeds limit.
+func EditDistance(a, b string, limit int) int {
+	return editDistance([]rune(a), []rune(b), limit, nil)
+}
+
 // Extractor reads, from the raw JSON of a record, what a store keeps
 // beside it to push searches down: its id and id key, and for every
 // searchable field its order key, the text of a date-time string, and its

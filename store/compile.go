@@ -219,7 +219,7 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 	// Date-time strings are found through their time column, when the
 	// field has one, not through the word index.
 	dates := ""
-	if field.Time {
+	if field.Time && field.Dates {
 		dates = " OR r." + timeCol(col) + " IS NOT NULL"
 	}
 	words := search.Words(f.Value.Interface().(string))
@@ -273,6 +273,18 @@ func letters(w string) int {
 		}
 	}
 	return n
+}
+
+// nearBy returns the vocabulary's words within fuzzy's edit distance of
+// w, by distance (index 0: w itself when the copy has it).
+func (v *vocabEntry) nearBy(w string) [][]string {
+	k := search.MaxEdits(w)
+	out := make([][]string, k+1)
+	for _, x := range v.near(w) {
+		d := search.EditDistance(w, x, k)
+		out[d] = append(out[d], x)
+	}
+	return out
 }
 
 // near returns the vocabulary's words within fuzzy's edit distance of w.

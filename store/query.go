@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -106,13 +107,38 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		return q
 	}
 	var res *search.Result
+	noScore := math.NaN()
 	switch {
+	case !inSQL && len(req.Query.Sort) == 0:
+		// Score order: by levels of score when the store can say them,
+		// else every candidate ranked in the process.
+		var lvls []level
+		ok := false
+		if leaf := scoringLeaf(req.Canonical(ts.Schema).Query.Filter); leaf != nil {
+			if lvls, ok, err = c.levels(leaf); err != nil {
+				return nil, err
+			}
+		}
+		if ok {
+			var qs []sqlQuery
+			for _, lv := range lvls {
+				qs = append(qs, sqlQuery{q: query("("+lv.cond+")", []string{}), args: lv.args, score: lv.score})
+			}
+			res, err = s.ordered(ctx, tx, qs, false, ev)
+			if errors.Is(err, errScoreMismatch) {
+				res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
+			}
+		} else {
+			res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
+		}
 	case !inSQL:
 		res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
 	case first == "":
-		res, err = s.ordered(ctx, tx, []string{query("", []string{})}, c.args, where.exact, ev)
+		res, err = s.ordered(ctx, tx, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact, ev)
 	default:
-		res, err = s.ordered(ctx, tx, []string{query(first+" IS NOT NULL", order), query(first+" IS NULL", order[1:])}, c.args, where.exact, ev)
+		res, err = s.ordered(ctx, tx, []sqlQuery{
+			{q: query(first+" IS NOT NULL", order), args: c.args, score: noScore},
+			{q: query(first+" IS NULL", order[1:]), args: c.args, score: noScore}}, where.exact, ev)
 	}
 	if err != nil {
 		var se *search.Error
@@ -134,13 +160,25 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 // request's order: a page of an exact condition straight from the
 // database (LIMIT/OFFSET); otherwise every row in order, decided by the
 // Evaluator, until the page is full.
-func (s *Store) ordered(ctx context.Context, tx querier, qs []string, args []any, exact bool, ev *search.Evaluator) (*search.Result, error) {
+// sqlQuery is one query of an ordered read: its SQL, its values, and the
+// score every hit of it must have (NaN: any).
+type sqlQuery struct {
+	q     string
+	args  []any
+	score float64
+}
+
+// errScoreMismatch: a record of a score level scored otherwise.
+var errScoreMismatch = errors.New("a record's score is not its level's")
+
+func (s *Store) ordered(ctx context.Context, tx querier, qs []sqlQuery, exact bool, ev *search.Evaluator) (*search.Result, error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
 	res := &search.Result{Hits: []search.Hit{}}
 	matched := 0 // hits seen, the skipped ones included
 	more := false
-	for _, q := range qs {
+	for _, sq := range qs {
+		q, args := sq.q, sq.args
 		if more {
 			break
 		}
@@ -163,7 +201,7 @@ func (s *Store) ordered(ctx context.Context, tx querier, qs []string, args []any
 			}
 			continue
 		}
-		if err := s.readMatches(ctx, tx, q, args, ev, res, limit, offset, &matched, &more); err != nil {
+		if err := s.readMatches(ctx, tx, q, args, sq.score, ev, res, limit, offset, &matched, &more); err != nil {
 			return nil, err
 		}
 	}
@@ -208,7 +246,7 @@ func (s *Store) readPage(ctx context.Context, tx querier, q string, args []any, 
 
 // readMatches reads the rows of q in order and adds those the Evaluator
 // matches, past the first offset of them, to res.
-func (s *Store) readMatches(ctx context.Context, tx querier, q string, args []any, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
+func (s *Store) readMatches(ctx context.Context, tx querier, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
 	debugPlan(ctx, tx, q, args)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -226,6 +264,9 @@ func (s *Store) readMatches(ctx context.Context, tx querier, q string, args []an
 		}
 		if !ok {
 			continue
+		}
+		if !math.IsNaN(want) && score != want {
+			return errScoreMismatch
 		}
 		if *matched++; *matched <= offset {
 			continue
