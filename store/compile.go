@@ -21,6 +21,9 @@ type compiler struct {
 	table int64
 	ts    *tableSpec
 	args  []any
+	// indexed reports that a condition can use an index (a key column's
+	// B-tree or the word index).
+	indexed bool
 }
 
 // cond is a compiled condition; sql "" means "every record" (a superset
@@ -113,6 +116,7 @@ func (c *compiler) compile(f *search.Filter) (cond, error) {
 		// A path below an object field, or a long text: no key column.
 		return cond{sql: "", exact: false}, nil
 	}
+	c.indexed = c.indexed || c.ts.Fields[col].Index
 	k := "r." + keyCol(col)
 	switch f.Op {
 	case search.OpEq:
@@ -261,6 +265,7 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 	if !ok {
 		return cond{sql: "", exact: false}, nil
 	}
+	c.indexed = true
 	return cond{sql: m + dates, exact: false}, nil
 }
 

@@ -26,6 +26,9 @@ type dialect interface {
 	// skipLocked ends a SELECT that picks a row to update, skipping the
 	// rows other transactions have locked ("" where writers take turns).
 	skipLocked() string
+	// streams reports whether a transaction can run a query while the rows
+	// of another are still being read.
+	streams() bool
 	// forUpdate ends a SELECT whose rows the transaction goes on to
 	// update, locking them ("" where the write transaction is exclusive).
 	forUpdate() string

@@ -49,6 +49,7 @@ func (postgresDialect) ph(n int) string                      { return "$" + strc
 func (postgresDialect) now() string                          { return "(extract(epoch from clock_timestamp()) * 1000)::bigint" }
 func (postgresDialect) skipLocked() string                   { return " FOR UPDATE SKIP LOCKED" }
 func (postgresDialect) forUpdate() string                    { return " FOR UPDATE" }
+func (postgresDialect) streams() bool                        { return false }
 func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }
 func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,7 +62,26 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if where.sql != "" {
 		conds = append(conds, "("+where.sql+")")
 	}
-	from := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + quoteIdent(tableName(table)+"_raw") + " x ON x.rid = r.rid"
+	// Ordered reads select the rows' rids, in order (narrow rows for the
+	// database to sort), and fetch their JSON a chunk at a time; a ranking
+	// in the process reads the JSON of every candidate.
+	from := "SELECT r.rid FROM " + quoteIdent(tableName(table)) + " r"
+	rawTable := quoteIdent(tableName(table) + "_raw")
+	broad := false
+	if s.d.name() == "sqlite" && where.sql != "" && c.indexed {
+		// SQLite's planner prefers the filter's index even when the filter
+		// matches much of the copy and the order's index would stop after
+		// a page. When the filter matches more than a few thousand
+		// records, its index is set aside.
+		var n int
+		probe := "SELECT count(*) FROM (SELECT 1 FROM " + quoteIdent(tableName(table)) + " r WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(broadFilter) + ")"
+		if err := tx.QueryRowContext(ctx, probe, c.args...).Scan(&n); err != nil {
+			return nil, s.d.wrap("search", err)
+		}
+		if broad = n >= broadFilter; broad {
+			conds[len(conds)-1] = noIndex(conds[len(conds)-1])
+		}
+	}
 
 	// The order: the sort keys' columns then the id's, when every sort
 	// field has a column; by score, in the process, when the filter
@@ -106,6 +127,13 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		}
 		return q
 	}
+	rawQuery := func() string {
+		q := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + rawTable + " x ON x.rid = r.rid"
+		if len(conds) > 0 {
+			q += " WHERE " + strings.Join(conds, " AND ")
+		}
+		return q
+	}
 	var res *search.Result
 	noScore := math.NaN()
 	switch {
@@ -122,21 +150,24 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		if ok {
 			var qs []sqlQuery
 			for _, lv := range lvls {
+				if broad {
+					lv.cond = noIndex(lv.cond)
+				}
 				qs = append(qs, sqlQuery{q: query("("+lv.cond+")", []string{}), args: lv.args, score: lv.score})
 			}
-			res, err = s.ordered(ctx, tx, qs, false, ev)
+			res, err = s.ordered(ctx, tx, rawTable, qs, false, ev)
 			if errors.Is(err, errScoreMismatch) {
-				res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
+				res, err = s.ranked(ctx, tx, rawQuery(), c.args, ts, req)
 			}
 		} else {
-			res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
+			res, err = s.ranked(ctx, tx, rawQuery(), c.args, ts, req)
 		}
 	case !inSQL:
-		res, err = s.ranked(ctx, tx, query("", nil), c.args, ts, req)
+		res, err = s.ranked(ctx, tx, rawQuery(), c.args, ts, req)
 	case first == "":
-		res, err = s.ordered(ctx, tx, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact, ev)
+		res, err = s.ordered(ctx, tx, rawTable, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact, ev)
 	default:
-		res, err = s.ordered(ctx, tx, []sqlQuery{
+		res, err = s.ordered(ctx, tx, rawTable, []sqlQuery{
 			{q: query(first+" IS NOT NULL", order), args: c.args, score: noScore},
 			{q: query(first+" IS NULL", order[1:]), args: c.args, score: noScore}}, where.exact, ev)
 	}
@@ -171,7 +202,7 @@ type sqlQuery struct {
 // errScoreMismatch: a record of a score level scored otherwise.
 var errScoreMismatch = errors.New("a record's score is not its level's")
 
-func (s *Store) ordered(ctx context.Context, tx querier, qs []sqlQuery, exact bool, ev *search.Evaluator) (*search.Result, error) {
+func (s *Store) ordered(ctx context.Context, tx querier, rawTable string, qs []sqlQuery, exact bool, ev *search.Evaluator) (*search.Result, error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
 	res := &search.Result{Hits: []search.Hit{}}
@@ -185,7 +216,7 @@ func (s *Store) ordered(ctx context.Context, tx querier, qs []sqlQuery, exact bo
 		if direct {
 			// The hits of this query that the page still needs.
 			skip := max(0, offset-matched)
-			n, err := s.readPage(ctx, tx, q+fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1-len(res.Hits), skip), args, ev, res, limit, &more)
+			n, err := s.readPage(ctx, tx, rawTable, q+fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1-len(res.Hits), skip), args, ev, res, limit, &more)
 			if err != nil {
 				return nil, err
 			}
@@ -201,7 +232,7 @@ func (s *Store) ordered(ctx context.Context, tx querier, qs []sqlQuery, exact bo
 			}
 			continue
 		}
-		if err := s.readMatches(ctx, tx, q, args, sq.score, ev, res, limit, offset, &matched, &more); err != nil {
+		if err := s.readMatches(ctx, tx, rawTable, q, args, sq.score, ev, res, limit, offset, &matched, &more); err != nil {
 			return nil, err
 		}
 	}
@@ -215,74 +246,188 @@ func (s *Store) ordered(ctx context.Context, tx querier, qs []sqlQuery, exact bo
 	return res, nil
 }
 
-// readPage adds the rows of q, every one a hit, to res; more is set when
-// a row beyond the page's limit is there.
-func (s *Store) readPage(ctx context.Context, tx querier, q string, args []any, ev *search.Evaluator, res *search.Result, limit int, more *bool) (int, error) {
+// fetchRaw returns the JSON of the records rids, in their order.
+func (s *Store) fetchRaw(ctx context.Context, tx querier, rawTable string, rids []int64) ([][]byte, error) {
+	if len(rids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(rids))
+	for i, r := range rids {
+		args[i] = r
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT rid, raw FROM "+rawTable+" WHERE rid IN ("+placeholders(s.d, 1, len(rids))+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byRid := make(map[int64][]byte, len(rids))
+	for rows.Next() {
+		var rid int64
+		var raw []byte
+		if err := rows.Scan(&rid, &raw); err != nil {
+			return nil, err
+		}
+		byRid[rid] = raw
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(rids))
+	for i, r := range rids {
+		if out[i] = byRid[r]; out[i] == nil {
+			return nil, &Error{Op: "search", Err: ErrCorrupt, Message: fmt.Sprintf("record %d has no JSON", r)}
+		}
+	}
+	return out, nil
+}
+
+// readPage adds the records of q, every one a hit, to res; more is set
+// when a record beyond the page's limit is there.
+func (s *Store) readPage(ctx context.Context, tx querier, rawTable, q string, args []any, ev *search.Evaluator, res *search.Result, limit int, more *bool) (int, error) {
 	debugPlan(ctx, tx, q, args)
-	rows, err := tx.QueryContext(ctx, q, args...)
+	rids, err := readRids(ctx, tx, q, args)
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		n++
-		if len(res.Hits) == limit {
-			*more = true
-			break
-		}
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
-			return 0, err
-		}
+	n := len(rids)
+	if room := limit - len(res.Hits); len(rids) > room {
+		*more = true
+		rids = rids[:room]
+	}
+	raws, err := s.fetchRaw(ctx, tx, rawTable, rids)
+	if err != nil {
+		return 0, err
+	}
+	for _, raw := range raws {
 		h, err := ev.Hit(raw, 1)
 		if err != nil {
 			return 0, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
 		}
 		res.Hits = append(res.Hits, h)
 	}
-	return n, rows.Err()
+	return n, nil
 }
 
-// readMatches reads the rows of q in order and adds those the Evaluator
-// matches, past the first offset of them, to res.
-func (s *Store) readMatches(ctx context.Context, tx querier, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
+func readRids(ctx context.Context, tx querier, q string, args []any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			return nil, err
+		}
+		out = append(out, rid)
+	}
+	return out, rows.Err()
+}
+
+// matchChunk is how many records an ordered read decides at a time.
+const matchChunk = 128
+
+// readMatches reads the records of q in order and adds those the
+// Evaluator matches, past the first offset of them, to res. want is the
+// score every hit must have (NaN: any).
+func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
 	debugPlan(ctx, tx, q, args)
+	if !s.d.streams() {
+		// One query at a time per connection: the rids first, then the
+		// records a chunk at a time.
+		rids, err := readRids(ctx, tx, q, args)
+		if err != nil {
+			return err
+		}
+		for len(rids) > 0 {
+			n := min(len(rids), matchChunk)
+			done, err := s.decideChunk(ctx, tx, rawTable, rids[:n], want, ev, res, limit, offset, matched, more)
+			if done || err != nil {
+				return err
+			}
+			rids = rids[n:]
+		}
+		return nil
+	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	chunk := make([]int64, 0, matchChunk)
+	decide := func() (bool, error) {
+		done, err := s.decideChunk(ctx, tx, rawTable, chunk, want, ev, res, limit, offset, matched, more)
+		chunk = chunk[:0]
+		return done, err
+	}
 	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
 			return err
 		}
-		ok, score, err := ev.Match(raw)
-		if err != nil {
-			return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+		if chunk = append(chunk, rid); len(chunk) == matchChunk {
+			if done, err := decide(); done || err != nil {
+				return err
+			}
 		}
-		if !ok {
-			continue
-		}
-		if !math.IsNaN(want) && score != want {
-			return errScoreMismatch
-		}
-		if *matched++; *matched <= offset {
-			continue
-		}
-		if len(res.Hits) == limit {
-			*more = true
-			return nil
-		}
-		h, err := ev.Hit(raw, score)
-		if err != nil {
-			return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
-		}
-		res.Hits = append(res.Hits, h)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = decide()
+	return err
 }
+
+// decideChunk fetches the records rids and adds those the Evaluator
+// matches, past the first offset, to res; done when the page is full.
+func (s *Store) decideChunk(ctx context.Context, tx querier, rawTable string, rids []int64, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) (bool, error) {
+	{
+		raws, err := s.fetchRaw(ctx, tx, rawTable, rids)
+		if err != nil {
+			return false, err
+		}
+		for _, raw := range raws {
+			ok, score, err := ev.Match(raw)
+			if err != nil {
+				return false, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+			}
+			if !ok {
+				continue
+			}
+			if !math.IsNaN(want) && score != want {
+				return false, errScoreMismatch
+			}
+			if *matched++; *matched <= offset {
+				continue
+			}
+			if len(res.Hits) == limit {
+				*more = true
+				return true, nil
+			}
+			h, err := ev.Hit(raw, score)
+			if err != nil {
+				return false, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+			}
+			res.Hits = append(res.Hits, h)
+		}
+		return false, nil
+	}
+}
+
+// broadFilter is the number of matches past which a filter is broad: an
+// ordered read then follows the order's index rather than the filter's.
+const broadFilter = 20000
+
+// noIndex keeps SQLite from using an index for the key columns and the
+// word index in cond (a unary + before a column is SQLite's way to say
+// so; the values are unchanged).
+func noIndex(cond string) string {
+	cond = keyRef.ReplaceAllString(cond, "+$0")
+	return strings.ReplaceAll(cond, "r.rid IN (", "+r.rid IN (")
+}
+
+var keyRef = regexp.MustCompile(`\br\.k[0-9]+\b`)
 
 // constScore reports whether every record f matches gets the same score
 // (then score order is id order): single-word keywords, and ands of such

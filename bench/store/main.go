@@ -32,6 +32,7 @@ func main() {
 	pg := flag.String("postgres", "", "a PostgreSQL DSN to measure too")
 	reps := flag.Int("reps", 200, "repetitions of each query")
 	memN := flag.Int("mem", 100_000, "tickets for the in-memory replica (0: skip)")
+	reuse := flag.Bool("reuse", false, "search the SQLite file in -dir as it is (no sync)")
 	flag.Parse()
 	ctx := context.Background()
 	srv := zendesktest.New(zendesktest.WithTickets(*n))
@@ -48,7 +49,9 @@ func main() {
 		defer os.RemoveAll(d)
 	}
 	file := filepath.Join(d, "tickets.db")
-	os.Remove(file)
+	if !*reuse {
+		os.Remove(file)
+	}
 
 	rawBytes := int64(0)
 	backends := []struct {
@@ -67,15 +70,17 @@ func main() {
 			log.Fatal(err)
 		}
 		start := time.Now()
-		if err := r.Sync(ctx, "tickets"); err != nil {
-			log.Fatal(err)
+		if !*reuse || be.name != "sqlite" {
+			if err := r.Sync(ctx, "tickets"); err != nil {
+				log.Fatal(err)
+			}
 		}
 		took := time.Since(start)
 		st, err := r.Store().Stats(ctx)
 		if err != nil {
 			log.Fatal(err)
 		}
-		if rawBytes == 0 {
+		if rawBytes == 0 && !*reuse {
 			rawBytes = measureRaw(ctx, conn)
 		}
 		fmt.Printf("%s: synced %d tickets in %v: %.0f records/s; size %.1f MiB (%.2f× the raw JSON, %.1f MiB); peak RSS %.1f MiB\n",
