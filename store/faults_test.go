@@ -150,6 +150,7 @@ func wantErr(t testing.TB, err error, sentinel error, words ...string) {
 	if !errors.Is(err, sentinel) {
 		t.Fatalf("error %q is not %v", err, sentinel)
 	}
+	t.Logf("as expected: %v", err)
 	for _, w := range words {
 		if !strings.Contains(err.Error(), w) {
 			t.Fatalf("error %q does not say %q", err, w)
@@ -597,5 +598,209 @@ func TestReadOnlyStore(t *testing.T) {
 			}
 			checkIntact(t, path, want)
 		})
+	}
+}
+
+func TestSyncOnFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a small file system to fill is mounted as root (CI runs the tests as root)")
+	}
+	dir := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tributary-full", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "size=8m"); err != nil {
+		t.Skipf("cannot mount a small tmpfs to fill: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmounting %s: %v", dir, err)
+		}
+	})
+	path := filepath.Join(dir, "store.db")
+	want := seedSQLite(t, path)
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	// Fill the disk to the last byte.
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	f.Close()
+
+	err = loadRecords(ctx, st, faultRecords(2, 1500))
+	wantErr(t, err, store.ErrFull, path, "disk is full")
+	if got := mustAnswer(t, st); got != want {
+		t.Fatalf("the copy changed after the failed sync:\n%.300s\n%.300s", want, got)
+	}
+
+	// Room again: the next synchronization completes and is live.
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := loadRecords(ctx, st, faultRecords(2, 1500)); err != nil {
+		t.Fatalf("the sync after space was freed: %v", err)
+	}
+	got := mustAnswer(t, st)
+	if !strings.Contains(got, `"gen":2`) || strings.Contains(got, `"gen":1`) {
+		t.Fatalf("after the second sync the copy is not generation 2: %.300s", got)
+	}
+	stats, err := st.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats.Entities) != 1 || stats.Entities[0].Records != 1500 || stats.Entities[0].Syncing {
+		t.Fatalf("stats after the second sync: %+v", stats.Entities)
+	}
+}
+
+// liveTable returns the name of the live table of the copy.
+func liveTable(t testing.TB, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) string {
+	t.Helper()
+	var id int64
+	if err := q.QueryRow(context.Background(), "SELECT live_table FROM tributary_entities").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return "tributary_t" + strconv.FormatInt(id, 10)
+}
+
+// killWhenBlocked waits until a backend of the store, other than conn's,
+// waits for a lock that conn holds, then terminates it, as an
+// administrator, a failover or a crash of the server would, mid-transaction.
+func killWhenBlocked(t testing.TB, conn *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(2 * time.Minute) // not a timing assertion: a bound on a hang
+	for {
+		var pid int32
+		err := conn.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'").Scan(&pid)
+		if err == nil {
+			var ok bool
+			if err := conn.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || !ok {
+				t.Fatalf("terminating backend %d: %v %v", pid, ok, err)
+			}
+			return
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the store's transaction never reached the lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPostgresGoesAwayMidSync(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	st, err := store.OpenPostgres(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := loadRecords(ctx, st, faultRecords(1, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	want := mustAnswer(t, st)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	// blocked runs step while conn holds a lock on tributary_entities
+	// that step's transaction needs (after it has written other rows),
+	// and terminates step's backend as it waits.
+	blocked := func(step func() error) error {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE tributary_entities IN EXCLUSIVE MODE"); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- step() }()
+		killWhenBlocked(t, conn)
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return <-done
+	}
+	recs := faultRecords(2, 1500)
+
+	// During a page: its records are written, then its checkpoint waits.
+	l, err := st.BeginFull(ctx, faultSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Write(ctx, recs[:500], []byte("500")); err != nil {
+		t.Fatal(err)
+	}
+	err = blocked(func() error { return l.Write(ctx, recs[500:1000], []byte("1000")) })
+	wantErr(t, err, store.ErrUnavailable, "went away", "57P01")
+	var se *store.Error
+	if errors.As(err, &se); se.Op != "sync" || se.Entity != faultSpec.Entity {
+		t.Errorf("the error names op %q, entity %q", se.Op, se.Entity)
+	}
+	if got := mustAnswer(t, st); got != want {
+		t.Fatalf("the copy changed after the failed page:\n%.300s\n%.300s", want, got)
+	}
+	if err := l.Abort(ctx); err != nil {
+		t.Fatalf("aborting the load once the server is back: %v", err)
+	}
+
+	// During the swap that makes a loaded copy live.
+	l, err = st.BeginFull(ctx, faultSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(recs); i += 500 {
+		if err := l.Write(ctx, recs[i:i+500], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = blocked(func() error { return l.Commit(ctx) })
+	wantErr(t, err, store.ErrUnavailable, "went away", "57P01")
+	if got := mustAnswer(t, st); got != want {
+		t.Fatalf("the copy changed after the failed commit:\n%.300s\n%.300s", want, got)
+	}
+
+	// The next synchronization, on new connections, completes.
+	if err := loadRecords(ctx, st, recs); err != nil {
+		t.Fatalf("the sync after the server came back: %v", err)
+	}
+	got := mustAnswer(t, st)
+	if !strings.Contains(got, `"gen":2`) || strings.Contains(got, `"gen":1`) {
+		t.Fatalf("after the retry the copy is not generation 2: %.300s", got)
+	}
+	stats, err := st.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats.Entities) != 1 || stats.Entities[0].Records != 1500 || stats.Entities[0].Syncing {
+		t.Fatalf("stats after the retry: %+v", stats.Entities)
+	}
+	var tables int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM tributary_tables").Scan(&tables); err != nil || tables != 1 {
+		t.Fatalf("%d tables registered after the retry (%v): the failed loads were not cleaned up", tables, err)
 	}
 }
