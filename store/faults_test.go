@@ -804,3 +804,104 @@ func TestPostgresGoesAwayMidSync(t *testing.T) {
 		t.Fatalf("%d tables registered after the retry (%v): the failed loads were not cleaned up", tables, err)
 	}
 }
+
+// invalidRequests are requests the search package refuses: unknown
+// fields, values of the wrong type, operators on fields that cannot take
+// them.
+var invalidRequests = []search.Request{
+	{Query: search.Query{Filter: ptr(search.Eq("nope", 1))}},
+	{Query: search.Query{Filter: ptr(search.And(search.Gte("id", 1), search.Or(search.Keyword("subjekt", "password"))))}},
+	{Query: search.Query{Filter: ptr(search.Gt("gen", true))}},
+	{Query: search.Query{Filter: ptr(search.Eq("id", "twelve"))}},
+	{Query: search.Query{Filter: ptr(search.In("gen", 1, []any{2}))}},
+	{Query: search.Query{Filter: ptr(search.Contains("subject", "x"))}},
+	{Query: search.Query{Filter: ptr(search.Like("gen", "1%"))}},
+	{Query: search.Query{Filter: ptr(search.Eq("subject.deeper", "x"))}},
+	{Query: search.Query{Sort: []search.SortItem{search.Asc("missing")}}},
+	{Query: search.Query{Filter: ptr(search.Eq("gen", 1))}, Fields: []search.Path{{}}},
+}
+
+// The invalid requests get the reference's own errors, before any SQL on
+// the copy runs: the copy's tables are dropped behind the store's back, so
+// that any query of them would fail with a database error instead.
+func testInvalidSearch(t *testing.T, st *store.Store, drop func(table string), table string) {
+	ix, err := search.NewIndex(crashSchema, "id", faultRecords(1, 1500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop(table)
+	ctx := context.Background()
+	_, err = st.Search(ctx, faultSpec.Connector, faultSpec.Entity, probes[0])
+	if !errors.Is(err, store.ErrDatabase) {
+		t.Fatalf("a valid search of the dropped copy: %v, want ErrDatabase (the sabotage did not work)", err)
+	}
+	for i, req := range invalidRequests {
+		_, werr := ix.Search(req)
+		var want *search.Error
+		if !errors.As(werr, &want) {
+			t.Fatalf("request %d: the reference does not refuse it: %v", i, werr)
+		}
+		_, gerr := st.Search(ctx, faultSpec.Connector, faultSpec.Entity, req)
+		var got *search.Error
+		if !errors.As(gerr, &got) || !errors.Is(gerr, search.ErrInvalidQuery) {
+			t.Fatalf("request %d: %v (%T), want the reference's %v", i, gerr, gerr, werr)
+		}
+		if got.Error() != want.Error() || got.Field != want.Field {
+			t.Fatalf("request %d:\n store:     %v\n reference: %v", i, got, want)
+		}
+		if got.Field == "" {
+			t.Errorf("request %d: the error names no field: %v", i, got)
+		}
+	}
+}
+
+func TestInvalidSearch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	seedSQLite(t, path)
+	st, err := store.OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var id int64
+	if err := db.QueryRow("SELECT live_table FROM tributary_entities").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	testInvalidSearch(t, st, func(table string) {
+		for _, suffix := range []string{"_fts", "_vocab", "_raw", ""} {
+			if _, err := db.Exec(`DROP TABLE "` + table + suffix + `"`); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, "tributary_t"+strconv.FormatInt(id, 10))
+}
+
+func TestInvalidSearchPostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	st, err := store.OpenPostgres(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := loadRecords(ctx, st, faultRecords(1, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	testInvalidSearch(t, st, func(table string) {
+		for _, suffix := range []string{"_words", "_vocab", "_raw", ""} {
+			if _, err := conn.Exec(ctx, `DROP TABLE "`+table+suffix+`"`); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, liveTable(t, conn))
+}
