@@ -33,6 +33,9 @@ import (
 // for SQLite, which file), without a panic; where a copy existed before the
 // fault it must answer every probe request exactly as before.
 
+// faultN is the number of records of a copy.
+const faultN = 400
+
 var faultSpec = store.Spec{Connector: "faults", Entity: "things", Schema: crashSchema, IDField: "id"}
 
 // faultRecords is generation gen of n records.
@@ -100,13 +103,13 @@ func mustAnswer(t testing.TB, st *store.Store) string {
 	if err != nil {
 		t.Fatalf("the probes fail: %v", err)
 	}
-	if !strings.Contains(a, `"id":999`) && !strings.Contains(a, `"id":1499`) {
+	if !strings.Contains(a, fmt.Sprintf(`"id":%d,`, faultN-1)) {
 		t.Fatalf("the probes find too little: %.300s", a)
 	}
 	return a
 }
 
-// seedSQLite creates a store at path with generation 1 of 1500 records,
+// seedSQLite creates a store at path with generation 1 of faultN records,
 // closes it, and returns the probes' answers.
 func seedSQLite(t testing.TB, path string) string {
 	t.Helper()
@@ -116,7 +119,7 @@ func seedSQLite(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := loadRecords(ctx, st, faultRecords(1, 1500)); err != nil {
+	if err := loadRecords(ctx, st, faultRecords(1, faultN)); err != nil {
 		t.Fatal(err)
 	}
 	return mustAnswer(t, st)
@@ -537,7 +540,7 @@ func init() {
 		if got := mustAnswer(t, st); got != string(want) {
 			t.Fatalf("the read-only store answers otherwise:\n%.300s\n%.300s", want, got)
 		}
-		err = loadRecords(ctx, st, faultRecords(2, 1500))
+		err = loadRecords(ctx, st, faultRecords(2, faultN))
 		wantErr(t, err, store.ErrReadOnly, path)
 		if got := mustAnswer(t, st); got != string(want) {
 			t.Fatalf("the copy changed after the failed sync:\n%.300s\n%.300s", want, got)
@@ -643,7 +646,7 @@ func TestSyncOnFullDisk(t *testing.T) {
 	}
 	f.Close()
 
-	err = loadRecords(ctx, st, faultRecords(2, 1500))
+	err = loadRecords(ctx, st, faultRecords(2, faultN))
 	wantErr(t, err, store.ErrFull, path, "disk is full")
 	if got := mustAnswer(t, st); got != want {
 		t.Fatalf("the copy changed after the failed sync:\n%.300s\n%.300s", want, got)
@@ -653,7 +656,7 @@ func TestSyncOnFullDisk(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	if err := loadRecords(ctx, st, faultRecords(2, 1500)); err != nil {
+	if err := loadRecords(ctx, st, faultRecords(2, faultN)); err != nil {
 		t.Fatalf("the sync after space was freed: %v", err)
 	}
 	got := mustAnswer(t, st)
@@ -664,7 +667,7 @@ func TestSyncOnFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stats.Entities) != 1 || stats.Entities[0].Records != 1500 || stats.Entities[0].Syncing {
+	if len(stats.Entities) != 1 || stats.Entities[0].Records != faultN || stats.Entities[0].Syncing {
 		t.Fatalf("stats after the second sync: %+v", stats.Entities)
 	}
 }
@@ -716,7 +719,7 @@ func TestPostgresGoesAwayMidSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := loadRecords(ctx, st, faultRecords(1, 1500)); err != nil {
+	if err := loadRecords(ctx, st, faultRecords(1, faultN)); err != nil {
 		t.Fatal(err)
 	}
 	want := mustAnswer(t, st)
@@ -745,17 +748,17 @@ func TestPostgresGoesAwayMidSync(t *testing.T) {
 		}
 		return <-done
 	}
-	recs := faultRecords(2, 1500)
+	recs := faultRecords(2, faultN)
 
 	// During a page: its records are written, then its checkpoint waits.
 	l, err := st.BeginFull(ctx, faultSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Write(ctx, recs[:500], []byte("500")); err != nil {
+	if err := l.Write(ctx, recs[:200], []byte("200")); err != nil {
 		t.Fatal(err)
 	}
-	err = blocked(func() error { return l.Write(ctx, recs[500:1000], []byte("1000")) })
+	err = blocked(func() error { return l.Write(ctx, recs[200:], []byte("400")) })
 	wantErr(t, err, store.ErrUnavailable, "went away", "57P01")
 	var se *store.Error
 	if errors.As(err, &se); se.Op != "sync" || se.Entity != faultSpec.Entity {
@@ -773,8 +776,8 @@ func TestPostgresGoesAwayMidSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < len(recs); i += 500 {
-		if err := l.Write(ctx, recs[i:i+500], nil); err != nil {
+	for i := 0; i < len(recs); i += 200 {
+		if err := l.Write(ctx, recs[i:min(i+200, len(recs))], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -796,7 +799,7 @@ func TestPostgresGoesAwayMidSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stats.Entities) != 1 || stats.Entities[0].Records != 1500 || stats.Entities[0].Syncing {
+	if len(stats.Entities) != 1 || stats.Entities[0].Records != faultN || stats.Entities[0].Syncing {
 		t.Fatalf("stats after the retry: %+v", stats.Entities)
 	}
 	var tables int
@@ -825,7 +828,7 @@ var invalidRequests = []search.Request{
 // the copy runs: the copy's tables are dropped behind the store's back, so
 // that any query of them would fail with a database error instead.
 func testInvalidSearch(t *testing.T, st *store.Store, drop func(table string), table string) {
-	ix, err := search.NewIndex(crashSchema, "id", faultRecords(1, 1500))
+	ix, err := search.NewIndex(crashSchema, "id", faultRecords(1, faultN))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -889,7 +892,7 @@ func TestInvalidSearchPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := loadRecords(ctx, st, faultRecords(1, 1500)); err != nil {
+	if err := loadRecords(ctx, st, faultRecords(1, faultN)); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, dsn)
