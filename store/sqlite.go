@@ -245,6 +245,14 @@ func (sqliteDialect) classify(op string, err error) *Error {
 			}
 			return &Error{Op: op, Err: ErrReadOnly, Message: "cannot write the database file or its directory (" + le.Error() + ")", Cause: err}
 		case sqlite3.SQLITE_IOERR:
+			switch le.Code() {
+			case sqlite3.SQLITE_IOERR_WRITE, sqlite3.SQLITE_IOERR_FSYNC, sqlite3.SQLITE_IOERR_DIR_FSYNC, sqlite3.SQLITE_IOERR_TRUNCATE, sqlite3.SQLITE_IOERR_SHMSIZE:
+				// EFBIG (a file size limit), EIO, or a disk that is full
+				// in a way SQLite does not recognise.
+				return &Error{Op: op, Err: ErrIO, Message: "input/output error writing the database file (the disk may be full or failing, or the file at its size limit): " + le.Error(), Cause: err}
+			case sqlite3.SQLITE_IOERR_READ, sqlite3.SQLITE_IOERR_SHORT_READ:
+				return &Error{Op: op, Err: ErrIO, Message: "input/output error reading the database file (the disk may be failing): " + le.Error(), Cause: err}
+			}
 			return &Error{Op: op, Err: ErrIO, Message: "input/output error on the database file: " + le.Error(), Cause: err}
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return &Error{Op: op, Err: ErrBusy, Message: "the database is busy (another process holds its write lock): " + le.Error(), Cause: err}
