@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -425,8 +426,8 @@ func TestOpenOtherApplicationPostgres(t *testing.T) {
 // bind: as root (here and in CI), root ignores them, so the test binary
 // runs itself again, as the unprivileged "nobody" user, for that part.
 
-// unprivileged are the parts of tests run as a user without privileges,
-// by name.
+// unprivileged are the parts of tests run in a child process (as a user
+// without privileges, or under a resource limit), by name.
 var unprivileged = map[string]func(t *testing.T, dir string){}
 
 // TestUnprivilegedChild runs one part of a test (TRIBUTARY_FAULT_PART) on
@@ -434,9 +435,9 @@ var unprivileged = map[string]func(t *testing.T, dir string){}
 func TestUnprivilegedChild(t *testing.T) {
 	part := os.Getenv("TRIBUTARY_FAULT_PART")
 	if part == "" {
-		t.Skip("run by the read-only tests")
+		t.Skip("run by the read-only and file size tests")
 	}
-	if os.Geteuid() == 0 {
+	if os.Getenv("TRIBUTARY_FAULT_AS_NOBODY") != "" && os.Geteuid() == 0 {
 		t.Fatal("the child runs as root")
 	}
 	unprivileged[part](t, os.Getenv("TRIBUTARY_FAULT_DIR"))
@@ -467,17 +468,26 @@ func asUnprivileged(t *testing.T, part, dir string) {
 	copyFile(t, exe, bin, 0o755)
 	reachable(t, filepath.Dir(bin))
 	reachable(t, dir)
+	inChild(t, bin, part, dir, &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}})
+}
+
+// inChild runs part on dir in the test binary bin, with attr.
+func inChild(t *testing.T, bin, part, dir string, attr *syscall.SysProcAttr) {
+	t.Helper()
 	cmd := exec.Command(bin, "-test.run=^TestUnprivilegedChild$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), "TRIBUTARY_FAULT_PART="+part, "TRIBUTARY_FAULT_DIR="+dir, "HOME=/tmp")
+	cmd.Env = append(os.Environ(), "TRIBUTARY_FAULT_PART="+part, "TRIBUTARY_FAULT_DIR="+dir)
+	if attr != nil && attr.Credential != nil {
+		cmd.Env = append(cmd.Env, "TRIBUTARY_FAULT_AS_NOBODY=1", "HOME=/tmp")
+	}
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}}
+	cmd.SysProcAttr = attr
 	out, err := cmd.CombinedOutput()
-	t.Logf("as %s (uid %d):\n%s", u.Username, uid, out)
+	t.Logf("child (%s):\n%s", part, out)
 	if err != nil {
-		t.Fatalf("the unprivileged part %s failed: %v", part, err)
+		t.Fatalf("the child's part %s failed: %v", part, err)
 	}
 	if !bytes.Contains(out, []byte("--- PASS: TestUnprivilegedChild")) {
-		t.Fatalf("the unprivileged part %s did not run", part)
+		t.Fatalf("the child's part %s did not run", part)
 	}
 }
 
@@ -907,4 +917,73 @@ func TestInvalidSearchPostgres(t *testing.T) {
 			}
 		}
 	}, liveTable(t, conn))
+}
+
+func init() {
+	unprivileged["sync over the file size limit"] = func(t *testing.T, dir string) {
+		path := filepath.Join(dir, "store.db")
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// No file may grow past the store's present size: the sync's
+		// write-ahead log cannot hold the new copy. A write past the limit
+		// fails (EFBIG, or short) instead of raising SIGXFSZ.
+		signal.Ignore(syscall.SIGXFSZ)
+		limit := uint64(fi.Size())
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		st, err := store.OpenSQLite(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		want, err := os.ReadFile(filepath.Join(dir, "answers"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = loadRecords(ctx, st, faultRecords(2, faultN))
+		if errors.Is(err, store.ErrIO) {
+			// A write that starts at the limit fails outright, which SQLite
+			// reports as an input/output error.
+			wantErr(t, err, store.ErrIO, path, "writing the database file", "size limit")
+		} else {
+			wantErr(t, err, store.ErrFull, path, "disk is full")
+		}
+		if got := mustAnswer(t, st); got != string(want) {
+			t.Fatalf("the copy changed after the failed sync:\n%.300s\n%.300s", want, got)
+		}
+	}
+}
+
+// TestSyncOverFileSizeLimit is the full disk without privileges: a child
+// whose files may not grow (RLIMIT_FSIZE) syncs; the copy stays intact,
+// and the next sync, without the limit, completes.
+func TestSyncOverFileSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "store.db")
+	want := seedSQLite(t, path)
+	if err := os.WriteFile(filepath.Join(dir, "answers"), []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inChild(t, exe, "sync over the file size limit", dir, nil)
+	checkIntact(t, path, want)
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := loadRecords(ctx, st, faultRecords(2, faultN)); err != nil {
+		t.Fatalf("the sync without the limit: %v", err)
+	}
+	if got := mustAnswer(t, st); !strings.Contains(got, `"gen":2`) || strings.Contains(got, `"gen":1`) {
+		t.Fatalf("after the second sync the copy is not generation 2: %.300s", got)
+	}
 }
