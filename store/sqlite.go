@@ -32,6 +32,11 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + " is a directory"}
 	}
+	if fi, err := os.Stat(filepath.Dir(abs)); errors.Is(err, os.ErrNotExist) || err == nil && !fi.IsDir() {
+		// SQLite would say it cannot open the file, which reads as a
+		// permission problem.
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + ": the directory " + filepath.Dir(abs) + " does not exist"}
+	}
 	dsn := func(lock string, cacheKiB int) string {
 		q := url.Values{}
 		q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
