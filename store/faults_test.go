@@ -430,9 +430,9 @@ func TestOpenOtherApplicationPostgres(t *testing.T) {
 // without privileges, or under a resource limit), by name.
 var unprivileged = map[string]func(t *testing.T, dir string){}
 
-// TestUnprivilegedChild runs one part of a test (TRIBUTARY_FAULT_PART) on
+// TestFaultChild runs one part of a test (TRIBUTARY_FAULT_PART) on
 // the directory TRIBUTARY_FAULT_DIR; the tests below start it.
-func TestUnprivilegedChild(t *testing.T) {
+func TestFaultChild(t *testing.T) {
 	part := os.Getenv("TRIBUTARY_FAULT_PART")
 	if part == "" {
 		t.Skip("run by the read-only and file size tests")
@@ -474,7 +474,7 @@ func asUnprivileged(t *testing.T, part, dir string) {
 // inChild runs part on dir in the test binary bin, with attr.
 func inChild(t *testing.T, bin, part, dir string, attr *syscall.SysProcAttr) {
 	t.Helper()
-	cmd := exec.Command(bin, "-test.run=^TestUnprivilegedChild$", "-test.count=1", "-test.v")
+	cmd := exec.Command(bin, "-test.run=^TestFaultChild$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "TRIBUTARY_FAULT_PART="+part, "TRIBUTARY_FAULT_DIR="+dir)
 	if attr != nil && attr.Credential != nil {
 		cmd.Env = append(cmd.Env, "TRIBUTARY_FAULT_AS_NOBODY=1", "HOME=/tmp")
@@ -486,7 +486,7 @@ func inChild(t *testing.T, bin, part, dir string, attr *syscall.SysProcAttr) {
 	if err != nil {
 		t.Fatalf("the child's part %s failed: %v", part, err)
 	}
-	if !bytes.Contains(out, []byte("--- PASS: TestUnprivilegedChild")) {
+	if !bytes.Contains(out, []byte("--- PASS: TestFaultChild")) {
 		t.Fatalf("the child's part %s did not run", part)
 	}
 }
@@ -986,4 +986,10 @@ func TestSyncOverFileSizeLimit(t *testing.T) {
 	if got := mustAnswer(t, st); !strings.Contains(got, `"gen":2`) || strings.Contains(got, `"gen":1`) {
 		t.Fatalf("after the second sync the copy is not generation 2: %.300s", got)
 	}
+}
+
+func TestOpenInMissingDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no", "such", "dir", "store.db")
+	_, err := store.OpenSQLite(context.Background(), path)
+	wantErr(t, err, store.ErrInvalid, filepath.Dir(path), "does not exist")
 }
