@@ -32,11 +32,15 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + " is a directory"}
 	}
+	if fi, err := os.Stat(filepath.Dir(abs)); errors.Is(err, os.ErrNotExist) || err == nil && !fi.IsDir() {
+		// SQLite would say it cannot open the file, which reads as a
+		// permission problem.
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + ": the directory " + filepath.Dir(abs) + " does not exist"}
+	}
 	dsn := func(lock string, cacheKiB int) string {
 		q := url.Values{}
 		q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
 		q.Add("_pragma", "busy_timeout(30000)")
-		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_txlock", lock)
@@ -53,17 +57,26 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	r.SetMaxOpenConns(8)
-	d := sqliteDialect{}
+	d := sqliteDialect{file: abs}
 	s, err := newStore(ctx, d, w, r, abs)
 	if err != nil {
 		w.Close()
 		r.Close()
-		return nil, err
+		return nil, d.wrap("open", err) // names the file
+	}
+	// WAL mode, which the file keeps, is set once the file is known to be
+	// a store (a new one was just made): setting it on every connection
+	// would convert another application's database before init refuses
+	// it. On a store already in WAL mode it writes nothing.
+	if _, err := w.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+		s.Close()
+		return nil, d.wrap("open", err)
 	}
 	return s, nil
 }
 
-type sqliteDialect struct{}
+// sqliteDialect is SQLite's; file is the store's, which its errors name.
+type sqliteDialect struct{ file string }
 
 func (sqliteDialect) name() string                { return "sqlite" }
 func (sqliteDialect) ph(int) string               { return "?" }
@@ -201,15 +214,28 @@ func (sqliteDialect) writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 }
 
 // wrap names the SQLite failures a user can act on: a file that is not a
-// database or is damaged, a full disk, a read-only file or directory.
-func (sqliteDialect) wrap(op string, err error) error {
+// database or is damaged, a full disk, a read-only file or directory. Its
+// messages, and those of the store's own errors that pass through it,
+// name the file.
+func (d sqliteDialect) wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	var se *Error
 	if errors.As(err, &se) {
+		if d.file != "" && !strings.Contains(se.Message, d.file) {
+			se.Message = d.file + ": " + se.Message
+		}
 		return err
 	}
+	e := d.classify(op, err)
+	if d.file != "" {
+		e.Message = d.file + ": " + e.Message
+	}
+	return e
+}
+
+func (sqliteDialect) classify(op string, err error) *Error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Op: op, Err: err, Message: "cancelled", Cause: err}
 	}
@@ -223,8 +249,19 @@ func (sqliteDialect) wrap(op string, err error) error {
 		case sqlite3.SQLITE_FULL:
 			return &Error{Op: op, Err: ErrFull, Message: "the disk is full; the previous copy is intact", Cause: err}
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+			if le.Code() == sqlite3.SQLITE_READONLY_DIRECTORY {
+				return &Error{Op: op, Err: ErrReadOnly, Message: "the file's directory is read-only, and SQLite must create the store's -wal and -shm files beside it, even to read (" + le.Error() + ")", Cause: err}
+			}
 			return &Error{Op: op, Err: ErrReadOnly, Message: "cannot write the database file or its directory (" + le.Error() + ")", Cause: err}
 		case sqlite3.SQLITE_IOERR:
+			switch le.Code() {
+			case sqlite3.SQLITE_IOERR_WRITE, sqlite3.SQLITE_IOERR_FSYNC, sqlite3.SQLITE_IOERR_DIR_FSYNC, sqlite3.SQLITE_IOERR_TRUNCATE, sqlite3.SQLITE_IOERR_SHMSIZE:
+				// EFBIG (a file size limit), EIO, or a disk that is full
+				// in a way SQLite does not recognise.
+				return &Error{Op: op, Err: ErrIO, Message: "input/output error writing the database file (the disk may be full or failing, or the file at its size limit): " + le.Error(), Cause: err}
+			case sqlite3.SQLITE_IOERR_READ, sqlite3.SQLITE_IOERR_SHORT_READ:
+				return &Error{Op: op, Err: ErrIO, Message: "input/output error reading the database file (the disk may be failing): " + le.Error(), Cause: err}
+			}
 			return &Error{Op: op, Err: ErrIO, Message: "input/output error on the database file: " + le.Error(), Cause: err}
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return &Error{Op: op, Err: ErrBusy, Message: "the database is busy (another process holds its write lock): " + le.Error(), Cause: err}

@@ -170,46 +170,26 @@ func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store
 }
 
 // init creates the store's tables in a new database, or checks the
-// version of an existing one.
+// version of an existing one. An existing store is only read (a
+// read-only file or directory opens for searching); the write lock is
+// taken only to create the tables, and the check is made again under it.
 func (s *Store) init(ctx context.Context) error {
+	rtx, err := s.d.readTx(ctx, s.r)
+	if err != nil {
+		return s.d.wrap("open", err)
+	}
+	found, err := s.checkVersion(ctx, rtx)
+	rtx.Rollback()
+	if found || err != nil {
+		return err
+	}
 	tx, err := s.d.writeTx(ctx, s.w)
 	if err != nil {
 		return s.d.wrap("open", err)
 	}
 	defer tx.Rollback()
-	var metas int
-	if err := tx.QueryRowContext(ctx, s.countTables("tributary_meta")).Scan(&metas); err != nil {
-		return s.d.wrap("open", err)
-	}
-	var version string
-	if metas > 0 {
-		err = tx.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
-	} else {
-		err = errNoMeta
-	}
-	switch {
-	case err == nil:
-		v, perr := strconv.Atoi(version)
-		if perr != nil || v < 1 {
-			return &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store's schema version %q is not one this library knows", version)}
-		}
-		if v > SchemaVersion {
-			return &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store was written by a newer version of Tributary (schema %d; this one reads up to %d): upgrade the library", v, SchemaVersion)}
-		}
-		// v == SchemaVersion: nothing to migrate (the first version).
-		return nil
-	case errors.Is(err, sql.ErrNoRows):
-		return &Error{Op: "open", Err: ErrVersion, Message: "the store has no schema version: it is damaged or not a Tributary store"}
-	case !errors.Is(err, errNoMeta):
-		return s.d.wrap("open", err)
-	}
-	// No tributary_meta table: a new database, or one of something else.
-	var others int
-	if err := tx.QueryRowContext(ctx, s.countTables("")).Scan(&others); err != nil {
-		return s.d.wrap("open", err)
-	}
-	if others > 0 {
-		return &Error{Op: "open", Err: ErrVersion, Message: "the database holds other tables and is not a Tributary store"}
+	if found, err := s.checkVersion(ctx, tx); found || err != nil {
+		return err
 	}
 	for _, stmt := range []string{
 		"CREATE TABLE tributary_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -230,6 +210,48 @@ func (s *Store) init(ctx context.Context) error {
 
 // errNoMeta: the database has no tributary_meta table.
 var errNoMeta = errors.New("no tributary_meta")
+
+// checkVersion reports whether the database is a store of a version this
+// library reads (found); a newer version, a damaged catalogue or another
+// application's database is an error; found is false, with no error, for
+// a database without tables.
+func (s *Store) checkVersion(ctx context.Context, q querier) (found bool, err error) {
+	var metas int
+	if err := q.QueryRowContext(ctx, s.countTables("tributary_meta")).Scan(&metas); err != nil {
+		return false, s.d.wrap("open", err)
+	}
+	var version string
+	if metas > 0 {
+		err = q.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
+	} else {
+		err = errNoMeta
+	}
+	switch {
+	case err == nil:
+		v, perr := strconv.Atoi(version)
+		if perr != nil || v < 1 {
+			return false, &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store's schema version %q is not one this library knows", version)}
+		}
+		if v > SchemaVersion {
+			return false, &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store was written by a newer version of Tributary (schema %d; this one reads up to %d): upgrade the library", v, SchemaVersion)}
+		}
+		// v == SchemaVersion: nothing to migrate (the first version).
+		return true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return false, &Error{Op: "open", Err: ErrVersion, Message: "the store has no schema version: it is damaged or not a Tributary store"}
+	case !errors.Is(err, errNoMeta):
+		return false, s.d.wrap("open", err)
+	}
+	// No tributary_meta table: a new database, or one of something else.
+	var others int
+	if err := q.QueryRowContext(ctx, s.countTables("")).Scan(&others); err != nil {
+		return false, s.d.wrap("open", err)
+	}
+	if others > 0 {
+		return false, &Error{Op: "open", Err: ErrVersion, Message: "the database holds other tables and is not a Tributary store"}
+	}
+	return false, nil
+}
 
 // countTables counts the tables named name ("": every table of the
 // database's own).
