@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -36,8 +35,6 @@ type dialect interface {
 	withoutRowid() string
 	// distinct is a null-safe "a differs from b".
 	distinct(a, b string) string
-	// hexBlob writes a byte-string literal.
-	hexBlob(b []byte) string
 	// setup prepares a new connection pool (pragmas, extensions).
 	setup(ctx context.Context, db *sql.DB) error
 
@@ -52,8 +49,6 @@ type dialect interface {
 	// rows (rid, then a space-separated word list per column of cols; ""
 	// for none), and its values.
 	writeWords(table string, cols []int, rows []wordRow) (string, []any)
-	// deleteWords removes the words of rows rids.
-	deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error
 	// wordsMatch returns a condition on the records table (alias r) that
 	// holds for every record whose column col has, for every group, at
 	// least one of the group's words (and maybe for others); ok is false
@@ -110,7 +105,3 @@ func tableName(id int64) string { return "tributary_t" + strconv.FormatInt(id, 1
 
 func keyCol(i int) string  { return "k" + strconv.Itoa(i) }
 func timeCol(i int) string { return "t" + strconv.Itoa(i) }
-
-func hexLiteral(prefix string, b []byte) string {
-	return fmt.Sprintf("%s'%x'", prefix, b)
-}

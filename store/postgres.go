@@ -54,7 +54,6 @@ func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }
 func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }
 func (postgresDialect) distinct(a, b string) string          { return a + " IS DISTINCT FROM " + b }
-func (postgresDialect) hexBlob(b []byte) string              { return fmt.Sprintf(`'\x%x'::bytea`, b) }
 func (postgresDialect) setup(context.Context, *sql.DB) error { return nil }
 
 func wordsName(table string) string { return table + "_words" }
@@ -115,15 +114,6 @@ func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow) (s
 		fmt.Fprintf(&b, "w%d = excluded.w%d", c, c)
 	}
 	return b.String(), args
-}
-
-func (postgresDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error {
-	for _, rid := range rids {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(wordsName(table))+" WHERE rid = $1", rid); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (d postgresDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {

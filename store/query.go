@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -284,7 +283,6 @@ func (s *Store) fetchRaw(ctx context.Context, tx querier, rawTable string, rids 
 // readPage adds the records of q, every one a hit, to res; more is set
 // when a record beyond the page's limit is there.
 func (s *Store) readPage(ctx context.Context, tx querier, rawTable, q string, args []any, ev *search.Evaluator, res *search.Result, limit int, more *bool) (int, error) {
-	debugPlan(ctx, tx, q, args)
 	rids, err := readRids(ctx, tx, q, args)
 	if err != nil {
 		return 0, err
@@ -332,7 +330,6 @@ const matchChunk = 128
 // Evaluator matches, past the first offset of them, to res. want is the
 // score every hit must have (NaN: any).
 func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
-	debugPlan(ctx, tx, q, args)
 	if !s.d.streams() {
 		// One query at a time per connection: the rids first, then the
 		// records a chunk at a time.
@@ -504,23 +501,4 @@ func (s *Store) ranked(ctx context.Context, tx querier, q string, args []any, ts
 		return nil, err
 	}
 	return b.Build().Search(req)
-}
-
-func debugPlan(ctx context.Context, tx querier, q string, args []any) {
-	if os.Getenv("TRIBUTARY_STORE_DEBUG") == "" {
-		return
-	}
-	fmt.Fprintln(os.Stderr, q)
-	rows, err := tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a, b, c int
-		var d string
-		rows.Scan(&a, &b, &c, &d)
-		fmt.Fprintln(os.Stderr, "  ", d)
-	}
 }

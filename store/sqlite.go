@@ -88,7 +88,6 @@ func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }
 func (sqliteDialect) blob() string                { return "BLOB" }
 func (sqliteDialect) serial() string              { return "INTEGER PRIMARY KEY" }
 func (sqliteDialect) distinct(a, b string) string { return a + " IS NOT " + b }
-func (sqliteDialect) hexBlob(b []byte) string     { return hexLiteral("X", b) }
 
 func (sqliteDialect) setup(ctx context.Context, db *sql.DB) error { return nil }
 
@@ -136,15 +135,6 @@ func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow) (strin
 		}
 	}
 	return b.String(), args
-}
-
-func (sqliteDialect) deleteWords(ctx context.Context, tx *sql.Tx, table string, rids []int64) error {
-	for _, rid := range rids {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(ftsName(table))+" WHERE rowid = ?", rid); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {

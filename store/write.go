@@ -112,14 +112,6 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 	return l, nil
 }
 
-func (l *Load) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
-	return tx.ExecContext(ctx, q, args...)
-}
-
-func (l *Load) query(ctx context.Context, tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
-	return tx.QueryContext(ctx, q, args...)
-}
-
 // decide sets, from the first records of a load (the sample), which
 // fields get a key column (those whose keys are short: a long text has
 // none, so conditions on it are decided by the Evaluator and sorts by it
@@ -443,7 +435,7 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
 		}
 		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
-		res, err := l.query(ctx, tx, q.String(), args...)
+		res, err := tx.QueryContext(ctx, q.String(), args...)
 		if err != nil {
 			return l.wrap(err)
 		}
@@ -475,12 +467,12 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
 		}
 		rq.WriteString(" ON CONFLICT (rid) DO UPDATE SET raw = excluded.raw")
-		if _, err := l.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
+		if _, err := tx.ExecContext(ctx, rq.String(), rawArgs...); err != nil {
 			return l.wrap(err)
 		}
 		if len(wordCols) > 0 && len(wrows) > 0 {
 			wq, wargs := d.writeWords(l.table, wordCols, wrows)
-			if _, err := l.exec(ctx, tx, wq, wargs...); err != nil {
+			if _, err := tx.ExecContext(ctx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
 		}
