@@ -81,6 +81,10 @@ type Entity struct {
 	// gets the normalized params and returns the offending parameter and
 	// why, or "" when they pass.
 	Rules map[Action]func(p Params) (param, reason string) `json:"-"`
+	// Feed is the entity's change feed, nil when the source offers none:
+	// a copy of the entity is then kept current by full walks, which find
+	// deletions by difference.
+	Feed *Feed `json:"-"`
 }
 
 // Supports reports whether the entity offers action a.

@@ -42,6 +42,10 @@ type Entity struct {
 	// Routes holds, per action, the candidate routes: the first whose When
 	// params are all present is used.
 	Routes map[tributary.Action][]Route
+	// FeedRoute, when set, reads the entity's change feed (Entity.Feed)
+	// from an endpoint that is not one of the entity's actions: Zendesk's
+	// incremental exports, Salesforce's queryAll. Its Paging must be set.
+	FeedRoute *Route
 }
 
 // Route maps one action of one entity onto the source's HTTP API.

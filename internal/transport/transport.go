@@ -135,6 +135,28 @@ type Client struct {
 	rc     *retryablehttp.Client
 	sem    chan struct{}
 	http   *http.Client
+
+	requests, retries, throttled atomic.Int64
+}
+
+// Usage returns the requests sent to the origin so far, the retries among
+// them, and the answers that asked the client to slow down.
+func (c *Client) Usage() (requests, retries, throttled int64) {
+	return c.requests.Load(), c.retries.Load(), c.throttled.Load()
+}
+
+// throttle reports whether resp asks the client to slow down: a 429, or
+// another error status that carries a reset signal (GitHub's 403 with no
+// requests remaining).
+func (c *Client) throttle(resp *http.Response) bool {
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return true
+	}
+	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+		return false
+	}
+	_, ok := c.RetryAfter(resp)
+	return ok
 }
 
 // New builds a Client.
@@ -307,6 +329,12 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	start := cfg.Now()
 	resp, err := t.base.RoundTrip(r)
+	if own {
+		t.c.requests.Add(1)
+		if err == nil && t.c.throttle(resp) {
+			t.c.throttled.Add(1)
+		}
+	}
 	if own && t.c.sem != nil {
 		if err != nil {
 			<-t.c.sem
@@ -354,7 +382,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		if once(ctx) || errors.Is(err, ErrAuth) || errors.Is(err, ErrInsecureRedirect) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, err
 		}
-		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		retry, err := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		if retry {
+			c.retries.Add(1)
+		}
+		return retry, err
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 && resp.Request != nil {
 		if acc, ok := c.cfg.Auth.(Accepter); ok && SameOrigin(resp.Request.URL, c.origin.Load()) {
@@ -371,6 +403,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	if !decided && resp.StatusCode == http.StatusUnauthorized && resp.Request != nil && SameOrigin(resp.Request.URL, c.origin.Load()) {
 		if rej, ok := c.cfg.Auth.(Rejecter); ok && rej.Reject(resp.Request.Header.Get("Authorization")) {
+			c.retries.Add(1)
 			return true, nil // once more, with fresh credentials
 		}
 	}
@@ -388,6 +421,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			return false, nil
 		}
 	}
+	c.retries.Add(1)
 	return true, nil
 }
 

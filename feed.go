@@ -1,0 +1,123 @@
+package tributary
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// Feed declares how an entity's changes are read from the source, so that
+// a copy of it (package replica) can be kept current without walking every
+// record again. It is one row of a kind's catalogue (Entity.Feed); the
+// mechanism that reads it is written once, for every kind.
+//
+// A feed asks the source for the records changed at or after a time, by
+// params of an action the entity offers (GitHub's since, HubSpot's CRM
+// search on the last-modified property) or by a route of its own (Zendesk's
+// incremental exports, Salesforce's queryAll). The time comes from the
+// copy's checkpoint: the latest Changed value seen so far, less Overlap
+// (and Lookback). Records are upserted by id, so what an overlap reads
+// twice is written once.
+type Feed struct {
+	// Doc says in a few words what the feed is, for people: the endpoint
+	// or filter and how deletions are found ("incremental ticket export;
+	// deleted tickets arrive with status deleted").
+	Doc string
+	// Action is the action whose routes read the feed: ActionList (the
+	// default) or ActionAPISearch. A kind may give the feed a route of its
+	// own instead (see the engine's Entity.FeedRoute).
+	Action Action
+	// Params returns the params of the feed's first request for the
+	// records changed at or after since. base holds the params the caller
+	// walks the entity with (a GitHub owner and repo); Params must not
+	// modify it. A zero since asks for every record.
+	Params func(base Params, since time.Time) Params
+	// Changed is the dot path of the record's last-modified time, an RFC
+	// 3339 string or Unix seconds (updated_at, SystemModstamp,
+	// properties.hs_lastmodifieddate). The checkpoint moves to the latest
+	// value read.
+	Changed string
+	// Overlap is read again before the checkpoint on every sync, so that
+	// clock skew and records that share the boundary second are not lost.
+	Overlap time.Duration
+	// Lookback is read again on every sync as well: records keep changing
+	// after the time the feed filters on (a Gong call gains its transcript
+	// after it took place).
+	Lookback time.Duration
+	// Delay keeps since at least this far in the past (Zendesk refuses a
+	// start_time less than a minute old).
+	Delay time.Duration
+	// Deleted reports whether a record the feed returns stands for a
+	// deletion (Zendesk's status "deleted", Salesforce's IsDeleted); nil
+	// means the feed returns none.
+	Deleted func(Record) bool
+	// Deletions, when set, is a second feed that lists deleted records
+	// (HubSpot's archived=true), read in full after the changes on every
+	// sync; each record it returns is a deletion.
+	Deletions *Feed
+}
+
+// FindsDeletions reports whether the feed reports deletions on its own;
+// when it does not, a copy finds them only by a full walk.
+func (f *Feed) FindsDeletions() bool {
+	return f != nil && (f.Deleted != nil || f.Deletions != nil)
+}
+
+// Checkpoint is where an entity's change feed resumes. It is saved with
+// every page of changes, in the same transaction as the page's records.
+type Checkpoint struct {
+	// Since is the time from which changes are still to be read: the
+	// latest Changed value of the last completed pass over the feed.
+	Since time.Time `json:"since,omitzero"`
+	// High is the latest Changed value read so far in the pass under way;
+	// it becomes Since when the pass completes.
+	High time.Time `json:"high,omitzero"`
+	// Next holds the params of the next page of the pass under way, so
+	// that a sync that was stopped goes on from there; nil between passes.
+	Next Params `json:"next,omitempty"`
+}
+
+// Changes is one page of an entity's change feed.
+type Changes struct {
+	// Records are records created or changed at the source.
+	Records []Record
+	// Deleted are records deleted at the source, as the feed returned
+	// them (at least their id).
+	Deleted []Record
+	// Checkpoint is where the feed resumes after this page.
+	Checkpoint Checkpoint
+}
+
+// Changer is a connector that reads the change feeds of its entities.
+// Direct-mode connectors of every kind implement it.
+type Changer interface {
+	// Changes reads entity's change feed from a checkpoint (the zero
+	// Checkpoint reads every record), a page at a time. The last page's
+	// Checkpoint has no Next. base holds the params the entity is walked
+	// with. An entity without a feed is an error matching
+	// ErrUnsupportedAction.
+	Changes(ctx context.Context, entity string, base Params, from Checkpoint) iter.Seq2[*Changes, error]
+}
+
+// Usage counts the HTTP requests a connector sent to its source.
+type Usage struct {
+	// Requests is the number of requests sent, retries included.
+	Requests int64 `json:"requests"`
+	// Retries is the number of requests that repeated an earlier one.
+	Retries int64 `json:"retries"`
+	// Throttled is the number of answers that asked the client to slow
+	// down (429, or the vendor's own rate-limit answer).
+	Throttled int64 `json:"throttled"`
+}
+
+// Sub returns u less v: the usage between two readings.
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{Requests: u.Requests - v.Requests, Retries: u.Retries - v.Retries, Throttled: u.Throttled - v.Throttled}
+}
+
+// Metered is a connector that counts its requests. Direct-mode connectors
+// of every kind implement it.
+type Metered interface {
+	// Usage returns the counts since the connector was made.
+	Usage() Usage
+}

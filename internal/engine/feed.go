@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/pagination"
+)
+
+// Changes implements tributary.Changer: it reads entity's change feed
+// (Entity.Feed) from a checkpoint, one page at a time, and returns with
+// every page the checkpoint that follows it.
+//
+// A pass starts at from.Since less the feed's Overlap and Lookback (never
+// later than now less Delay), or goes on at from.Next when a pass was
+// under way. A Next the source no longer accepts (an expired cursor, a
+// refused page) starts the pass again at from.Since. The checkpoint's Since
+// never moves backwards: it becomes the latest Changed value read when a
+// pass completes. The feed's Deletions, if any, are read in full after the
+// changes; their pages carry the final checkpoint.
+func (c *Connector) Changes(ctx context.Context, entity string, base tributary.Params, from tributary.Checkpoint) iter.Seq2[*tributary.Changes, error] {
+	return func(yield func(*tributary.Changes, error) bool) {
+		e, f, err := c.feedOf(entity)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		cp := from
+		resumed := false
+		if cp.Next != nil {
+			ok, err := c.pass(ctx, e, f, cp.Next, &cp, yield)
+			switch {
+			case err == nil:
+				if !ok {
+					return
+				}
+				resumed = true
+			case resumable(err) && ctx.Err() == nil:
+				// The saved page is no longer served: read the pass
+				// again from its start.
+				cp.Next = nil
+			default:
+				yield(nil, err)
+				return
+			}
+		}
+		if !resumed && !c.startPass(ctx, e, f, base, &cp, yield) {
+			return
+		}
+		if f.Deletions != nil {
+			c.deletions(ctx, e, f.Deletions, base, cp, yield)
+		}
+	}
+}
+
+// startPass reads a whole pass from cp.Since.
+func (c *Connector) startPass(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, cp *tributary.Checkpoint, yield func(*tributary.Changes, error) bool) bool {
+	since := cp.Since
+	if !since.IsZero() {
+		since = since.Add(-f.Overlap - f.Lookback)
+		if f.Delay > 0 {
+			if latest := c.now().Add(-f.Delay); since.After(latest) {
+				since = latest
+			}
+		}
+	}
+	p := f.Params(maps.Clone(base), since)
+	ok, err := c.pass(ctx, e, f, p, cp, yield)
+	if err != nil {
+		yield(nil, err)
+		return false
+	}
+	return ok
+}
+
+// pass reads pages from p to the end of the feed, updating cp; it reports
+// false when yield asked to stop.
+func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, p tributary.Params, cp *tributary.Checkpoint, yield func(*tributary.Changes, error) bool) (bool, error) {
+	pg := c.feedPager(e, f, p)
+	for pg.More() {
+		page, err := pg.Next(ctx)
+		if err != nil {
+			return false, err
+		}
+		ch := &tributary.Changes{}
+		for _, r := range page.Items {
+			if f.Deleted != nil && f.Deleted(r) {
+				ch.Deleted = append(ch.Deleted, r)
+			} else {
+				ch.Records = append(ch.Records, r)
+			}
+			if t, ok := changedAt(r, f.Changed); ok && t.After(cp.High) {
+				cp.High = t
+			}
+		}
+		if page.Next != nil {
+			cp.Next = tributary.Params(page.Next)
+		} else {
+			cp.Next = nil
+			if cp.High.After(cp.Since) {
+				cp.Since = cp.High
+			}
+			cp.High = time.Time{}
+		}
+		ch.Checkpoint = *cp
+		if !yield(ch, nil) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// deletions reads a deletions feed in full; every record is a deletion.
+func (c *Connector) deletions(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, cp tributary.Checkpoint, yield func(*tributary.Changes, error) bool) {
+	pg := c.feedPager(e, f, f.Params(maps.Clone(base), time.Time{}))
+	for pg.More() {
+		page, err := pg.Next(ctx)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !yield(&tributary.Changes{Deleted: page.Items, Checkpoint: cp}, nil) {
+			return
+		}
+	}
+}
+
+func (c *Connector) feedOf(entity string) (*Entity, *tributary.Feed, error) {
+	e := c.byName[entity]
+	if e == nil {
+		_, err := tributary.Validate(c.kind.Type, c.catalog, entity, tributary.ActionList, nil)
+		if err == nil {
+			err = &tributary.Error{Kind: c.kind.Type, Entity: entity, Err: tributary.ErrUnknownEntity, Message: "unknown entity"}
+		}
+		return nil, nil, err
+	}
+	if e.Feed == nil || e.Feed.Params == nil {
+		return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnsupportedAction,
+			Message: entity + " has no change feed: keep it current with full walks"}
+	}
+	return e, e.Feed, nil
+}
+
+// feedPager pages through a feed: the entity's FeedRoute when it has one
+// (params built by the feed, so not checked against the catalogue), else
+// the routes of the feed's action.
+func (c *Connector) feedPager(e *Entity, f *tributary.Feed, p tributary.Params) *pagination.Pager[tributary.Record] {
+	a := f.Action
+	if a == "" {
+		a = tributary.ActionList
+	}
+	if e.FeedRoute == nil {
+		return c.Pager(e.Name, a, p)
+	}
+	rt := *e.FeedRoute
+	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
+		norm := tributary.Params(params)
+		if rt.Prepare != nil {
+			norm = rt.Prepare(norm)
+		}
+		page, _, err := c.fetchPage(ctx, e.Name, a, rt, norm, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &pagination.Page[tributary.Record]{Items: page.Records, Meta: page.Meta, Next: page.Next}, nil
+	})
+}
+
+// resumable reports whether a failed request for a saved page means the
+// page is gone (an expired cursor, a refused or unknown page) rather than
+// the source failing.
+func resumable(err error) bool {
+	return errors.Is(err, tributary.ErrCursorExpired) || errors.Is(err, tributary.ErrInvalidParams) ||
+		errors.Is(err, tributary.ErrNotFound) || errors.Is(err, tributary.ErrPaging)
+}
+
+// changedAt reads a record's last-modified time at path: an RFC 3339
+// string (Salesforce's +0000 offsets included) or Unix seconds or
+// milliseconds, as a number or a string of digits.
+func changedAt(r tributary.Record, path string) (time.Time, bool) {
+	if path == "" {
+		return time.Time{}, false
+	}
+	v, ok := r.Field(path)
+	if !ok {
+		return time.Time{}, false
+	}
+	return ParseChanged(v)
+}
+
+// ParseChanged reads a last-modified value as the sources write it: an RFC
+// 3339 string (with or without a colon in the offset), or Unix seconds or
+// milliseconds as a number or a string of digits.
+func ParseChanged(v any) (time.Time, bool) {
+	switch x := v.(type) {
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
+			return unix(n), true
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"} {
+			if t, err := time.Parse(layout, x); err == nil {
+				return t.UTC(), true
+			}
+		}
+		if strings.HasSuffix(x, "Z") {
+			return time.Time{}, false
+		}
+	case float64:
+		return unix(int64(x)), true
+	case int64:
+		return unix(x), true
+	case interface{ Int64() (int64, error) }:
+		if n, err := x.Int64(); err == nil {
+			return unix(n), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// unix reads n as seconds, or as milliseconds when it is too large to be
+// seconds of this millennium.
+func unix(n int64) time.Time {
+	if n > 1e11 {
+		return time.UnixMilli(n).UTC()
+	}
+	return time.Unix(n, 0).UTC()
+}
+
+// Usage implements tributary.Metered.
+func (c *Connector) Usage() tributary.Usage {
+	r, re, t := c.client.Usage()
+	return tributary.Usage{Requests: r, Retries: re, Throttled: t}
+}
