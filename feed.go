@@ -3,6 +3,7 @@ package tributary
 import (
 	"context"
 	"iter"
+	"strings"
 	"time"
 )
 
@@ -120,4 +121,45 @@ func (u Usage) Sub(v Usage) Usage {
 type Metered interface {
 	// Usage returns the counts since the connector was made.
 	Usage() Usage
+}
+
+// PageTotal reads the number of records a list says it has in all, from
+// a page's Meta, under the names the kinds give it (Mailchimp total_items,
+// Salesforce totalSize, Zendesk count, HubSpot total, GitHub total_count,
+// Intercom total_count, Gong records.totalRecords); false when the page
+// does not say.
+func PageTotal(meta map[string]any) (int64, bool) {
+	for _, path := range []string{"total_items", "totalSize", "count", "total", "total_count", "pagination.totalRecords", "records.totalRecords"} {
+		var v any = meta
+		for k := range strings.SplitSeq(path, ".") {
+			m, ok := v.(map[string]any)
+			if !ok {
+				v = nil
+				break
+			}
+			v = m[k]
+		}
+		if n, ok := wholeCount(v); ok && n >= 0 {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// wholeCount reads a JSON number that is a whole count.
+func wholeCount(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		if n == float64(int64(n)) {
+			return int64(n), true
+		}
+	case interface{ Int64() (int64, error) }: // json.Number
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
 }

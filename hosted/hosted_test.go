@@ -293,7 +293,7 @@ func TestHostedSearchMatchesDirectReplica(t *testing.T) {
 	h, _ := c.Connector(id, "zendesk-support")
 	direct, _ := kinds.Open("zendesk-support", zdCreds, tributary.WithBaseURL(zd.URL), fast)
 	local := replica.New(direct)
-	if err := local.Sync(context.Background(), "tickets"); err != nil {
+	if _, err := local.Sync(context.Background(), "tickets"); err != nil {
 		t.Fatal(err)
 	}
 	op := tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: tributary.Params{

@@ -22,7 +22,7 @@ func BenchmarkReplica100k(b *testing.B) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if err := r.Sync(context.Background(), "tickets"); err != nil {
+	if _, err := r.Sync(context.Background(), "tickets"); err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()

@@ -20,7 +20,7 @@ func TestProfSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := r.Sync(context.Background(), "tickets"); err != nil {
+	if _, err := r.Sync(context.Background(), "tickets"); err != nil {
 		t.Fatal(err)
 	}
 }

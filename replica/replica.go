@@ -4,7 +4,7 @@
 // common filter language of package search.
 //
 //	r := replica.New(conn)
-//	if err := r.Sync(ctx, "tickets", "users"); err != nil { ... }
+//	if _, err := r.Sync(ctx, "tickets", "users"); err != nil { ... }
 //	c := r.Connector() // conn, plus Search: tributary.Execute runs "search"
 //	res, err := tributary.Execute(ctx, c, tributary.Request{Entity: "tickets", Action: "search",
 //		Params: tributary.Params{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"status": "open"}}}}})
@@ -46,6 +46,10 @@ type Replica struct {
 	ownsSt bool
 	name   string
 	batch  int
+
+	noFeeds   bool
+	reconcile time.Duration
+	progress  func(Progress)
 }
 
 // copyOf is one synchronized copy of an entity.
@@ -93,7 +97,7 @@ func WithBatch(n int) Option {
 // when the process exits, and bounded by memory (about 7.5 KB a Zendesk
 // ticket). For a copy that lasts, use Open.
 func New(conn tributary.Connector, opts ...Option) *Replica {
-	r := &Replica{conn: conn, params: map[string]tributary.Params{}, idField: map[string]string{}, copies: map[string]*atomic.Pointer[copyOf]{}, batch: 500}
+	r := &Replica{conn: conn, params: map[string]tributary.Params{}, idField: map[string]string{}, copies: map[string]*atomic.Pointer[copyOf]{}, batch: 500, reconcile: DefaultReconcile}
 	for _, o := range opts {
 		o(r)
 	}
@@ -192,137 +196,6 @@ func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
 	return schema, id, nil
 }
 
-// maxWalkRestarts is how often Sync starts an entity's walk again after
-// the source expired its cursor (tributary.ErrCursorExpired).
-const maxWalkRestarts = 3
-
-// walk adds every record of entity to b.
-func (r *Replica) walk(ctx context.Context, entity string, b *search.Builder) error {
-	for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
-		if err != nil {
-			return err
-		}
-		if err := b.Add(rec.Raw()); err != nil {
-			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
-				Message: "a record could not be indexed: " + err.Error(), Cause: err}
-		}
-	}
-	return nil
-}
-
-// Sync walks every page of each entity and replaces its copy. A walk
-// that ends with tributary.ErrCursorExpired (the source closed its cursor,
-// as Intercom does with a scroll unused for a minute) is started again
-// from the beginning, up to three times. Entities
-// are synchronized one after the other; the first failure stops Sync and
-// leaves that entity's previous copy (and the later entities') in place.
-func (r *Replica) Sync(ctx context.Context, entities ...string) error {
-	r.syncMu.Lock()
-	defer r.syncMu.Unlock()
-	for _, entity := range entities {
-		if err := r.syncOne(ctx, entity); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *Replica) syncOne(ctx context.Context, entity string) error {
-	schema, id, err := r.schemaOf(entity)
-	if err != nil {
-		return err
-	}
-	if r.st != nil {
-		return r.syncStore(ctx, entity, schema, id)
-	}
-	b, err := search.NewBuilder(schema, id)
-	if err != nil {
-		return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
-	}
-	for attempt := 0; ; attempt++ {
-		err := r.walk(ctx, entity, b)
-		if err == nil {
-			break
-		}
-		// A cursor that expired at the source (Intercom's idle scroll)
-		// means the walk must start again: a few times, from scratch.
-		if !errors.Is(err, tributary.ErrCursorExpired) || attempt >= maxWalkRestarts || ctx.Err() != nil {
-			return err
-		}
-		if b, err = search.NewBuilder(schema, id); err != nil {
-			return err
-		}
-	}
-	c := &copyOf{index: b.Build(), synced: time.Now()}
-	r.mu.Lock()
-	p, ok := r.copies[entity]
-	if !ok {
-		p = &atomic.Pointer[copyOf]{}
-		r.copies[entity] = p
-	}
-	r.mu.Unlock()
-	p.Store(c)
-	return nil
-}
-
-// syncIfMissing synchronizes entity unless a copy appeared meanwhile.
-func (r *Replica) syncIfMissing(ctx context.Context, entity string) error {
-	r.syncMu.Lock()
-	defer r.syncMu.Unlock()
-	if r.current(entity) != nil {
-		return nil
-	}
-	return r.syncOne(ctx, entity)
-}
-
-// syncStore walks entity into a new table of the store, a batch of
-// records a transaction, and makes it the live copy when the walk is
-// complete. A walk whose cursor expired at the source starts again.
-func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Schema, id string) error {
-	spec := store.Spec{Connector: r.name, Entity: entity, Schema: schema, IDField: id}
-	for attempt := 0; ; attempt++ {
-		err := r.loadStore(ctx, spec)
-		if err == nil || !errors.Is(err, tributary.ErrCursorExpired) || attempt >= maxWalkRestarts || ctx.Err() != nil {
-			return err
-		}
-	}
-}
-
-func (r *Replica) loadStore(ctx context.Context, spec store.Spec) (err error) {
-	l, err := r.st.BeginFull(ctx, spec)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			// Drop the unfinished table even when ctx is cancelled; a
-			// process killed here leaves it to the next synchronization.
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			_ = l.Abort(actx)
-		}
-	}()
-	batch := make([][]byte, 0, r.batch)
-	for rec, err := range tributary.All(ctx, r.conn, spec.Entity, r.params[spec.Entity]) {
-		if err != nil {
-			return err
-		}
-		batch = append(batch, rec.Raw())
-		if len(batch) == r.batch {
-			if err := l.Write(ctx, batch, nil); err != nil {
-				return err
-			}
-			batch = batch[:0]
-		}
-	}
-	if len(batch) > 0 {
-		if err := l.Write(ctx, batch, nil); err != nil {
-			return err
-		}
-	}
-	return l.Commit(ctx)
-}
-
 func (r *Replica) current(entity string) *copyOf {
 	r.mu.RLock()
 	p := r.copies[entity]
@@ -416,7 +289,7 @@ func (r *Replica) Search(ctx context.Context, entity string, q search.Request) (
 func (r *Replica) searchStore(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
 	res, err := r.st.Search(ctx, r.name, entity, q)
 	if errors.Is(err, store.ErrNotSynced) && r.auto {
-		if err := r.Sync(ctx, entity); err != nil {
+		if _, err := r.Sync(ctx, entity); err != nil {
 			return nil, err
 		}
 		res, err = r.st.Search(ctx, r.name, entity, q)

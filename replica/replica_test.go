@@ -50,7 +50,7 @@ func TestSearchInDirectModeThroughExecute(t *testing.T) {
 	want := ticketsByStatus(t, c)
 	r := replica.New(c)
 	ctx := context.Background()
-	if err := r.Sync(ctx, "tickets"); err != nil {
+	if _, err := r.Sync(ctx, "tickets"); err != nil {
 		t.Fatal(err)
 	}
 	if r.Len("tickets") != 500 {
@@ -93,7 +93,7 @@ func TestSearchErrorsNameTheField(t *testing.T) {
 	if !errors.Is(err, tributary.ErrUnsupportedAction) {
 		t.Fatalf("before Sync: %v", err)
 	}
-	if err := r.Sync(ctx, "tickets"); err != nil {
+	if _, err := r.Sync(ctx, "tickets"); err != nil {
 		t.Fatal(err)
 	}
 	for field, q := range map[string]search.Request{
@@ -106,7 +106,7 @@ func TestSearchErrorsNameTheField(t *testing.T) {
 			t.Errorf("%s: %v (param %q)", field, err, te.Param)
 		}
 	}
-	if err := r.Sync(ctx, "macros"); !errors.Is(err, tributary.ErrUnsupportedAction) {
+	if _, err := r.Sync(ctx, "macros"); !errors.Is(err, tributary.ErrUnsupportedAction) {
 		t.Errorf("an entity without search: %v", err)
 	}
 }
@@ -118,7 +118,7 @@ func TestResyncWhileSearching(t *testing.T) {
 	defer srv.Close()
 	r := replica.New(open(t, srv))
 	ctx := context.Background()
-	if err := r.Sync(ctx, "tickets"); err != nil {
+	if _, err := r.Sync(ctx, "tickets"); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -144,7 +144,7 @@ func TestResyncWhileSearching(t *testing.T) {
 		})
 	}
 	for range 3 {
-		if err := r.Sync(ctx, "tickets"); err != nil {
+		if _, err := r.Sync(ctx, "tickets"); err != nil {
 			t.Error(err)
 		}
 	}
@@ -158,12 +158,12 @@ func TestFailedSyncKeepsTheOldCopy(t *testing.T) {
 	defer srv.Close()
 	r := replica.New(open(t, srv), replica.WithParams("tickets", tributary.Params{"per_page": 100}))
 	ctx := context.Background()
-	if err := r.Sync(ctx, "tickets"); err != nil {
+	if _, err := r.Sync(ctx, "tickets"); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := r.Sync(cancelled, "tickets"); !errors.Is(err, context.Canceled) {
+	if _, err := r.Sync(cancelled, "tickets"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled sync: %v", err)
 	}
 	if r.Len("tickets") != 250 {
@@ -197,7 +197,7 @@ func TestSyncRestartsAWalkWhoseCursorExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := replica.New(c)
-	if err := r.Sync(context.Background(), "companies"); err != nil {
+	if _, err := r.Sync(context.Background(), "companies"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
 	ids := map[string]bool{}

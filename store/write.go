@@ -35,6 +35,19 @@ type Load struct {
 	done    bool
 	vocab   map[vocabWord]struct{} // words in the vocabulary already
 	pending map[vocabWord]struct{} // words the open transaction adds
+
+	checkpoint []byte // the last page's checkpoint, the copy's at Commit
+	tombstones bool   // Commit keeps the previous copy's missing records as deletions
+	counts     Counts // what Commit changed, against the previous copy
+	live       bool   // the load writes into the live table (an Update)
+}
+
+// Counts says what a synchronization changed in a copy.
+type Counts struct {
+	// Inserted records were not in the copy; Updated ones were, with other
+	// bytes; Unchanged ones were read again as they were (a feed's
+	// overlap). Deleted records became tombstones.
+	Inserted, Updated, Unchanged, Deleted int64
 }
 
 // maxIndexedKey is the mean key length (bytes) up to which a field gets a
@@ -93,7 +106,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 	}
 	l.table = tableName(l.id)
 	fence, fargs := l.fence(5)
-	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = "+s.d.ph(1)+", sync_started_at = "+s.d.ph(2)+", checkpoint = NULL WHERE connector = "+s.d.ph(3)+" AND entity = "+s.d.ph(4)+fence,
+	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = "+s.d.ph(1)+", sync_started_at = "+s.d.ph(2)+" WHERE connector = "+s.d.ph(3)+" AND entity = "+s.d.ph(4)+fence,
 		append([]any{l.id, now, sp.Connector, sp.Entity}, fargs...)...)
 	if err != nil {
 		return nil, wrap(err)
@@ -233,7 +246,7 @@ func (s *Store) dropStaging(ctx context.Context, connector, entity string) error
 	if err := s.dropTable(ctx, tx, staging.Int64); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = NULL, checkpoint = NULL WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = NULL WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -278,11 +291,14 @@ func (l *Load) wrap(err error) error {
 	return e
 }
 
-// Write adds one page of records and the checkpoint that follows them, in
-// one transaction: after a crash the copy holds exactly the pages written,
-// and the checkpoint says where the walk was. A record whose id was
-// written before replaces it. A record that is not a JSON object with an
-// id is an error, and nothing of the page is written.
+// Write adds one page of records in one transaction: after a crash the
+// unfinished table holds exactly the pages written (the next full
+// synchronization drops it). checkpoint, when not nil, is where the
+// entity's change feed stands after the page: the last one written
+// becomes the copy's checkpoint (Store.Checkpoint) when Commit makes the
+// table live. A record whose id was written before replaces it. A record
+// that is not a JSON object with an id is an error, and nothing of the
+// page is written.
 func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) error {
 	if l.done {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
@@ -295,13 +311,11 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	if err := l.writeRecords(ctx, tx, records); err != nil {
 		return err
 	}
-	var cp any
-	if checkpoint != nil {
-		cp = string(checkpoint)
-	}
-	fence, fargs := l.fence(5)
-	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET checkpoint = "+l.s.d.ph(1)+" WHERE connector = "+l.s.d.ph(2)+" AND entity = "+l.s.d.ph(3)+" AND staging_table = "+l.s.d.ph(4)+fence,
-		append([]any{cp, l.spec.Connector, l.spec.Entity, l.id}, fargs...)...)
+	// The row lock (PostgreSQL) and the check that this load still owns
+	// the copy's unfinished table, in the page's transaction.
+	fence, fargs := l.fence(4)
+	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = staging_table WHERE connector = "+l.s.d.ph(1)+" AND entity = "+l.s.d.ph(2)+" AND staging_table = "+l.s.d.ph(3)+fence,
+		append([]any{l.spec.Connector, l.spec.Entity, l.id}, fargs...)...)
 	if err != nil {
 		return l.wrap(err)
 	}
@@ -314,6 +328,9 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	}
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
+	}
+	if checkpoint != nil {
+		l.checkpoint = slices.Clone(checkpoint)
 	}
 	for w := range l.pending {
 		l.vocab[w] = struct{}{}
@@ -569,6 +586,17 @@ func (l *Load) Commit(ctx context.Context) error {
 	if err := l.ensureTable(ctx, tx, nil); err != nil {
 		return l.wrap(err)
 	}
+	if err := tx.Commit(); err != nil {
+		return l.wrap(err)
+	}
+	if err := l.compare(ctx); err != nil {
+		return err
+	}
+	tx, err = d.writeTx(ctx, s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
 	for i, f := range l.ts.Fields {
 		if !f.Index {
 			continue
@@ -613,8 +641,12 @@ func (l *Load) Commit(ctx context.Context) error {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost,
 			Message: "another synchronization of this copy started meanwhile; this one is abandoned"}
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET live_table = "+d.ph(1)+", staging_table = NULL, synced_at = "+d.ph(2)+", records = "+d.ph(3)+", checkpoint = NULL WHERE connector = "+d.ph(4)+" AND entity = "+d.ph(5),
-		l.id, time.Now().UnixMilli(), l.n, l.spec.Connector, l.spec.Entity); err != nil {
+	var cp any
+	if l.checkpoint != nil {
+		cp = string(l.checkpoint)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET live_table = "+d.ph(1)+", staging_table = NULL, synced_at = "+d.ph(2)+", records = "+d.ph(3)+", checkpoint = "+d.ph(4)+" WHERE connector = "+d.ph(5)+" AND entity = "+d.ph(6),
+		l.id, time.Now().UnixMilli(), l.n, cp, l.spec.Connector, l.spec.Entity); err != nil {
 		return l.wrap(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -663,7 +695,7 @@ func (l *Load) Abort(ctx context.Context) error {
 		return l.wrap(err)
 	}
 	if staging.Valid && staging.Int64 == l.id {
-		if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = NULL, checkpoint = NULL WHERE connector = "+l.s.d.ph(1)+" AND entity = "+l.s.d.ph(2), l.spec.Connector, l.spec.Entity); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET staging_table = NULL WHERE connector = "+l.s.d.ph(1)+" AND entity = "+l.s.d.ph(2), l.spec.Connector, l.spec.Entity); err != nil {
 			return l.wrap(err)
 		}
 	}

@@ -71,7 +71,7 @@ func main() {
 		}
 		start := time.Now()
 		if !*reuse || be.name != "sqlite" {
-			if err := r.Sync(ctx, "tickets"); err != nil {
+			if _, err := r.Sync(ctx, "tickets"); err != nil {
 				log.Fatal(err)
 			}
 		}
@@ -109,7 +109,7 @@ func main() {
 			tributary.WithBaseURL(msrv.URL))
 		r := replica.New(mconn)
 		start := time.Now()
-		if err := r.Sync(ctx, "tickets"); err != nil {
+		if _, err := r.Sync(ctx, "tickets"); err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("memory (%d tickets): synced in %v\n", *memN, time.Since(start).Round(time.Millisecond))

@@ -122,7 +122,7 @@ with --all, one hit per line (NDJSON) over every page.
 				r := replica.New(s.conn, replica.WithParams(entity, listParams))
 				m := a.recordMeter("syncing "+entity, "records", false, false)
 				s.counter.set(m.page)
-				err := r.Sync(ctx, entity)
+				_, err := r.Sync(ctx, entity)
 				s.counter.set(nil)
 				m.setCount(r.Len(entity))
 				m.done()

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
-	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,23 +22,35 @@ func (a *app) syncCmd() *cobra.Command {
 		pf        paramFlags
 		storeFlag string
 		name      string
+		full      bool
+		every     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "sync <type> [entity...]",
 		Short: "Synchronize entities into a durable store (SQLite or PostgreSQL) to search later",
-		Long: `sync walks every page of each entity, with the kind's own paging, into a
-durable copy in a store, which 'tributary search --store' then searches
-without reading the source again. Without entities it synchronizes every
-entity of the kind that has searchable fields, can be listed and needs no
-list params; name the others, with their params (-p, --params; GitHub's
-owner and repo, a Salesforce SOQL query), which apply to every entity named.
+		Long: `sync brings durable copies of entities up to date in a store, which
+'tributary search --store' then searches without reading the source again.
+Without entities it synchronizes every entity of the kind that has
+searchable fields, can be listed and needs no list params; name the others,
+with their params (-p, --params; GitHub's owner and repo, a Salesforce SOQL
+query), which apply to every entity named.
 
-Each entity's copy is replaced at once when its walk has finished: a search
-meanwhile sees the previous copy or the new one, never a mix. If the walk
-fails, or Ctrl-C stops it, the store keeps the previous copy. Entities are
-synchronized one after the other, and a line per entity is printed on
-stdout as it completes. Progress (records, records/s, pages, and the time
-left where the source gives a total) goes to stderr when it is a terminal.
+The first sync of an entity walks every record. After that, sync is
+incremental where the source has a change feed (Zendesk's incremental
+exports, HubSpot's and Intercom's searches on the modification time,
+Salesforce's queryAll, GitHub's since, ...): only what changed is read, each
+page is written with its checkpoint in one transaction, and an interrupted
+sync resumes where it stopped. Other entities are walked in full into a new
+copy that replaces the previous one at once; records the walk no longer sees
+are kept as deletions, which search leaves out. --full walks every entity
+in full. When a sync fails or Ctrl-C stops it, the store keeps what the last
+page written left (a full walk: the previous copy).
+
+A table says, per entity, the mode used, records inserted, updated,
+unchanged and deleted, pages, requests, retries, throttled answers and the
+time taken. Progress (records, records/s, pages, and the time left where the
+source gives a total) goes to stderr when it is a terminal. --every keeps the
+copies current, syncing again every DURATION until interrupted.
 
 Copies are kept under the connector's name, by default the type; --name
 tells two accounts of one kind apart in one store (search with the same
@@ -50,6 +61,7 @@ tells two accounts of one kind apart in one store (search with the same
 ` + exitHelp,
 		Example: `  tributary sync zendesk-support --sandbox --store tributary.db
   tributary sync zendesk-support tickets users --sandbox --store tributary.db
+  tributary sync zendesk-support tickets --sandbox --store tributary.db --every 5m
   tributary sync github issues pull_requests --sandbox -p owner=octo -p repo=hello --store tributary.db
   tributary sync salesforce accounts --sandbox -p q='SELECT Id, Name, Industry FROM Account' --store tributary.db
 
@@ -114,7 +126,7 @@ tells two accounts of one kind apart in one store (search with the same
 				return err
 			}
 			defer s.close()
-			return a.sync(cmd.Context(), s, target, name, entities, params)
+			return a.sync(cmd.Context(), s, target, name, entities, params, full, every)
 		}),
 	}
 	conn.add(cmd, false)
@@ -124,6 +136,8 @@ tells two accounts of one kind apart in one store (search with the same
 	addParamFlags(cmd, &pf)
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the store: a SQLite file (created if needed), or a postgres:// URL (default $"+envStore+")")
 	cmd.Flags().StringVar(&name, "name", "", "keep the copies under this connector name (default: the type)")
+	cmd.Flags().BoolVar(&full, "full", false, "walk every entity in full, even those with a change feed (the first round, with --every)")
+	cmd.Flags().DurationVar(&every, "every", 0, "sync again every DURATION (e.g. 5m) until interrupted; Ctrl-C finishes the page under way and exits")
 	return cmd
 }
 
@@ -158,11 +172,22 @@ func completeSyncArgs(cmd *cobra.Command, args []string, toComplete string) ([]c
 	return completeTypeEntity(keep)(cmd, args[:1], toComplete)
 }
 
-// sync synchronizes entities one after the other into the store, with a
-// line on stdout per entity done.
-func (a *app) sync(ctx context.Context, s *session, target storeTarget, name string, entities []string, params map[string]tributary.Params) error {
-	counting := &countingConnector{Connector: s.conn}
-	opts := []replica.Option{}
+// sync brings entities up to date in the store, one after the other, and
+// prints a table of what it did; with every above zero it does so again
+// every that long until ctx ends (Ctrl-C), which finishes the page under
+// way and exits cleanly.
+func (a *app) sync(ctx context.Context, s *session, target storeTarget, name string, entities []string, params map[string]tributary.Params, full bool, every time.Duration) error {
+	var mu sync.Mutex
+	var m *meter
+	var seen int64
+	opts := []replica.Option{replica.WithProgress(func(p replica.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if m != nil {
+			m.add(int(p.Records - seen))
+		}
+		seen = p.Records
+	})}
 	if name != "" {
 		opts = append(opts, replica.WithName(name))
 	} else {
@@ -171,52 +196,89 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 	for entity, p := range params {
 		opts = append(opts, replica.WithParams(entity, p))
 	}
-	r, err := replica.Open(ctx, counting, target.backend(), opts...)
+	r, err := replica.Open(ctx, s.conn, target.backend(), opts...)
 	if err != nil {
 		return target.wrap(err)
 	}
 	defer r.Close()
-	for _, entity := range entities {
-		before, err := copyStats(ctx, r.Store(), name, entity)
-		if err != nil {
-			return target.wrap(err)
-		}
-		m := a.recordMeter("syncing "+entity, "records", true, false)
-		if m != nil {
-			// One page first for the total the source reports, for the
-			// time left; only when progress is shown.
-			if page, err := s.conn.List(ctx, entity, params[entity]); err == nil {
-				m.setTotal(total(page.Meta))
+	for round := 0; ; round++ {
+		rep := &replica.Report{}
+		for _, entity := range entities {
+			before, err := copyStats(ctx, r.Store(), name, entity)
+			if err != nil {
+				return target.wrap(err)
 			}
-		}
-		var pages pageTally
-		s.counter.set(func() { pages.add(); m.page() })
-		counting.set(m.add)
-		start := time.Now()
-		err = r.Sync(ctx, entity)
-		took := time.Since(start)
-		counting.set(nil)
-		s.counter.set(nil)
-		m.done()
-		if err != nil {
-			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-				kept := "it had no copy yet"
-				if !before.SyncedAt.IsZero() {
-					kept = fmt.Sprintf("the store keeps its previous copy, %d records synchronized %s", before.Records, before.SyncedAt.UTC().Format(time.RFC3339))
+			mu.Lock()
+			m, seen = a.recordMeter("syncing "+entity, "records", true, false), 0
+			shown := m != nil
+			mu.Unlock()
+			if shown && (full || before.SyncedAt.IsZero()) {
+				// A full walk: one page first for the total the source
+				// reports, for the time left; only when progress is shown.
+				if page, err := s.conn.List(ctx, entity, params[entity]); err == nil {
+					if n, ok := tributary.PageTotal(page.Meta); ok {
+						mu.Lock()
+						m.setTotal(n)
+						mu.Unlock()
+					}
 				}
-				return &interrupted{done: fmt.Sprintf("%s/%s not synchronized (%s)", name, entity, kept), err: err}
 			}
-			return err
+			// The pages are the source's answers, counted by the session.
+			s.counter.set(func() { mu.Lock(); m.page(); mu.Unlock() })
+			var er *replica.Report
+			if full && round == 0 {
+				er, err = r.SyncFull(ctx, entity)
+			} else {
+				er, err = r.Sync(ctx, entity)
+			}
+			s.counter.set(nil)
+			mu.Lock()
+			m.done()
+			m = nil
+			mu.Unlock()
+			if err != nil {
+				a.printReport(name, rep)
+				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+					kept := "it had no copy yet"
+					if !before.SyncedAt.IsZero() {
+						kept = fmt.Sprintf("the store keeps its copy as the last page written left it, %d records, last completed %s", before.Records, before.SyncedAt.UTC().Format(time.RFC3339))
+					}
+					return &interrupted{done: fmt.Sprintf("%s/%s not synchronized to the end (%s)", name, entity, kept), err: err}
+				}
+				return err
+			}
+			rep.Entities = append(rep.Entities, er.Entities...)
 		}
-		after, err := copyStats(ctx, r.Store(), name, entity)
-		if err != nil {
-			return target.wrap(err)
+		a.printReport(name, rep)
+		if every <= 0 {
+			return nil
 		}
-		n := int(after.Records)
-		fmt.Fprintf(a.stdout, "%s/%s: %d %s, %d %s in %s (%s records/s)\n", name, entity,
-			n, plural(int64(n), "record"), pages.n(), plural(pages.n(), "page"), took.Round(time.Millisecond), rate(n, took))
+		select {
+		case <-ctx.Done():
+			return nil // Ctrl-C between rounds: everything written is whole
+		case <-time.After(every):
+		}
 	}
-	return nil
+}
+
+// printReport prints a sync's report as a table on stdout.
+func (a *app) printReport(name string, rep *replica.Report) {
+	if len(rep.Entities) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "copy\tmode\tinserted\tupdated\tunchanged\tdeleted\tpages\trequests\tretries\tthrottled\ttook\trecords/s\t")
+	for _, e := range rep.Entities {
+		n := int(e.Inserted + e.Updated + e.Unchanged + e.Deleted)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", name+"/"+e.Entity, e.Mode, e.Inserted, e.Updated, e.Unchanged, e.Deleted,
+			e.Pages, e.Usage.Requests, e.Usage.Retries, e.Usage.Throttled, e.Took.Round(time.Millisecond), rate(n, e.Took))
+	}
+	tw.Flush()
+	for _, e := range rep.Entities {
+		if e.Reason != "" {
+			fmt.Fprintf(a.stdout, "%s/%s: %s walk: %s\n", name, e.Entity, e.Mode, e.Reason)
+		}
+	}
 }
 
 // copyStats returns the stats of one copy in st (zero when it has none).
@@ -243,95 +305,4 @@ func rate(n int, d time.Duration) string {
 		return fmt.Sprintf("%.0f", r)
 	}
 	return fmt.Sprintf("%.1f", r)
-}
-
-// pageTally counts pages from the transport's goroutines.
-type pageTally struct {
-	mu    sync.Mutex
-	count int64
-}
-
-func (p *pageTally) add() { p.mu.Lock(); p.count++; p.mu.Unlock() }
-func (p *pageTally) n() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.count
-}
-
-// total reads the number of records a first page says the walk has, under
-// the names the kinds give it (Zendesk count, Mailchimp total_items,
-// Salesforce totalSize, Gong pagination.totalRecords, HubSpot total,
-// GitHub total_count); 0 when the page does not say.
-func total(meta map[string]any) int64 {
-	for _, path := range []string{"total_items", "totalSize", "count", "total", "total_count", "pagination.totalRecords"} {
-		var v any = meta
-		for k := range strings.SplitSeq(path, ".") {
-			m, ok := v.(map[string]any)
-			if !ok {
-				v = nil
-				break
-			}
-			v = m[k]
-		}
-		if n, ok := asCount(v); ok && n > 0 {
-			return n
-		}
-	}
-	return 0
-}
-
-// asCount reads a JSON number that is a whole count.
-func asCount(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n), true
-		}
-	case interface{ Int64() (int64, error) }: // json.Number
-		i, err := n.Int64()
-		return i, err == nil
-	}
-	return 0, false
-}
-
-// countingConnector is a connector whose walks count their records as
-// they come, for the progress of a sync (replica.Sync walks with
-// tributary.All and reports nothing until it is done). It implements
-// tributary.Walker by walking the underlying connector with tributary.All,
-// so the kind's own best walk (a cursor mode, Intercom's scroll) is kept.
-type countingConnector struct {
-	tributary.Connector
-
-	mu       sync.Mutex
-	onRecord func(n int)
-}
-
-// set sets the function each record is counted with (nil: none).
-func (c *countingConnector) set(f func(n int)) {
-	c.mu.Lock()
-	c.onRecord = f
-	c.mu.Unlock()
-}
-
-// Walk implements tributary.Walker.
-func (c *countingConnector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
-	return func(yield func(tributary.Record, error) bool) {
-		for rec, err := range tributary.All(ctx, c.Connector, entity, p) {
-			if err == nil {
-				c.mu.Lock()
-				f := c.onRecord
-				c.mu.Unlock()
-				if f != nil {
-					f(1)
-				}
-			}
-			if !yield(rec, err) {
-				return
-			}
-		}
-	}
 }

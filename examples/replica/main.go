@@ -57,7 +57,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	if err := r.Sync(ctx, "tickets", "users"); err != nil {
+	if _, err := r.Sync(ctx, "tickets", "users"); err != nil {
 		r.Close()
 		return err
 	}

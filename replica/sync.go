@@ -1,0 +1,430 @@
+package replica
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/search"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// Mode is how Sync brought an entity's copy up to date.
+type Mode string
+
+const (
+	// Incremental read only what changed, from the entity's change feed
+	// and its checkpoint.
+	Incremental Mode = "incremental"
+	// Full walked every record into a new copy; records of the previous
+	// copy that the walk did not see were kept as deletions.
+	Full Mode = "full"
+)
+
+// DefaultReconcile is how old a durable copy's last full walk may get
+// before Sync walks it in full again, for an entity whose change feed does
+// not report deletions and whose source gives no count to check against.
+const DefaultReconcile = 24 * time.Hour
+
+// EntityReport says what Sync did to one entity's copy.
+type EntityReport struct {
+	Entity string `json:"entity"`
+	// Mode is how the copy was brought up to date; Reason says why a
+	// durable copy with a change feed was walked in full.
+	Mode   Mode   `json:"mode"`
+	Reason string `json:"reason,omitempty"`
+	// Inserted records were new to the copy, Updated ones changed,
+	// Unchanged ones were read again as they were (a feed's overlap, or
+	// a full walk), and Deleted ones became deletions.
+	Inserted  int64 `json:"inserted"`
+	Updated   int64 `json:"updated"`
+	Unchanged int64 `json:"unchanged"`
+	Deleted   int64 `json:"deleted"`
+	// Pages is the number of pages read.
+	Pages int64 `json:"pages"`
+	// Usage counts the requests sent for this entity, when the connector
+	// counts them (tributary.Metered).
+	Usage tributary.Usage `json:"usage"`
+	// Since is the copy's checkpoint after the sync: changes at or after
+	// it are read next time (zero without a change feed).
+	Since time.Time `json:"since,omitzero"`
+	// Took is how long the entity took.
+	Took time.Duration `json:"took"`
+}
+
+// Report says what Sync did, one entity after the other.
+type Report struct {
+	Entities []EntityReport `json:"entities"`
+}
+
+// Progress is reported after every page a synchronization writes.
+type Progress struct {
+	Entity string
+	Mode   Mode
+	// Records and Pages read so far for the entity.
+	Records, Pages int64
+}
+
+// WithProgress calls f after every page Sync writes (from Sync's
+// goroutine; f must not block for long).
+func WithProgress(f func(Progress)) Option { return func(r *Replica) { r.progress = f } }
+
+// WithoutFeeds makes Sync walk every entity in full, as if no source had
+// a change feed: to compare a copy with a fresh one, or to stop using a
+// feed that misbehaves.
+func WithoutFeeds() Option { return func(r *Replica) { r.noFeeds = true } }
+
+// WithReconcile sets how old a copy's last full walk may get before Sync
+// walks it in full again when its change feed does not report deletions
+// and the source gives no count to check them by (default
+// DefaultReconcile; 0 or less: never on age alone).
+func WithReconcile(d time.Duration) Option { return func(r *Replica) { r.reconcile = d } }
+
+// maxWalkRestarts is how often Sync starts an entity's walk again after
+// the source expired its cursor (tributary.ErrCursorExpired).
+const maxWalkRestarts = 3
+
+// state is what a durable copy keeps as its checkpoint.
+type state struct {
+	// Feed is the change feed's checkpoint (nil: the copy was walked
+	// without one).
+	Feed *tributary.Checkpoint `json:"feed,omitempty"`
+	// FullAt is when the last full walk began.
+	FullAt time.Time `json:"full_at,omitzero"`
+}
+
+// Sync brings each entity's copy up to date, one entity after the other,
+// and reports what it did. A durable copy of an entity whose source has a
+// change feed (tributary.Feed) is updated incrementally from its
+// checkpoint: only what changed is read, each page is written with the
+// checkpoint that follows it in one transaction, and a sync that stopped
+// (a crash included) resumes there. Otherwise, and the first time, the
+// entity is walked in full into a new copy that replaces the old one at
+// once; records the walk did not see are kept as deletions (excluded from
+// search unless asked for). A feed that reports no deletions is checked
+// against the count the source gives, and the entity walked in full when
+// they differ. A walk that ends with tributary.ErrCursorExpired starts
+// again, up to three times. The first failure stops Sync; the report
+// holds the entities done before it, and the failed entity's copy is as
+// the last page written left it (a full walk's: the previous copy).
+func (r *Replica) Sync(ctx context.Context, entities ...string) (*Report, error) {
+	return r.syncAll(ctx, false, entities)
+}
+
+// SyncFull is Sync with every entity walked in full, change feed or not.
+func (r *Replica) SyncFull(ctx context.Context, entities ...string) (*Report, error) {
+	return r.syncAll(ctx, true, entities)
+}
+
+func (r *Replica) syncAll(ctx context.Context, full bool, entities []string) (*Report, error) {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	rep := &Report{}
+	for _, entity := range entities {
+		er, err := r.syncOne(ctx, entity, full)
+		if err != nil {
+			return rep, err
+		}
+		rep.Entities = append(rep.Entities, er)
+	}
+	return rep, nil
+}
+
+func (r *Replica) usage() tributary.Usage {
+	if m, ok := r.conn.(tributary.Metered); ok {
+		return m.Usage()
+	}
+	return tributary.Usage{}
+}
+
+func (r *Replica) syncOne(ctx context.Context, entity string, full bool) (EntityReport, error) {
+	start, u0 := time.Now(), r.usage()
+	rep := EntityReport{Entity: entity, Mode: Full}
+	schema, id, err := r.schemaOf(entity)
+	if err != nil {
+		return rep, err
+	}
+	if r.st != nil {
+		err = r.syncStore(ctx, entity, schema, id, full, &rep)
+	} else {
+		err = r.syncMemory(ctx, entity, schema, id, &rep)
+	}
+	rep.Usage, rep.Took = r.usage().Sub(u0), time.Since(start)
+	return rep, err
+}
+
+// syncMemory walks entity into a new in-memory index.
+func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.Schema, id string, rep *EntityReport) error {
+	var b *search.Builder
+	for attempt := 0; ; attempt++ {
+		var err error
+		if b, err = search.NewBuilder(schema, id); err != nil {
+			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
+		}
+		err = r.walk(ctx, entity, func(recs [][]byte) error {
+			for _, raw := range recs {
+				if err := b.Add(raw); err != nil {
+					return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
+						Message: "a record could not be indexed: " + err.Error(), Cause: err}
+				}
+			}
+			return nil
+		}, rep)
+		if err == nil {
+			break
+		}
+		// A cursor that expired at the source (Intercom's idle scroll)
+		// means the walk must start again: a few times, from scratch.
+		if !errors.Is(err, tributary.ErrCursorExpired) || attempt >= maxWalkRestarts || ctx.Err() != nil {
+			return err
+		}
+	}
+	c := &copyOf{index: b.Build(), synced: time.Now()}
+	rep.Inserted = int64(c.index.Len()) // an in-memory copy is built anew
+	r.mu.Lock()
+	p, ok := r.copies[entity]
+	if !ok {
+		p = &atomic.Pointer[copyOf]{}
+		r.copies[entity] = p
+	}
+	r.mu.Unlock()
+	p.Store(c)
+	return nil
+}
+
+// walk reads every record of entity with the connector's list, a batch
+// at a time.
+func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) error, rep *EntityReport) error {
+	batch := make([][]byte, 0, r.batch)
+	var n int64
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := write(batch); err != nil {
+			return err
+		}
+		n += int64(len(batch))
+		rep.Pages++
+		r.report(entity, rep.Mode, n, rep.Pages)
+		batch = batch[:0]
+		return nil
+	}
+	for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
+		if err != nil {
+			return err
+		}
+		batch = append(batch, rec.Raw())
+		if len(batch) == r.batch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+func (r *Replica) report(entity string, m Mode, records, pages int64) {
+	if r.progress != nil {
+		r.progress(Progress{Entity: entity, Mode: m, Records: records, Pages: pages})
+	}
+}
+
+// feedOf returns entity's change feed, nil when it has none or feeds are
+// not used.
+func (r *Replica) feedOf(entity string) *tributary.Feed {
+	if r.noFeeds {
+		return nil
+	}
+	if _, ok := r.conn.(tributary.Changer); !ok {
+		return nil
+	}
+	e, ok := tributary.FindEntity(r.conn.Entities(), entity)
+	if !ok || e.Feed == nil || e.Feed.Params == nil {
+		return nil
+	}
+	return e.Feed
+}
+
+// syncStore brings a durable copy up to date.
+func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Schema, id string, full bool, rep *EntityReport) error {
+	spec := store.Spec{Connector: r.name, Entity: entity, Schema: schema, IDField: id}
+	feed := r.feedOf(entity)
+	var st state
+	raw, err := r.st.Checkpoint(ctx, r.name, entity)
+	switch {
+	case errors.Is(err, store.ErrNotSynced):
+		full = true // the first time
+	case err != nil:
+		return err
+	default:
+		if raw != nil && json.Unmarshal(raw, &st) != nil {
+			st = state{}
+		}
+	}
+	if !full && feed == nil {
+		full = true
+	}
+	if !full && st.Feed == nil {
+		rep.Reason, full = "the copy was made without the change feed", true
+	}
+	if !full && !feed.FindsDeletions() && r.reconcile > 0 && time.Since(st.FullAt) > r.reconcile {
+		rep.Reason, full = "the last full walk, which finds deletions, is older than "+r.reconcile.String(), true
+	}
+	if full {
+		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+	}
+	rep.Mode = Incremental
+	err = r.update(ctx, spec, feed, st, rep)
+	if errors.Is(err, store.ErrNotSynced) {
+		// The copy was made with other searchable fields.
+		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
+		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+	}
+	if err != nil || feed.FindsDeletions() {
+		return err
+	}
+	// The feed reports no deletions: a copy that holds more records than
+	// the source counts missed some.
+	total, ok := r.sourceTotal(ctx, entity)
+	if !ok {
+		return nil
+	}
+	have, err := r.st.Count(ctx, r.name, entity)
+	if err != nil || have == total {
+		return err
+	}
+	kept := *rep
+	*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the source counts other records than the copy holds: deletions to find",
+		Pages: kept.Pages}
+	return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+}
+
+// sourceTotal reads the number of records the source says entity has,
+// from the first page of its list, when the source says.
+func (r *Replica) sourceTotal(ctx context.Context, entity string) (int64, bool) {
+	page, err := r.conn.List(ctx, entity, r.params[entity])
+	if err != nil {
+		return 0, false
+	}
+	return tributary.PageTotal(page.Meta)
+}
+
+// restarting runs a full walk again, from the beginning, when the source
+// expired its cursor.
+func (r *Replica) restarting(ctx context.Context, load func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := load()
+		if err == nil || !errors.Is(err, tributary.ErrCursorExpired) || attempt >= maxWalkRestarts || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// loadFull walks entity into a new table (through its change feed from
+// the beginning when it has one, so that the copy gets a checkpoint),
+// and makes it the live copy when the walk is complete, with the previous
+// copy's missing records kept as deletions.
+func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary.Feed, rep *EntityReport) (err error) {
+	began := time.Now()
+	l, err := r.st.BeginFull(ctx, spec, store.Tombstones())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			// Drop the unfinished table even when ctx is cancelled; a
+			// process killed here leaves it to the next synchronization.
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			_ = l.Abort(actx)
+		}
+	}()
+	rep.Pages = 0
+	if feed == nil {
+		err = r.walk(ctx, spec.Entity, func(recs [][]byte) error { return l.Write(ctx, recs, nil) }, rep)
+		if err == nil {
+			cp, _ := json.Marshal(state{FullAt: began})
+			err = l.Write(ctx, nil, cp)
+		}
+	} else {
+		var n int64
+		for ch, cerr := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], tributary.Checkpoint{}) {
+			if cerr != nil {
+				err = cerr
+				break
+			}
+			cpo := ch.Checkpoint
+			cp, _ := json.Marshal(state{Feed: &cpo, FullAt: began})
+			if err = l.Write(ctx, raws(ch.Records), cp); err != nil {
+				break
+			}
+			if err = l.WriteDeleted(ctx, raws(ch.Deleted)); err != nil {
+				break
+			}
+			n += int64(len(ch.Records))
+			rep.Pages++
+			rep.Since = cpo.Since
+			r.report(spec.Entity, Full, n, rep.Pages)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err = l.Commit(ctx); err != nil {
+		return err
+	}
+	c := l.Counts()
+	rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
+	return nil
+}
+
+// update reads entity's change feed from the copy's checkpoint into the
+// live copy, a page a transaction.
+func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.Feed, st state, rep *EntityReport) error {
+	u, err := r.st.BeginUpdate(ctx, spec)
+	if err != nil {
+		return err
+	}
+	var n int64
+	rep.Since = st.Feed.Since
+	for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], *st.Feed) {
+		if err != nil {
+			return err
+		}
+		cpo := ch.Checkpoint
+		cp, _ := json.Marshal(state{Feed: &cpo, FullAt: st.FullAt})
+		if err := u.Apply(ctx, raws(ch.Records), raws(ch.Deleted), cp); err != nil {
+			return err
+		}
+		n += int64(len(ch.Records) + len(ch.Deleted))
+		rep.Pages++
+		rep.Since = cpo.Since
+		c := u.Counts()
+		rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
+		r.report(spec.Entity, Incremental, n, rep.Pages)
+	}
+	return u.Finish(ctx)
+}
+
+func raws(recs []tributary.Record) [][]byte {
+	out := make([][]byte, len(recs))
+	for i, r := range recs {
+		out[i] = r.Raw()
+	}
+	return out
+}
+
+// syncIfMissing synchronizes entity unless a copy appeared meanwhile.
+func (r *Replica) syncIfMissing(ctx context.Context, entity string) error {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	if r.current(entity) != nil {
+		return nil
+	}
+	_, err := r.syncOne(ctx, entity, false)
+	return err
+}
