@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tributary-dev/tributary/internal/fakeserver"
@@ -28,6 +29,9 @@ type entOverlay struct {
 	mods    map[int]mod // by record index
 	deleted []int       // indices of deleted records, sorted
 	order   []int       // the indices of mods, sorted by (at, id): the export's tail
+
+	liveOnce sync.Once
+	liveIdx  []int // live indices, computed on first use; never modified
 }
 
 // overlay is the fake's changes, by entity.
@@ -97,23 +101,26 @@ func (d *data) alive(name string, k int) bool {
 }
 
 // live returns the indices of a mutable entity's live records, or nil when
-// nothing was created or deleted (then they are 0 .. generated-1).
+// nothing was created or deleted (then they are 0 .. generated-1). The
+// slice is shared: callers must not modify it.
 func (d *data) live(name string) []int {
 	e := d.ent(name)
 	if e == nil || (e.created == 0 && len(e.deleted) == 0) {
 		return nil
 	}
-	n := d.count(name)
-	out := make([]int, 0, n-len(e.deleted))
-	j := 0
-	for k := range n {
-		if j < len(e.deleted) && e.deleted[j] == k {
-			j++
-			continue
+	e.liveOnce.Do(func() {
+		n := d.count(name)
+		e.liveIdx = make([]int, 0, n-len(e.deleted))
+		j := 0
+		for k := range n {
+			if j < len(e.deleted) && e.deleted[j] == k {
+				j++
+				continue
+			}
+			e.liveIdx = append(e.liveIdx, k)
 		}
-		out = append(out, k)
-	}
-	return out
+	})
+	return e.liveIdx
 }
 
 // all returns the indices of every record of a mutable entity (deleted
@@ -138,7 +145,7 @@ func (d *data) selectLive(name string, keep func(k int) bool) []int {
 	if live == nil {
 		return nil
 	}
-	out := live[:0]
+	out := make([]int, 0, len(live))
 	for _, k := range live {
 		if keep(k) {
 			out = append(out, k)
