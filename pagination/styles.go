@@ -390,6 +390,56 @@ func (s ZendeskPage) Plan(params, meta map[string]any, count, n int) []map[strin
 	return out
 }
 
+// ZendeskExport is the paging of Zendesk's incremental exports, in their
+// two shapes; both end where end_of_stream is true.
+//
+// Cursor-based (`GET /api/v2/incremental/tickets/cursor.json`, users
+// likewise): the first request carries `start_time`, every later one
+// `cursor` = the page's after_cursor and no start_time. Meta
+// {end_of_stream, after_cursor, after_url, before_cursor, before_url}.
+//
+// Time-based (`GET /api/v2/incremental/organizations.json`): the next
+// request carries `start_time` = the page's end_time (records sharing
+// that second come again: the vendor's boundary duplicates). Meta
+// {end_of_stream, end_time, next_page, count}.
+type ZendeskExport struct{}
+
+// Page implements Style.
+func (s ZendeskExport) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (ZendeskExport) meta(r *Response) (map[string]any, error) {
+	eos, _ := jsonx.Bool(r.Fields["end_of_stream"])
+	m := map[string]any{"end_of_stream": eos}
+	if _, timed := r.Fields["end_time"]; timed {
+		m["end_time"], m["next_page"], m["count"] = value(r.Fields["end_time"]), value(r.Fields["next_page"]), value(r.Fields["count"])
+		return m, nil
+	}
+	for _, k := range []string{"after_cursor", "after_url", "before_cursor", "before_url"} {
+		m[k] = value(r.Fields[k])
+	}
+	return m, nil
+}
+
+// Next implements Resumer.
+func (ZendeskExport) Next(params, meta map[string]any, _ int) map[string]any {
+	if eos, _ := meta["end_of_stream"].(bool); eos {
+		return nil
+	}
+	if _, timed := meta["end_time"]; timed {
+		if t, ok := asInt(meta["end_time"]); ok {
+			return with(params, "start_time", t)
+		}
+		return nil
+	}
+	cur := str(meta["after_cursor"])
+	if cur == "" {
+		return nil
+	}
+	next := with(params, "cursor", cur)
+	delete(next, "start_time")
+	return next
+}
+
 // LinkHeader is GitHub's paging: the `Link` response header's rel="next"
 // and rel="last" URLs carry the page numbers. Meta {next_page, last_page}
 // (integers or nil); a search body adds total_count and incomplete_results.

@@ -1,8 +1,11 @@
 package zendesk
 
 import (
+	"time"
+
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
+	"github.com/tributary-dev/tributary/internal/jsonx"
 	"github.com/tributary-dev/tributary/pagination"
 )
 
@@ -73,6 +76,10 @@ type spec struct {
 	getParams  []param
 	dl         []param // download params (two-step via content_url)
 	routes     map[action][]engine.Route
+	// feed is the entity's change feed, read from feedRoute (one of
+	// Zendesk's incremental exports).
+	feed      *tributary.Feed
+	feedRoute *engine.Route
 }
 
 func specs() []spec {
@@ -82,16 +89,32 @@ func specs() []spec {
 			listPath:  "/api/v2/tickets.json", listKey: "tickets",
 			listParams: []param{strParam("external_id", "only tickets with this external id"),
 				strParam("sort", "sort order (cursor paging); prefix - for descending", "id", "status", "updated_at", "-id", "-status", "-updated_at")},
-			getPath: "/api/v2/tickets/{ticket_id}.json", getKey: "ticket", getParams: []param{intParam("ticket_id", true, "ticket id")}},
+			getPath: "/api/v2/tickets/{ticket_id}.json", getKey: "ticket", getParams: []param{intParam("ticket_id", true, "ticket id")},
+			feed: &tributary.Feed{Doc: "incremental ticket export, cursor-based, by generated_timestamp; deleted tickets arrive with status deleted",
+				Params: exportParams, Changed: "updated_at", Overlap: time.Minute, Delay: time.Minute,
+				Deleted: func(r tributary.Record) bool { s, _ := r.StringAt("status"); return s == "deleted" }},
+			feedRoute: &engine.Route{Path: "/api/v2/incremental/tickets/cursor.json", Records: "tickets", Paging: pagination.ZendeskExport{}}},
 		{name: "users", doc: "End users, agents and admins.", record: User{}, searchable: true, cursor: true,
 			extraFind: []tributary.Field{{Name: "chat_only", Type: tributary.TypeBoolean}},
 			listPath:  "/api/v2/users.json", listKey: "users",
 			listParams: []param{strParam("role", "only users of this role", "end-user", "agent", "admin"), strParam("external_id", "only the user with this external id")},
-			getPath:    "/api/v2/users/{user_id}.json", getKey: "user", getParams: []param{intParam("user_id", true, "user id")}},
+			getPath:    "/api/v2/users/{user_id}.json", getKey: "user", getParams: []param{intParam("user_id", true, "user id")},
+			feed: &tributary.Feed{Doc: "incremental user export, cursor-based, by updated_at; deleted users arrive with active false",
+				Params: exportParams, Changed: "updated_at", Overlap: time.Minute, Delay: time.Minute,
+				Deleted: func(r tributary.Record) bool {
+					raw, ok := r.Lookup("active")
+					a, isBool := jsonx.Bool(raw)
+					return ok && isBool && !a
+				}},
+			feedRoute: &engine.Route{Path: "/api/v2/incremental/users/cursor.json", Records: "users", Paging: pagination.ZendeskExport{}}},
 		{name: "organizations", doc: "Organizations.", record: Organization{}, searchable: true, cursor: true,
 			extraFind: []tributary.Field{{Name: "deleted_at", Type: tributary.TypeString}},
 			listPath:  "/api/v2/organizations.json", listKey: "organizations",
-			getPath: "/api/v2/organizations/{organization_id}.json", getKey: "organization", getParams: []param{intParam("organization_id", true, "organization id")}},
+			getPath: "/api/v2/organizations/{organization_id}.json", getKey: "organization", getParams: []param{intParam("organization_id", true, "organization id")},
+			feed: &tributary.Feed{Doc: "incremental organization export, time-based (start_time=end_time, boundary duplicates), by updated_at; deleted organizations arrive with deleted_at set",
+				Params: exportParams, Changed: "updated_at", Overlap: time.Minute, Delay: time.Minute,
+				Deleted: func(r tributary.Record) bool { raw, ok := r.Lookup("deleted_at"); return ok && !jsonx.IsNull(raw) }},
+			feedRoute: &engine.Route{Path: "/api/v2/incremental/organizations.json", Records: "organizations", Paging: pagination.ZendeskExport{}}},
 		{name: "groups", doc: "Agent groups.", record: Group{}, searchable: true, cursor: true,
 			listPath: "/api/v2/groups.json", listKey: "groups",
 			listParams: []param{boolParam("exclude_deleted", "leave out deleted groups")},
@@ -211,6 +234,9 @@ func catalogue() []engine.Entity {
 			e.Params[search] = tributary.SearchParams()
 			e.Searchable = engine.MergeFields(engine.FieldsOf(s.record), s.extraFind)
 		}
+		if s.feed != nil {
+			e.Feed, e.FeedRoute = s.feed, s.feedRoute
+		}
 		if s.dl != nil {
 			e.Actions = append(e.Actions, download)
 			e.Params[download] = s.dl
@@ -219,6 +245,20 @@ func catalogue() []engine.Entity {
 		out = append(out, e)
 	}
 	return out
+}
+
+// exportParams are the first params of an incremental export: start_time
+// in Unix seconds (0 for everything) and the caller's per_page (the
+// exports' own page size, at most 1000), nothing else of base.
+func exportParams(base tributary.Params, since time.Time) tributary.Params {
+	p := tributary.Params{"start_time": int64(0)}
+	if !since.IsZero() {
+		p["start_time"] = max(since.Unix(), 0)
+	}
+	if v, ok := base["per_page"]; ok {
+		p["per_page"] = v
+	}
+	return p
 }
 
 // walkByCursor switches a full walk to Zendesk's cursor mode, which has no

@@ -13,6 +13,13 @@
 // previous_page, count) as the contract says; All walks with Zendesk's
 // cursor mode (page[size], page[after]) where the endpoint has it, so it is
 // not stopped at Zendesk's 100-page limit for offset paging.
+//
+// Tickets, users and organizations have change feeds (Changes, the
+// catalogue's Feed rows) read from Zendesk's incremental exports: the
+// cursor-based ticket and user exports and the time-based organization
+// export, which also report deletions. The exports have their own rate
+// limit (10 requests a minute on most plans), so keep their page size
+// (per_page, up to 1000, the default) large.
 package zendesk
 
 import (

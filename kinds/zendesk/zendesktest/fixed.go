@@ -32,32 +32,32 @@ func fixedIndex(base int64, n func(d *data) int) func(d *data, id int64) (int, b
 
 func constN(n int) func(*data) int { return func(*data) int { return n } }
 
+// liveN counts the live records of a mutable entity.
+func liveN(name string) func(*data) int {
+	return func(d *data) int {
+		if live := d.live(name); live != nil {
+			return len(live)
+		}
+		return d.count(name)
+	}
+}
+
+// liveIndex resolves the id of a live record of a mutable entity.
+func liveIndex(name string) func(*data, int64) (int, bool) {
+	return func(d *data, id int64) (int, bool) {
+		k, ok := mutSpecs[name].index(id)
+		return k, ok && d.alive(name, k)
+	}
+}
+
 func collections() map[string]*collection {
 	fixed := func(list, one string, base int64, n int, write func(d *data, w *jw, base string, k int)) *collection {
 		return &collection{listKey: list, oneKey: one, n: constN(n), index: fixedIndex(base, constN(n)), write: write, defPer: maxPerPage}
 	}
 	m := map[string]*collection{
-		"tickets": {listKey: "tickets", oneKey: "ticket", defPer: maxPerPage,
-			n: func(d *data) int { return d.tickets },
-			index: func(d *data, id int64) (int, bool) {
-				k := id - FirstTicketID
-				return int(k), k >= 0 && k < int64(d.tickets)
-			},
-			write: (*data).ticket},
-		"users": {listKey: "users", oneKey: "user", defPer: maxPerPage,
-			n: func(d *data) int { return d.users },
-			index: func(d *data, id int64) (int, bool) {
-				k := id - FirstUserID
-				return int(k / 2), k >= 0 && k%2 == 0 && k/2 < int64(d.users)
-			},
-			write: (*data).user},
-		"organizations": {listKey: "organizations", oneKey: "organization", defPer: maxPerPage,
-			n: func(d *data) int { return d.orgs },
-			index: func(d *data, id int64) (int, bool) {
-				k := id - FirstOrganizationID
-				return int(k / 2), k >= 0 && k%2 == 0 && k/2 < int64(d.orgs)
-			},
-			write: (*data).organization},
+		"tickets":       {listKey: "tickets", oneKey: "ticket", defPer: maxPerPage, n: liveN("tickets"), index: liveIndex("tickets"), write: (*data).ticket},
+		"users":         {listKey: "users", oneKey: "user", defPer: maxPerPage, n: liveN("users"), index: liveIndex("users"), write: (*data).user},
+		"organizations": {listKey: "organizations", oneKey: "organization", defPer: maxPerPage, n: liveN("organizations"), index: liveIndex("organizations"), write: (*data).organization},
 		"ticket_metrics": {listKey: "ticket_metrics", oneKey: "ticket_metric", defPer: maxPerPage,
 			n: func(d *data) int { return d.tickets },
 			index: func(d *data, id int64) (int, bool) {
@@ -72,7 +72,13 @@ func collections() map[string]*collection {
 				return int(k), k >= 0 && k < int64(d.articles)
 			},
 			write: (*data).article},
-		"groups":        fixed("groups", "group", groupBase, numGroups, (*data).group),
+		"groups": {listKey: "groups", oneKey: "group", defPer: maxPerPage, write: (*data).group,
+			// Deleted groups stay listed and readable, with "deleted": true.
+			n: func(d *data) int { return d.count("groups") },
+			index: func(d *data, id int64) (int, bool) {
+				k, ok := mutSpecs["groups"].index(id)
+				return k, ok && k < d.count("groups")
+			}},
 		"ticket_fields": fixed("ticket_fields", "ticket_field", fieldBase, len(ticketFields), (*data).ticketField),
 		"brands":        fixed("brands", "brand", brandBase, numBrands, (*data).brand),
 		"views":         fixed("views", "view", viewBase, numViews, (*data).view),
@@ -109,7 +115,13 @@ func collections() map[string]*collection {
 		if c.get("exclude_deleted") != "true" {
 			return nil, true
 		}
-		return []int{0, 1, 2, 3, 4}, true // group 5 is deleted
+		out := []int{}
+		for k := range d.count("groups") {
+			if m, _ := d.modOf("groups", k); k != 5 && !m.deleted { // group 5 is deleted
+				out = append(out, k)
+			}
+		}
+		return out, true
 	}
 	m["views"].filter = activeFilter(numViews, func(k int) bool { return k != 4 })
 	m["macros"].filter = activeFilter(numMacros, func(k int) bool { return k != 3 })
@@ -168,16 +180,32 @@ func (d *data) group(w *jw, base string, k int) {
 	id := GroupID(k)
 	names := [...]string{"Support", "Billing", "Engineering", "Sales", "VIP Desk", "Legacy Escalations"}
 	created := fixedCreated(k)
+	updated := created + 3600
+	name := names[k%len(names)]
+	if k >= len(names) {
+		name += " " + strconv.Itoa(k)
+	}
+	m, changed := d.modOf("groups", k)
+	if changed {
+		updated = m.at
+		if m.created {
+			created = m.born
+		}
+	}
+	desc := name + " team (synthetic)"
+	if m.rev > 0 {
+		name = updatedName(name, m.rev)
+	}
 	w.ObjElem()
 	w.URL("url", base, "/api/v2/groups/", id, ".json")
 	w.Int("id", id)
 	w.Bool("is_public", k != 4)
-	w.Str("name", names[k])
-	w.Str("description", names[k]+" team (synthetic)")
+	w.Str("name", name)
+	w.Str("description", desc)
 	w.Bool("default", k == 0)
-	w.Bool("deleted", k == 5)
+	w.Bool("deleted", k == 5 || m.deleted)
 	w.Time("created_at", created)
-	w.Time("updated_at", created+3600)
+	w.Time("updated_at", updated)
 	w.End()
 }
 

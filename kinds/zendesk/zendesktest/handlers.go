@@ -18,6 +18,12 @@ func (s *Server) listCollection(c *call, name string) {
 		}
 	}
 	n := l.n(d)
+	if _, mutable := mutSpecs[name]; mutable && idx == nil {
+		idx = d.live(name)
+		if name == "groups" {
+			idx = d.all(name)
+		}
+	}
 	if idx != nil {
 		n = len(idx)
 	}
@@ -69,12 +75,12 @@ func (s *Server) ticketIndex(c *call, idStr string) (int, bool) {
 		writeBody(c.w, http.StatusForbidden, bodyForbidden)
 		return 0, false
 	}
-	k := id - FirstTicketID
-	if !ok || k < 0 || k >= int64(s.d.tickets) {
+	k, ok := s.d.collections["tickets"].index(s.d, id)
+	if !ok {
 		writeBody(c.w, http.StatusNotFound, bodyNotFound)
 		return 0, false
 	}
-	return int(k), true
+	return k, true
 }
 
 func (s *Server) getTicket(c *call, idStr string) {
@@ -92,13 +98,15 @@ func (s *Server) listTickets(c *call) {
 	if ext, ok := c.q["external_id"]; ok {
 		idx = []int{}
 		if n, ok := strings.CutPrefix(firstOf(ext), "ext-"); ok {
-			if t, err := strconv.Atoi(n); err == nil && t >= 0 && t < s.d.tickets && t%4 != 3 &&
+			if t, err := strconv.Atoi(n); err == nil && s.d.alive("tickets", t) && t%4 != 3 &&
 				strconv.Itoa(t) == n {
 				idx = append(idx, t)
 			}
 		}
+	} else {
+		idx = s.d.live("tickets")
 	}
-	n := s.d.tickets
+	n := s.d.count("tickets")
 	if idx != nil {
 		n = len(idx)
 	}
@@ -177,11 +185,16 @@ func (s *Server) listUsers(c *call) {
 	if ext, ok := c.q["external_id"]; ok {
 		idx := []int{}
 		if v, ok := strings.CutPrefix(firstOf(ext), "user-ext-"); ok {
-			if u, err := strconv.Atoi(v); err == nil && u >= 0 && u < d.users && u%5 != 4 &&
+			if u, err := strconv.Atoi(v); err == nil && d.alive("users", u) && u%5 != 4 &&
 				strconv.Itoa(u) == v && (res == nil || containsInt(res, u%10)) {
 				idx = append(idx, u)
 			}
 		}
+		s.servePage(c, page{key: "users", n: len(idx), defPer: maxPerPage, item: s.itemFunc(c, l, idx, len(idx))})
+		return
+	}
+	if idx := d.selectLive("users", func(u int) bool { return res == nil || containsInt(res, u%10) }); idx != nil {
+		// Records were created or deleted: select from the live ones.
 		s.servePage(c, page{key: "users", n: len(idx), defPer: maxPerPage, item: s.itemFunc(c, l, idx, len(idx))})
 		return
 	}

@@ -3,6 +3,7 @@ package zendesktest
 import (
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -179,6 +180,9 @@ type data struct {
 	nAgents, nEnd int   // users with role admin/agent, end-user
 	orgMembers    []int // user indices listed by organization_memberships
 	collections   map[string]*collection
+
+	// ov holds what Create, Update and Delete changed (nil: nothing).
+	ov atomic.Pointer[overlay]
 }
 
 func newData(cfg config) *data {
@@ -252,12 +256,23 @@ func (d *data) user(w *jw, base string, u int) {
 	role := roleOf(u)
 	staff := role != "end-user"
 	created := userCreated(u)
+	updated := created + 86400
+	m, changed := d.modOf("users", u)
+	if changed {
+		updated = m.at
+		if m.created {
+			created = m.born
+		}
+	}
 	tz := timeZones[u%5]
 	loc := locales[u%3]
 	w.ObjElem()
 	w.Int("id", id)
 	w.URL("url", base, "/api/v2/users/", id, ".json")
 	name := userName(u)
+	if m.rev > 0 {
+		name = updatedName(name, m.rev)
+	}
 	w.Str("name", name)
 	switch {
 	case u == 0:
@@ -320,7 +335,7 @@ func (d *data) user(w *jw, base string, u int) {
 		}
 	}
 	w.ArrEnd()
-	w.Bool("active", u%29 != 28)
+	w.Bool("active", !m.deleted) // Zendesk: false only for a deleted user
 	w.Bool("verified", u%11 != 10)
 	w.Bool("shared", false)
 	w.Bool("shared_agent", false)
@@ -361,7 +376,7 @@ func (d *data) user(w *jw, base string, u int) {
 	w.Bool("chat_only", false)
 	w.Bool("permanently_deleted", false)
 	w.Time("created_at", created)
-	w.Time("updated_at", created+86400)
+	w.Time("updated_at", updated)
 	w.End()
 }
 
@@ -370,10 +385,22 @@ func (d *data) user(w *jw, base string, u int) {
 func (d *data) organization(w *jw, base string, o int) {
 	id := OrganizationID(o)
 	created := orgCreated(o)
+	updated := created + 7200
+	m, changed := d.modOf("organizations", o)
+	if changed {
+		updated = m.at
+		if m.created {
+			created = m.born
+		}
+	}
+	name := "Example Org " + strconv.Itoa(o)
+	if m.rev > 0 {
+		name = updatedName(name, m.rev)
+	}
 	w.ObjElem()
 	w.Int("id", id)
 	w.URL("url", base, "/api/v2/organizations/", id, ".json")
-	w.Str("name", "Example Org "+strconv.Itoa(o))
+	w.Str("name", name)
 	w.StrOr("details", "Synthetic organization for testing", o%2 == 0)
 	w.StrOr("notes", "Placeholder notes", o%4 == 0)
 	w.IntOr("group_id", GroupID(o%5), o%2 == 0)
@@ -395,8 +422,8 @@ func (d *data) organization(w *jw, base string, o int) {
 	w.StrOr("tier", "gold", o%5 == 0)
 	w.End()
 	w.Time("created_at", created)
-	w.Time("updated_at", created+7200)
-	w.Null("deleted_at")
+	w.Time("updated_at", updated)
+	w.TimeOr("deleted_at", m.at, m.deleted)
 	w.End()
 }
 
@@ -501,6 +528,13 @@ func (d *data) ticket(w *jw, base string, t int) {
 	created := ticketCreated(t)
 	updated := ticketUpdated(t)
 	status := statuses[t%10]
+	m, changed := d.modOf("tickets", t)
+	if changed {
+		updated = m.at
+		if m.created {
+			created = m.born
+		}
+	}
 	typ := types[t%5]
 	req := d.requester(t)
 	w.ObjElem()
@@ -521,12 +555,19 @@ func (d *data) ticket(w *jw, base string, t int) {
 	w.Int("generated_timestamp", updated)
 	w.StrOr("type", typ, typ != "")
 	subj, ok := ticketSubject(t)
+	if m.rev > 0 {
+		subj, ok = updatedName(subj, m.rev), true
+	}
 	w.StrOr("subject", subj, ok)
 	w.StrOr("raw_subject", subj, ok)
 	w.Str("description", bodies[0])
 	p := priorities[(t/2)%5]
 	w.StrOr("priority", p, p != "")
-	w.Str("status", status)
+	if m.deleted {
+		w.Str("status", "deleted")
+	} else {
+		w.Str("status", status)
+	}
 	w.StrOr("recipient", d.supportAddr, t%3 == 0)
 	w.Int("requester_id", UserID(req))
 	w.Int("submitter_id", UserID(req))
@@ -1032,4 +1073,12 @@ func (d *data) articleAttachment(w *jw, base string, id int64) {
 	w.Time("created_at", f.created)
 	w.Time("updated_at", f.created)
 	w.End()
+}
+
+// updatedName is a name or subject after the rev-th Update.
+func updatedName(name string, rev int) string {
+	if name == "" {
+		return "(update " + strconv.Itoa(rev) + ")"
+	}
+	return name + " (update " + strconv.Itoa(rev) + ")"
 }

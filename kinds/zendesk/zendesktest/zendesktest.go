@@ -80,6 +80,34 @@
 // answers 400 `{"error":"invalid_grant",…}`. The download URLs and FilesURL
 // never need credentials.
 //
+// # Incremental exports and changes
+//
+// GET /api/v2/incremental/tickets/cursor and /incremental/users/cursor are
+// the cursor-based exports: start_time (Unix seconds) on the first request,
+// then cursor = after_cursor; per_page up to 1000 (the default) →
+// {tickets|users, after_url, after_cursor, before_url, before_cursor,
+// end_of_stream}. /incremental/tickets, /incremental/users and
+// /incremental/organizations are the time-based exports: start_time, next
+// page at start_time = end_time → {…, count, end_time, next_page,
+// end_of_stream}, end_of_stream when a page holds fewer than per_page
+// records; records sharing the end_time second come again on the next page,
+// as on Zendesk (a full page all in start_time's second takes the whole
+// second and goes on from the next). Records come in order of last change
+// (updated_at, tickets' generated_timestamp), then id, rendered as the lists
+// render them, a record changed several times once at its latest place;
+// changes less than a minute old (on the fake's clock) are left out, and a
+// start_time less than a minute old answers 422 "Too recent start_time".
+// WithExportRateLimit turns on the exports' own limit (Zendesk: 10 requests
+// a minute): 429 with Retry-After and {"error":"APIRateLimitExceeded",…}.
+//
+// The server implements fakeserver.Mutable for tickets, users,
+// organizations and groups: Create, Update and Delete change records at
+// the fake's clock (WithClock). A deleted ticket, user or organization
+// leaves lists and gets (404) and shows in the exports with status
+// "deleted", active false, or deleted_at set; a deleted group stays in
+// the groups list with "deleted": true unless exclude_deleted=true.
+// Generated users are all active (on Zendesk, active false means deleted).
+//
 // # Faults
 //
 // WithFaults injects latency, Zendesk's 429 (text/plain "Number of allowed
@@ -138,6 +166,10 @@ type Server struct {
 
 	rlLimit, rlRemaining string
 	bufs                 sync.Pool
+
+	clock  *fakeserver.Clock
+	mutMu  sync.Mutex // serializes Create, Update and Delete
+	export exportLimiter
 }
 
 type config struct {
@@ -151,6 +183,10 @@ type config struct {
 
 	attSize, cutEvery int
 	rateLimit         int
+
+	clock       *fakeserver.Clock
+	exportLimit int
+	exportPer   time.Duration
 }
 
 // Option configures a Server.
@@ -210,6 +246,24 @@ func WithFileCutEvery(n int) Option { return func(c *config) { c.cutEvery = n } 
 // (default 700). It does not throttle; use WithFaults for 429s.
 func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = max(n, 1) } }
 
+// WithClock sets the clock that stamps the records Create, Update and
+// Delete change and that the incremental exports read as "now" (their
+// minimum start_time age, the minute they leave out, the export rate
+// limit's window). By default the clock starts at the current time,
+// truncated to the second (or an hour after the newest generated record,
+// when that is later), and moves only when the test advances it. A clock
+// given here must start after every generated record's updated_at.
+func WithClock(c *fakeserver.Clock) Option { return func(cfg *config) { cfg.clock = c } }
+
+// WithExportRateLimit makes the incremental export endpoints answer 429
+// after n requests in a window of length per on the fake's clock, as
+// Zendesk limits them (10 per minute; 30 with the High Volume add-on):
+// Retry-After with the seconds left in the window and the JSON body
+// {"error":"APIRateLimitExceeded",...}. Zero n (the default) turns it off.
+func WithExportRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.exportLimit, c.exportPer = max(n, 0), per }
+}
+
 // New starts a fake Zendesk on loopback. Close it when done.
 func New(opts ...Option) *Server {
 	cfg := config{
@@ -237,6 +291,11 @@ func New(opts ...Option) *Server {
 		rlLimit:     strconv.Itoa(cfg.rateLimit),
 		rlRemaining: strconv.Itoa(cfg.rateLimit - 1),
 	}
+	s.clock = cfg.clock
+	if s.clock == nil {
+		s.clock = defaultClock(s.d)
+	}
+	s.export = exportLimiter{limit: cfg.exportLimit, per: cfg.exportPer}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
@@ -440,6 +499,8 @@ func (s *Server) route(c *call, segs []string) bool {
 		}
 		s.getAttachment(c, segs[1])
 		return true
+	case "incremental":
+		return s.serveExport(c, segs)
 	case "ticket_audits":
 		if len(segs) != 1 {
 			return false
