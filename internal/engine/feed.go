@@ -115,7 +115,11 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base
 			// The query cannot page further: a new one from the
 			// latest time read.
 			if !cp.High.After(window) {
-				return false, &tributary.Error{Kind: c.kind.Type, Entity: e.Name, Action: tributary.ActionList, Err: tributary.ErrPaging,
+				a := f.Action
+				if a == "" {
+					a = tributary.ActionList
+				}
+				return false, &tributary.Error{Kind: c.kind.Type, Entity: e.Name, Action: a, Err: tributary.ErrPaging,
 					Message: fmt.Sprintf("more than %d records changed at %s: the feed cannot page past them", f.Cap, window.Format(time.RFC3339Nano))}
 			}
 			window, n = cp.High, 0
