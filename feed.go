@@ -52,6 +52,17 @@ type Feed struct {
 	// deletion (Zendesk's status "deleted", Salesforce's IsDeleted); nil
 	// means the feed returns none.
 	Deleted func(Record) bool
+	// Cap, when positive, is how many records one query of the feed can
+	// page through (HubSpot's search refuses to page past 10,000 results).
+	// A capped feed must be sorted oldest-first on Changed, and Params must
+	// ask for the records changed at or after since (inclusive): when a
+	// query has returned Cap records and has more, the pass goes on with a
+	// new query, Params(base, t), from the latest Changed value t read so
+	// far, and the records changed at t are read again. A saved page that
+	// the source refuses resumes the same way, from the checkpoint's High.
+	// More than Cap records changed at one instant end the pass with an
+	// error matching ErrPaging.
+	Cap int
 	// Deletions, when set, is a second feed that lists deleted records
 	// (HubSpot's archived=true), read in full after the changes on every
 	// sync; each record it returns is a deletion.

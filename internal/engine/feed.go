@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"maps"
 	"strconv"
@@ -34,7 +35,13 @@ func (c *Connector) Changes(ctx context.Context, entity string, base tributary.P
 		cp := from
 		resumed := false
 		if cp.Next != nil {
-			ok, err := c.pass(ctx, e, f, cp.Next, &cp, yield)
+			ok, err := c.pass(ctx, e, f, base, cp.Next, time.Time{}, &cp, yield)
+			if err != nil && resumable(err) && ctx.Err() == nil && f.Cap > 0 && !cp.High.IsZero() {
+				// A capped feed is sorted oldest-first: everything
+				// before High has been read, so the pass goes on
+				// with a query from there.
+				ok, err = c.pass(ctx, e, f, base, f.Params(maps.Clone(base), cp.High), cp.High, &cp, yield)
+			}
 			switch {
 			case err == nil:
 				if !ok {
@@ -71,7 +78,7 @@ func (c *Connector) startPass(ctx context.Context, e *Entity, f *tributary.Feed,
 		}
 	}
 	p := f.Params(maps.Clone(base), since)
-	ok, err := c.pass(ctx, e, f, p, cp, yield)
+	ok, err := c.pass(ctx, e, f, base, p, since, cp, yield)
 	if err != nil {
 		yield(nil, err)
 		return false
@@ -80,14 +87,18 @@ func (c *Connector) startPass(ctx context.Context, e *Entity, f *tributary.Feed,
 }
 
 // pass reads pages from p to the end of the feed, updating cp; it reports
-// false when yield asked to stop.
-func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, p tributary.Params, cp *tributary.Checkpoint, yield func(*tributary.Changes, error) bool) (bool, error) {
+// false when yield asked to stop. window is the time p's query starts at
+// (zero when unknown): a capped feed (Feed.Cap) that reaches its cap goes
+// on with a query from a later time, or fails when it cannot.
+func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base, p tributary.Params, window time.Time, cp *tributary.Checkpoint, yield func(*tributary.Changes, error) bool) (bool, error) {
 	pg := c.feedPager(e, f, p)
+	n := 0 // records read by the current query
 	for pg.More() {
 		page, err := pg.Next(ctx)
 		if err != nil {
 			return false, err
 		}
+		n += len(page.Items)
 		ch := &tributary.Changes{}
 		for _, r := range page.Items {
 			if f.Deleted != nil && f.Deleted(r) {
@@ -99,8 +110,24 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, p tr
 				cp.High = t
 			}
 		}
-		if page.Next != nil {
-			cp.Next = tributary.Params(page.Next)
+		next := tributary.Params(page.Next)
+		if next != nil && f.Cap > 0 && n >= f.Cap {
+			// The query cannot page further: a new one from the
+			// latest time read.
+			if !cp.High.After(window) {
+				a := f.Action
+				if a == "" {
+					a = tributary.ActionList
+				}
+				return false, &tributary.Error{Kind: c.kind.Type, Entity: e.Name, Action: a, Err: tributary.ErrPaging,
+					Message: fmt.Sprintf("more than %d records changed at %s: the feed cannot page past them", f.Cap, window.Format(time.RFC3339Nano))}
+			}
+			window, n = cp.High, 0
+			next = f.Params(maps.Clone(base), cp.High)
+			pg = c.feedPager(e, f, next)
+		}
+		if next != nil {
+			cp.Next = next
 		} else {
 			cp.Next = nil
 			if cp.High.After(cp.Since) {

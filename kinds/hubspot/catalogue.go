@@ -1,6 +1,10 @@
 package hubspot
 
 import (
+	"slices"
+	"strconv"
+	"time"
+
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
 	"github.com/tributary-dev/tributary/pagination"
@@ -152,6 +156,73 @@ func objectSpecs() []objectSpec {
 	}
 }
 
+// FeedOverlap is read again before the checkpoint on every sync of a
+// HubSpot feed: records that share the boundary millisecond, clock skew,
+// and the search index catching up with recent writes.
+const FeedOverlap = time.Minute
+
+// feed is the change feed of a searchable CRM object entity: a search on
+// its last-modified property (ModifiedProperty), at or after since,
+// ascending, 200 a page, re-windowed past the 10,000-result cap; archived
+// (deleted) records are read from the list with archived=true.
+func feed(entity string) *tributary.Feed {
+	prop := ModifiedProperty(entity)
+	return &tributary.Feed{
+		Doc: "CRM search on " + prop + " ascending, re-windowed past the 10,000-result cap; " +
+			"deletions are the archived records (list with archived=true)",
+		Action: apiSearch,
+		Params: func(base tributary.Params, since time.Time) tributary.Params {
+			return feedParams(prop, base, since)
+		},
+		Changed: "properties." + prop,
+		Overlap: FeedOverlap,
+		Cap:     SearchResultCap,
+		Deletions: &tributary.Feed{
+			Doc: "archived records: list with archived=true",
+			Params: func(base tributary.Params, _ time.Time) tributary.Params {
+				p := tributary.Params{"archived": true, "limit": MaxListLimit}
+				if v, ok := base["properties"]; ok {
+					p["properties"] = v
+				}
+				return p
+			},
+		},
+	}
+}
+
+// feedParams is the search body of a feed's first request: the records
+// whose prop is at or after since (all of them for a zero since), sorted
+// on it ascending, 200 a page. The properties of base, if any, are asked
+// for, with prop.
+func feedParams(prop string, base tributary.Params, since time.Time) tributary.Params {
+	p := tributary.Params{
+		"sorts": []any{map[string]any{"propertyName": prop, "direction": "ASCENDING"}},
+		"limit": MaxSearchLimit,
+	}
+	if !since.IsZero() {
+		p["filterGroups"] = []any{map[string]any{"filters": []any{
+			map[string]any{"propertyName": prop, "operator": "GTE", "value": strconv.FormatInt(since.UnixMilli(), 10)},
+		}}}
+	}
+	if props, ok := base["properties"].([]any); ok {
+		out := append([]any{}, props...)
+		if !slices.Contains(out, any(prop)) {
+			out = append(out, prop)
+		}
+		p["properties"] = out
+	} else if props, ok := base["properties"].([]string); ok {
+		out := make([]any, 0, len(props)+1)
+		for _, x := range props {
+			out = append(out, x)
+		}
+		if !slices.Contains(props, prop) {
+			out = append(out, prop)
+		}
+		p["properties"] = out
+	}
+	return p
+}
+
 // apiPaths builds HubSpot's paths for one API version: "v3"
 // (/crm/v3/objects) or a date version (/crm/objects/2026-03).
 type apiPaths struct{ version string }
@@ -194,6 +265,7 @@ func catalogue(version string) []engine.Entity {
 			e.Params[search] = tributary.SearchParams()
 			e.Searchable = s.searchable
 			e.Routes[apiSearch] = []engine.Route{{Method: "POST", Path: objects + "/" + s.name + "/search", Body: true, Records: "results", Paging: paged}}
+			e.Feed = feed(s.name)
 		}
 		out = append(out, e)
 	}

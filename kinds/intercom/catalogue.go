@@ -2,6 +2,7 @@ package intercom
 
 import (
 	"maps"
+	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
@@ -64,14 +65,21 @@ type spec struct {
 	paged      bool // per_page/starting_after cursor paging
 	searchable []field
 	routes     []engine.Route // extra list routes tried before the default one
+	// feed is the change feed: the entity's search endpoint on
+	// updated_at; nil: kept by full walks.
+	feed *tributary.Feed
+	// feedRoute reads the feed (POST {path}/search).
+	feedRoute *engine.Route
 }
 
 func specs() []spec {
 	return []spec{
 		{name: "contacts", doc: "Contacts: users and leads.", path: "/contacts", listKey: "data", paged: true,
-			listParams: []param{perPage(50), afterArg}, searchable: contactFields},
+			listParams: []param{perPage(50), afterArg}, searchable: contactFields,
+			feed: searchFeed("contacts", ContactSearchLookback), feedRoute: searchRoute("/contacts/search", "data")},
 		{name: "conversations", doc: "Conversations (get includes up to the 500 most recent conversation parts).", path: "/conversations",
-			listKey: "conversations", paged: true, listParams: []param{perPage(20), afterArg}, searchable: conversationFields},
+			listKey: "conversations", paged: true, listParams: []param{perPage(20), afterArg}, searchable: conversationFields,
+			feed: searchFeed("conversations", 0), feedRoute: searchRoute("/conversations/search", "conversations")},
 		{name: "companies", doc: "Companies. All walks past the list's 10,000-company limit with the scroll API.", path: "/companies",
 			listKey: "data", paged: true, listParams: []param{perPage(15), afterArg, scrollParam}, searchable: companyFields,
 			routes: []engine.Route{{Path: "/companies/scroll", When: []string{"scroll_param"}, Records: "data", Paging: scrollPages{}, Prepare: dropEmptyScrollParam,
@@ -106,12 +114,88 @@ func catalogue() []engine.Entity {
 		}
 		e.Routes[list] = append(append([]engine.Route{}, s.routes...), rt)
 		e.Routes[get] = []engine.Route{{Path: s.path + "/{id}"}}
+		e.Feed, e.FeedRoute = s.feed, s.feedRoute
 		if s.searchable != nil {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()
 			e.Searchable = s.searchable
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// Feed settings of Intercom's search endpoints.
+const (
+	// FeedOverlap is read again before the checkpoint on every sync:
+	// records sharing the boundary second, clock skew.
+	FeedOverlap = time.Minute
+	// ContactSearchLookback covers Intercom's documented contact creation
+	// delay: a contact may reach the search index minutes after it was
+	// created (or changed).
+	ContactSearchLookback = 10 * time.Minute
+	// searchDay is the precision of Intercom's search on timestamps: it
+	// matches by calendar day in the workspace's time zone.
+	searchDay = 24 * time.Hour
+)
+
+// searchFeed is the change feed of contacts or conversations: POST
+// {entity}/search on updated_at, oldest first, 150 a page. Intercom
+// matches timestamps by calendar day in the workspace's time zone, and
+// "updated_at > v" starts at the day after v's, so the query asks for
+// updated_at > since less a day: whatever the time zone, that is the
+// start of since's day or earlier, and every sync reads the changes of
+// that whole day again (records are upserted by id). The search does not
+// report deletions: those are found by full walks.
+func searchFeed(entity string, lookback time.Duration) *tributary.Feed {
+	return &tributary.Feed{
+		Doc: "POST /" + entity + "/search on updated_at ascending (matched by calendar day: the day of the checkpoint is read again); " +
+			"deletions are not reported (full walks find them)",
+		Params:   searchFeedParams,
+		Changed:  "updated_at",
+		Overlap:  FeedOverlap,
+		Lookback: lookback,
+	}
+}
+
+// searchFeedParams is the body of a feed's first request: updated_at
+// after the day before since's (Unix seconds; 0, every record, for a zero
+// since), sorted on updated_at ascending, 150 a page.
+func searchFeedParams(_ tributary.Params, since time.Time) tributary.Params {
+	v := int64(0)
+	if !since.IsZero() {
+		v = max(since.Add(-searchDay).Unix(), 0)
+	}
+	return tributary.Params{
+		"query":    map[string]any{"field": "updated_at", "operator": ">", "value": v},
+		"sort":     map[string]any{"field": "updated_at", "order": "ascending"},
+		"per_page": int64(MaxPerPage),
+	}
+}
+
+// searchRoute is a search endpoint read as a feed: the body's per_page and
+// starting_after go into its pagination object.
+func searchRoute(path, records string) *engine.Route {
+	return &engine.Route{Method: "POST", Path: path, Body: true, Records: records, Paging: pagination.StartingAfter{}, Prepare: searchPagination}
+}
+
+// searchPagination moves per_page and starting_after (where the paging
+// style puts the next page's cursor) into the search body's pagination
+// object, as Intercom's search expects.
+func searchPagination(p tributary.Params) tributary.Params {
+	out := p.Clone()
+	pg := map[string]any{}
+	if old, ok := out["pagination"].(map[string]any); ok {
+		maps.Copy(pg, old)
+	}
+	for _, k := range []string{"per_page", "starting_after"} {
+		if v, ok := out[k]; ok {
+			pg[k] = v
+			delete(out, k)
+		}
+	}
+	if len(pg) > 0 {
+		out["pagination"] = pg
 	}
 	return out
 }

@@ -74,7 +74,8 @@ type objectType struct {
 	queryProps []string // searched by the search body's query text
 	uniqueProp string   // the property usable as idProperty besides hs_object_id
 	props      []propDef
-	index      map[string]propFn
+	index      map[string]propFn // with the values Update sets
+	raw        map[string]propFn // as generated
 }
 
 // ref points at one record: index i of a type, live or archived.
@@ -92,7 +93,10 @@ type dataset struct {
 	// of it (since the epoch), so that many records share one.
 	grain time.Duration
 
+	ov overlay // what Create, Update and Delete did
+
 	mu     sync.Mutex
+	gen    uint64         // mutations so far: part of the cache key
 	cache  []cachedSearch // recent searches' matches, oldest first
 	types  []*objectType
 	byName map[string]*objectType
@@ -127,6 +131,9 @@ func (r ref) seed() int {
 }
 
 func (d *dataset) created(r ref) time.Time {
+	if ch, ok := d.change(r); ok && !ch.created.IsZero() {
+		return ch.created
+	}
 	s := r.seed()
 	if r.archived {
 		s = r.i * 997
@@ -137,6 +144,9 @@ func (d *dataset) created(r ref) time.Time {
 }
 
 func (d *dataset) updated(r ref) time.Time {
+	if ch, ok := d.change(r); ok && !ch.updated.IsZero() {
+		return ch.updated
+	}
 	s := r.seed()
 	t := d.created(r).Add(time.Duration(mix(s, 13)%(30*24*60))*time.Minute + 1234*time.Millisecond)
 	if d.grain > 0 {
@@ -146,7 +156,12 @@ func (d *dataset) updated(r ref) time.Time {
 	return t
 }
 
-func (d *dataset) archivedAt(r ref) time.Time { return d.updated(r).Add(time.Hour) }
+func (d *dataset) archivedAt(r ref) time.Time {
+	if ch, ok := d.change(r); ok && !ch.deletedAt.IsZero() {
+		return ch.deletedAt
+	}
+	return d.updated(r).Add(time.Hour)
+}
 
 func stamp(t time.Time) string { return t.UTC().Format(timeLayout) }
 
@@ -271,7 +286,8 @@ func (d *dataset) dealStage(r ref) (pipeline, stage string) {
 }
 
 func newDataset(counts map[string]int, owners int, grain time.Duration) *dataset {
-	d := &dataset{counts: counts, owners: owners, grain: grain, byName: map[string]*objectType{}, links: defaultLinks()}
+	d := &dataset{counts: counts, owners: owners, grain: grain, byName: map[string]*objectType{}, links: defaultLinks(),
+		ov: overlay{extra: map[*objectType]int{}, recs: map[*objectType]map[int]change{}, dead: map[*objectType][]int{}}}
 	idProp := propDef{"hs_object_id", func(_ *dataset, r ref) *string { return sp(r.id()) }}
 	created := func(name string) propDef {
 		return propDef{name, func(d *dataset, r ref) *string { return sp(stamp(d.created(r))) }}
@@ -488,8 +504,10 @@ func newDataset(counts map[string]int, owners int, grain time.Duration) *dataset
 	d.types = []*objectType{contacts, companies, deals, tickets, notes, calls, emails, meetings, tasks, cars}
 	for _, t := range d.types {
 		t.index = make(map[string]propFn, len(t.props))
+		t.raw = make(map[string]propFn, len(t.props))
 		for _, p := range t.props {
-			t.index[p.name] = p.fn
+			t.index[p.name] = overridable(p.name, p.fn)
+			t.raw[p.name] = p.fn
 		}
 		d.byName[t.name] = t
 		d.byName[t.typeID] = t
@@ -530,7 +548,7 @@ type associationList struct {
 
 // associations lists the records of type to associated with r.
 func (d *dataset) associations(r ref, to *objectType) []associatedID {
-	if r.archived {
+	if r.archived || d.deleted(r) {
 		return nil
 	}
 	label := r.t.singular + "_to_" + to.singular

@@ -30,6 +30,17 @@
 // carry errorType RATE_LIMIT and a policyName; see WithFaults and
 // WithRateLimitPolicy.
 //
+// Records change while a test runs (Server implements fakeserver.Mutable):
+// Create, Update and Delete on contacts, companies, deals and tickets, at
+// the fake's clock (WithClock). Every list, get and search shows them: an
+// update changes the record's main text property and its last-modified
+// time (updatedAt, hs_lastmodifieddate, the contacts' lastmodifieddate), so
+// a search on that property ascending (HubSpot's change feed) returns it
+// for every since at or before the change; a delete archives, as HubSpot
+// does: the record leaves the live list, search and get, and is listed and
+// got with archived=true (archived true, archivedAt the time of the
+// delete), before the generated archived records.
+//
 // Simplifications: each record lists at most 100 associated ids per type and
 // association lists are not paged; search matches the query text as a
 // substring of each type's main text properties; sorting uses the first sort

@@ -2,6 +2,7 @@ package hubspottest
 
 import (
 	"net/http"
+	"sort"
 	"strconv"
 )
 
@@ -58,9 +59,9 @@ func (d *dataset) render(r ref, v view) objectJSON {
 		Properties: map[string]*string{},
 		CreatedAt:  stamp(d.created(r)),
 		UpdatedAt:  stamp(d.updated(r)),
-		Archived:   r.archived,
+		Archived:   r.archived || d.deleted(r),
 	}
-	if r.archived {
+	if o.Archived {
 		o.ArchivedAt = stamp(d.archivedAt(r))
 	}
 	names := v.properties
@@ -142,9 +143,36 @@ func (c *call) listObjects(typeName string) {
 	if len(v.history) > 0 && limit > MaxHistoryLimit {
 		limit = MaxHistoryLimit
 	}
-	n, base := c.s.data.count(t), t.idBase
+	d := c.s.data
+	// The live records, or the archived ones: those Delete archived (ids
+	// of the live range) then the generated ones, in id order.
+	var seq func(k int) ref
+	var n int
+	var startAt func(id int64) int
 	if archived {
-		n, base = ArchivedPerType, t.idBase+archivedOffset
+		dead := d.deletedRefs(t)
+		n = len(dead) + ArchivedPerType
+		seq = func(k int) ref {
+			if k < len(dead) {
+				return dead[k]
+			}
+			return ref{t: t, i: k - len(dead), archived: true}
+		}
+		startAt = func(id int64) int {
+			return sort.Search(n, func(k int) bool {
+				v, _ := strconv.ParseInt(seq(k).id(), 10, 64)
+				return v >= id
+			})
+		}
+	} else {
+		n = d.total(t)
+		seq = func(k int) ref { return ref{t: t, i: k} }
+		startAt = func(id int64) int {
+			if id > t.idBase {
+				return int(min(id-t.idBase-1, int64(n)))
+			}
+			return 0
+		}
 	}
 	start := 0
 	if a := q.Get("after"); a != "" {
@@ -153,18 +181,21 @@ func (c *call) listObjects(typeName string) {
 			c.invalid("Invalid paging cursor: "+a, errorDetail{Message: "after must be a cursor returned in paging.next.after", In: "after"})
 			return
 		}
-		if id > base {
-			start = int(min(id-base-1, int64(n)))
+		start = startAt(id)
+	}
+	results := make([]objectJSON, 0, min(limit, n-start))
+	k := start
+	for ; k < n && len(results) < limit; k++ {
+		if r := seq(k); archived || !d.deleted(r) {
+			results = append(results, d.render(r, v))
 		}
 	}
-	end := min(start+limit, n)
-	results := make([]objectJSON, 0, end-start)
-	for i := start; i < end; i++ {
-		results = append(results, c.s.data.render(ref{t: t, i: i, archived: archived}, v))
+	for !archived && k < n && d.deleted(seq(k)) {
+		k++
 	}
 	resp := listResponse{Results: results}
-	if end < n {
-		after := ref{t: t, i: end, archived: archived}.id()
+	if k < n {
+		after := seq(k).id()
 		resp.Paging = &paging{Next: nextPage{After: after, Link: pageURL(c.r, after)}}
 	}
 	c.json(http.StatusOK, resp)
@@ -182,8 +213,10 @@ func (c *call) getObject(typeName, id string) {
 		c.invalid("archived must be true or false", errorDetail{Message: "invalid archived: " + q.Get("archived"), In: "archived"})
 		return
 	}
-	n := c.s.data.count(t)
+	d := c.s.data
+	n := d.total(t)
 	idProp := q.Get("idProperty")
+	live := true
 	i := -1
 	switch {
 	case idProp == "" || idProp == "hs_object_id":
@@ -192,12 +225,15 @@ func (c *call) getObject(typeName, id string) {
 			c.notFound("Object not found.  objectId are usually numeric.", map[string][]string{"id": {id}})
 			return
 		}
-		base := t.idBase
-		if archived {
-			base, n = t.idBase+archivedOffset, ArchivedPerType
-		}
-		if num > base && num <= base+int64(n) {
-			i = int(num - base - 1)
+		switch {
+		case num > t.idBase && num <= t.idBase+int64(n):
+			// A live record, or one Delete archived.
+			i = int(num - t.idBase - 1)
+			if d.deleted(ref{t: t, i: i}) != archived {
+				i = -1
+			}
+		case archived && num > t.idBase+archivedOffset && num <= t.idBase+archivedOffset+ArchivedPerType:
+			i, live = int(num-t.idBase-archivedOffset-1), false
 		}
 	case idProp == t.uniqueProp && !archived:
 		var k int
@@ -208,7 +244,7 @@ func (c *call) getObject(typeName, id string) {
 		case "vin":
 			k, found = carIndexByVIN(id)
 		}
-		if found && k < n {
+		if found && k < n && !d.deleted(ref{t: t, i: k}) {
 			i = k
 		}
 	case idProp == t.uniqueProp:
@@ -220,7 +256,7 @@ func (c *call) getObject(typeName, id string) {
 		c.notFound("resource not found", nil)
 		return
 	}
-	c.json(http.StatusOK, c.s.data.render(ref{t: t, i: i, archived: archived}, c.parseView(t, true)))
+	c.json(http.StatusOK, d.render(ref{t: t, i: i, archived: !live}, c.parseView(t, true)))
 }
 
 // searchResponse is CollectionResponseWithTotalSimplePublicObjectForwardPaging.

@@ -208,9 +208,9 @@ func parseSearch(body io.Reader) (searchRequest, string) {
 // match returns how many live records of t match req and the record index
 // of the k-th match in the requested order.
 func (d *dataset) match(t *objectType, req searchRequest) (int, func(int) int) {
-	n := d.count(t)
+	n := d.total(t)
 	natural := req.sortProp == "" || req.sortProp == t.createProp || req.sortProp == "hs_object_id"
-	if len(req.groups) == 0 && req.query == "" && natural {
+	if len(req.groups) == 0 && req.query == "" && natural && !d.anyDeleted(t) {
 		if req.desc {
 			return n, func(k int) int { return n - 1 - k }
 		}
@@ -232,8 +232,9 @@ type cachedSearch struct {
 
 // hits returns the indexes of the records of t matching req, in order.
 func (d *dataset) hits(t *objectType, req searchRequest, natural bool) []int {
-	key := fmt.Sprintf("%s|%v|%q|%s|%v", t.name, req.groups, req.query, req.sortProp, req.desc)
 	d.mu.Lock()
+	gen := d.gen
+	key := fmt.Sprintf("%d|%s|%v|%q|%s|%v", gen, t.name, req.groups, req.query, req.sortProp, req.desc)
 	for _, c := range d.cache {
 		if c.key == key {
 			d.mu.Unlock()
@@ -250,11 +251,11 @@ func (d *dataset) hits(t *objectType, req searchRequest, natural bool) []int {
 	if !natural {
 		sortFn = t.index[req.sortProp]
 	}
-	n := d.count(t)
+	n := d.total(t)
 	var found []hit
 	for i := 0; i < n; i++ {
 		r := ref{t: t, i: i}
-		if !d.matches(r, req) {
+		if d.deleted(r) || !d.matches(r, req) {
 			continue
 		}
 		h := hit{i: i}
@@ -286,6 +287,10 @@ func (d *dataset) hits(t *objectType, req searchRequest, natural bool) []int {
 		hits[k] = h.i
 	}
 	d.mu.Lock()
+	if d.gen != gen { // a mutation came meanwhile: do not keep stale matches
+		d.mu.Unlock()
+		return hits
+	}
 	if len(d.cache) >= maxCachedSearches {
 		d.cache = d.cache[1:]
 	}

@@ -101,6 +101,7 @@ type config struct {
 	tokenTTL time.Duration
 	policy   string
 	grain    time.Duration
+	clock    *fakeserver.Clock
 }
 
 // WithFaults injects faults (latency, 429, 5xx, cut connections) into the
@@ -169,6 +170,7 @@ type Server struct {
 	creds    Credentials
 	tokenTTL time.Duration
 	policy   string
+	clock    *fakeserver.Clock
 
 	mu     sync.Mutex
 	seq    uint64               // requests answered, for correlation ids and rate-limit headers
@@ -193,7 +195,11 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.clock == nil {
+		c.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
+	}
 	s := &Server{
+		clock:    c.clock,
 		data:     newDataset(c.counts, c.owners, c.grain),
 		creds:    c.creds,
 		tokenTTL: c.tokenTTL,
@@ -217,14 +223,14 @@ func (s *Server) ObjectID(objectType string, i int) string {
 	return ref{t: t, i: i}.id()
 }
 
-// Count returns how many live records an object type holds; 0 for an
-// unknown type.
+// Count returns how many live records an object type holds (created ones
+// included, deleted ones not); 0 for an unknown type.
 func (s *Server) Count(objectType string) int {
 	t := s.data.resolve(objectType)
 	if t == nil {
 		return 0
 	}
-	return s.data.count(t)
+	return s.data.total(t) - len(s.data.deletedRefs(t))
 }
 
 // OwnerID returns the id of owner i (0-based).

@@ -7,8 +7,10 @@
 //
 //	GET  /contacts               {"type":"list","data":[...],"total_count","pages"}
 //	GET  /contacts/{id}
+//	POST /contacts/search        query, sort, pagination; the list's envelope
 //	GET  /conversations          {"type":"conversation.list","conversations":[...],...}
 //	GET  /conversations/{id}     with conversation_parts; display_as=plaintext
+//	POST /conversations/search   query, sort, pagination; the list's envelope
 //	GET  /companies              {"type":"list","data":[...],"pages","total_count"}
 //	POST /companies/list         the same list, page/per_page/order in the query
 //	GET  /companies/scroll       scroll_param paging over every company
@@ -45,6 +47,14 @@
 //   - error.list bodies for 401, 404 (with each endpoint's own code:
 //     not_found, company_not_found, team_not_found, admin_not_found), 400,
 //     429 and 500, each with a request_id.
+//   - Search (contacts, conversations): filters with Intercom's operators,
+//     AND/OR groups (at most 15 filters, two levels), timestamps matched by
+//     calendar day in the workspace's time zone (UTC here): = the day, >
+//     from the next day's start, < before the day's start; other operators
+//     on timestamps are a 400. Records render as the lists render them.
+//   - Mutations (Create, Update, Delete on contacts, conversations and
+//     companies, at the fake's Clock) that every list, get, scroll and
+//     search shows.
 //   - Conversation attachments whose url points at FilesURL, served with
 //     byte ranges and without credentials.
 //
@@ -122,6 +132,7 @@ type config struct {
 	scrollIdle    time.Duration
 	now           func() time.Time
 	scrollNow     func() time.Time
+	clock         *fakeserver.Clock
 }
 
 // WithFaults injects faults into API responses.
@@ -180,7 +191,9 @@ func WithScrollClock(now func() time.Time) Option {
 type Server struct {
 	*fakeserver.Server
 
-	cfg config
+	cfg   config
+	clock *fakeserver.Clock // mutations' time
+	ov    overlay           // what Create, Update and Delete did
 
 	mu          sync.Mutex
 	windowStart time.Time
@@ -211,7 +224,15 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{cfg: cfg}
+	if cfg.clock == nil {
+		start := time.Now().UTC().Truncate(time.Second)
+		if last := latestGenerated(cfg); start.Before(last) {
+			start = last
+		}
+		cfg.clock = fakeserver.NewClock(start)
+	}
+	s := &Server{cfg: cfg, clock: cfg.clock,
+		ov: overlay{extra: map[string]int{}, dead: map[string]int{}, recs: map[string]map[int]change{}}}
 	s.Server = fakeserver.New(s.apiHandler(), http.HandlerFunc(s.serveFile), cfg.faults, fakeserver.Vendor{
 		RateLimited: s.faultRateLimited,
 		ServerError: s.faultServerError,
@@ -232,6 +253,8 @@ func (s *Server) apiHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /contacts", s.listContacts)
 	mux.HandleFunc("GET /contacts/{id}", s.getContact)
+	mux.HandleFunc("POST /contacts/search", s.search(contactsEntity))
+	mux.HandleFunc("POST /conversations/search", s.search(conversationsEntity))
 	mux.HandleFunc("GET /conversations", s.listConversations)
 	mux.HandleFunc("GET /conversations/{id}", s.getConversation)
 	mux.HandleFunc("GET /companies", s.listCompanies)
@@ -518,8 +541,9 @@ type contactList struct {
 }
 
 func (s *Server) listContacts(w http.ResponseWriter, r *http.Request) {
-	v := ascending(s.cfg.contacts)
+	v := ascending(s.total(contactsEntity))
 	v.indexOf = func(id string) (int, bool) { return hexIndex(contactIDPrefix, id) }
+	v = s.live(contactsEntity, v)
 	win, ok := s.parsePaging(w, r, v, DefaultContactsPerPage, true)
 	if !ok {
 		return
@@ -527,7 +551,7 @@ func (s *Server) listContacts(w http.ResponseWriter, r *http.Request) {
 	out := contactList{Type: "list", Data: make([]contact, 0, win.end-win.offset), TotalCount: v.count,
 		Pages: pages{Type: "pages", Page: win.page, PerPage: win.perPage, TotalPages: totalPages(v.count, win.perPage)}}
 	for p := win.offset; p < win.end; p++ {
-		out.Data = append(out.Data, contactAt(v.at(p), s.cfg.companies))
+		out.Data = append(out.Data, s.contact(v.at(p)))
 	}
 	if win.end < v.count && len(out.Data) > 0 {
 		last := out.Data[len(out.Data)-1]
@@ -538,11 +562,11 @@ func (s *Server) listContacts(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getContact(w http.ResponseWriter, r *http.Request) {
 	i, ok := hexIndex(contactIDPrefix, r.PathValue("id"))
-	if !ok || i >= s.cfg.contacts {
+	if !ok || !s.exists(contactsEntity, i) {
 		s.writeError(w, http.StatusNotFound, "not_found", "User Not Found", "")
 		return
 	}
-	writeOK(w, contactAt(i, s.cfg.companies))
+	writeOK(w, s.contact(i))
 }
 
 // ---------------------------------------------------------------- conversations
@@ -555,8 +579,10 @@ type conversationList struct {
 }
 
 func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) {
-	v := ascending(s.cfg.conversations)
-	v.indexOf = func(id string) (int, bool) { return numIndex(conversationIDBase, id, s.cfg.conversations) }
+	n := s.total(conversationsEntity)
+	v := ascending(n)
+	v.indexOf = func(id string) (int, bool) { return numIndex(conversationIDBase, id, n) }
+	v = s.live(conversationsEntity, v)
 	win, ok := s.parsePaging(w, r, v, DefaultConversationsPerPage, false)
 	if !ok {
 		return
@@ -564,7 +590,7 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) {
 	out := conversationList{Type: "conversation.list", TotalCount: v.count, Conversations: make([]conversation, 0, win.end-win.offset),
 		Pages: pages{Type: "pages", Page: win.page, PerPage: win.perPage, TotalPages: totalPages(v.count, win.perPage)}}
 	for p := win.offset; p < win.end; p++ {
-		out.Conversations = append(out.Conversations, conversationAt(v.at(p), s.cfg.contacts, s.FilesURL, false, false))
+		out.Conversations = append(out.Conversations, s.conversation(v.at(p), false, false))
 	}
 	if win.end < v.count && len(out.Conversations) > 0 {
 		last := out.Conversations[len(out.Conversations)-1]
@@ -574,13 +600,13 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
-	i, ok := numIndex(conversationIDBase, r.PathValue("id"), s.cfg.conversations)
-	if !ok {
+	i, ok := numIndex(conversationIDBase, r.PathValue("id"), s.total(conversationsEntity))
+	if !ok || !s.exists(conversationsEntity, i) {
 		s.writeError(w, http.StatusNotFound, "not_found", "Resource Not Found", "")
 		return
 	}
 	plain := r.URL.Query().Get("display_as") == "plaintext"
-	writeOK(w, conversationAt(i, s.cfg.contacts, s.FilesURL, true, plain))
+	writeOK(w, s.conversation(i, true, plain))
 }
 
 // ---------------------------------------------------------------- companies
@@ -597,7 +623,7 @@ type companyList struct {
 // most recently requested first, stop after CompanyListLimit and page with
 // page/per_page or starting_after.
 func (s *Server) listCompanies(w http.ResponseWriter, r *http.Request) {
-	n := s.cfg.companies
+	n := s.total(companiesEntity)
 	q := r.URL.Query()
 	v := descendingEvery(n, 1, 0)
 	if r.Method == http.MethodGet {
@@ -631,6 +657,7 @@ func (s *Server) listCompanies(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.indexOf = func(id string) (int, bool) { return hexIndex(companyIDPrefix, id) }
+	v = s.live(companiesEntity, v)
 	total := v.count
 	reachable := v
 	reachable.count = min(v.count, CompanyListLimit)
@@ -641,7 +668,7 @@ func (s *Server) listCompanies(w http.ResponseWriter, r *http.Request) {
 	out := companyList{Type: "list", Data: make([]company, 0, win.end-win.offset), TotalCount: total,
 		Pages: pages{Type: "pages", Next: json.RawMessage("null"), Page: win.page, PerPage: win.perPage, TotalPages: totalPages(total, win.perPage)}}
 	for p := win.offset; p < win.end; p++ {
-		out.Data = append(out.Data, companyAt(reachable.at(p)))
+		out.Data = append(out.Data, s.company(reachable.at(p)))
 	}
 	if win.end < reachable.count && len(out.Data) > 0 {
 		last := out.Data[len(out.Data)-1]
@@ -656,13 +683,13 @@ func (s *Server) findCompany(w http.ResponseWriter, id, name string) {
 	i := -1
 	if id != "" {
 		var n int
-		if _, err := fmt.Sscanf(id, "cmp-%d", &n); err == nil && fmt.Sprintf("cmp-%07d", n) == id && n < s.cfg.companies {
+		if _, err := fmt.Sscanf(id, "cmp-%d", &n); err == nil && fmt.Sprintf("cmp-%07d", n) == id && s.exists(companiesEntity, n) {
 			i = n
 		}
 	}
 	if i < 0 && name != "" {
 		if at := strings.LastIndexByte(name, ' '); at > 0 {
-			if n, err := strconv.Atoi(name[at+1:]); err == nil && n >= 0 && n < s.cfg.companies && companyName(n) == name {
+			if n, err := strconv.Atoi(name[at+1:]); err == nil && s.exists(companiesEntity, n) && s.company(n).Name == name {
 				i = n
 			}
 		}
@@ -671,17 +698,17 @@ func (s *Server) findCompany(w http.ResponseWriter, id, name string) {
 		s.writeError(w, http.StatusNotFound, "company_not_found", "Company Not Found", "")
 		return
 	}
-	writeOK(w, companyList{Type: "list", Data: []company{companyAt(i)}, TotalCount: 1,
+	writeOK(w, companyList{Type: "list", Data: []company{s.company(i)}, TotalCount: 1,
 		Pages: pages{Type: "pages", Next: json.RawMessage("null"), Page: 1, PerPage: DefaultCompaniesPerPage, TotalPages: 1}})
 }
 
 func (s *Server) getCompany(w http.ResponseWriter, r *http.Request) {
 	i, ok := hexIndex(companyIDPrefix, r.PathValue("id"))
-	if !ok || i >= s.cfg.companies {
+	if !ok || !s.exists(companiesEntity, i) {
 		s.writeError(w, http.StatusNotFound, "company_not_found", "Company Not Found", "")
 		return
 	}
-	writeOK(w, companyAt(i))
+	writeOK(w, s.company(i))
 }
 
 // companyScroll is Intercom's company_scroll body; pages and total_count
@@ -717,7 +744,7 @@ func (s *Server) scrollCompanies(w http.ResponseWriter, r *http.Request) {
 	var from, to int
 	if errCode == "" {
 		from = sc.next
-		to = min(from+ScrollPageSize, s.cfg.companies)
+		to = min(from+ScrollPageSize, s.total(companiesEntity))
 		sc.next, sc.lastUsed = to, now
 		if from >= to {
 			s.scroll = nil // the end: this scroll_param expires
@@ -732,7 +759,9 @@ func (s *Server) scrollCompanies(w http.ResponseWriter, r *http.Request) {
 	}
 	out := companyScroll{Type: "list", Data: make([]company, 0, to-from), ScrollParam: param}
 	for i := from; i < to; i++ {
-		out.Data = append(out.Data, companyAt(i))
+		if !s.deleted(companiesEntity, i) {
+			out.Data = append(out.Data, s.company(i))
+		}
 	}
 	writeOK(w, out)
 }
@@ -834,7 +863,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	convID, name, ok2 := strings.Cut(rest, "/")
 	var i int
 	if ok && ok2 {
-		i, ok = numIndex(conversationIDBase, convID, s.cfg.conversations)
+		i, ok = numIndex(conversationIDBase, convID, s.total(conversationsEntity))
 	}
 	a, has := attachmentOf(i, s.FilesURL)
 	if !ok || !ok2 || !has || a.Name != name || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
