@@ -54,7 +54,7 @@ func TestMutationsShowEverywhere(t *testing.T) {
 	}
 	type rec struct {
 		ID, Description, SystemModstamp string
-		IsDeleted                      bool
+		IsDeleted                       bool
 	}
 	var got []rec
 	for _, raw := range all.Records {
