@@ -33,6 +33,12 @@ type Feed struct {
 	// walks the entity with (a GitHub owner and repo); Params must not
 	// modify it. A zero since asks for every record.
 	Params func(base Params, since time.Time) Params
+	// Check, when set, reports why base cannot be read as the feed (a
+	// Salesforce query with GROUP BY cannot), as the offending param and
+	// the reason, or "" when it can. Changes then fails with
+	// ErrInvalidParams before anything is sent, rather than Params
+	// building a request the source would refuse or misread.
+	Check func(base Params) (param, reason string)
 	// Changed is the dot path of the record's last-modified time, an RFC
 	// 3339 string or Unix seconds (updated_at, SystemModstamp,
 	// properties.hs_lastmodifieddate). The checkpoint moves to the latest

@@ -32,6 +32,13 @@ func (c *Connector) Changes(ctx context.Context, entity string, base tributary.P
 			yield(nil, err)
 			return
 		}
+		if f.Check != nil {
+			if param, reason := f.Check(base); param != "" {
+				yield(nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: tributary.ActionList, Param: param,
+					Err: tributary.ErrInvalidParams, Message: reason})
+				return
+			}
+		}
 		cp := from
 		resumed := false
 		if cp.Next != nil {

@@ -1,6 +1,8 @@
 package gong
 
 import (
+	"time"
+
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
 	"github.com/tributary-dev/tributary/pagination"
@@ -251,10 +253,11 @@ func withFilter(rt engine.Route) engine.Route {
 // Catalogue returns the call-analytics catalogue: every entity, its actions
 // and their parameters (nested where Gong nests them), its searchable
 // fields and its paging.
-func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
+func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue(DefaultFeedLookback)) }
 
-// catalogue builds the engine's view of the kind.
-func catalogue() []engine.Entity {
+// catalogue builds the engine's view of the kind; lookback is that of the
+// calls feeds.
+func catalogue(lookback time.Duration) []engine.Entity {
 	var out []engine.Entity
 	for _, s := range specs() {
 		e := engine.Entity{Entity: tributary.Entity{Name: s.name, Doc: s.doc, Params: map[action][]param{}}, Routes: map[action][]engine.Route{}}
@@ -280,6 +283,12 @@ func catalogue() []engine.Entity {
 			e.Actions = append(e.Actions, actDownload)
 			e.Params[actDownload] = s.download
 			e.Routes[actDownload] = []engine.Route{s.dlRoute}
+		}
+		switch s.name {
+		case "calls":
+			e.Feed = callsFeed(lookback)
+		case "calls_extensive":
+			e.Feed = callsExtensiveFeed(lookback)
 		}
 		for _, a := range e.Actions {
 			if rule := ruleOf(s.name, a); rule != nil {

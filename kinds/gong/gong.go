@@ -163,7 +163,11 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		return nil, err
 	}
 	o := tributary.NewOptions(opts...)
-	kind := &engine.Kind{Type: Type, Entities: catalogue(), ParseError: parseError, EmptyList: emptyList}
+	lookback, err := feedLookback(o)
+	if err != nil {
+		return nil, err
+	}
+	kind := &engine.Kind{Type: Type, Entities: catalogue(lookback), ParseError: parseError, EmptyList: emptyList}
 	setup := engine.Setup{
 		Kind:           kind,
 		Options:        o,

@@ -167,6 +167,13 @@ func catalogue(version string) []engine.Entity {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()
 			e.Searchable = parseFields(o.fields)
+			// The feed runs the list's query through /queryAll, which
+			// also returns deleted records; its nextRecordsUrl says
+			// query, yet goes on with the queryAll's results.
+			e.Feed = feed(o)
+			feedRoute := queryRoute
+			feedRoute.Path = data + "/queryAll"
+			e.FeedRoute = &feedRoute
 		}
 		if o.blob != "" {
 			e.Actions = append(e.Actions, downloadAction)

@@ -2,7 +2,6 @@ package gongtest
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -58,11 +57,19 @@ func parseID(id, prefix string, digits, n int) (int, bool) {
 	return i, true
 }
 
-func (s *Server) callIndex(id string) (int, bool) { return parseID(id, "77823422740", 8, s.cfg.calls) }
-func (s *Server) userIndex(id string) (int, bool) { return parseID(id, "304185947520", 7, s.cfg.users) }
-func workspaceIndex(id string) (int, bool)        { return parseID(id, "520193847510293", 4, numWorkspaces) }
-func scorecardIndex(id string) (int, bool)        { return parseID(id, "684315292907544", 4, numScorecards) }
-func folderIndex(id string) (int, bool)           { return parseID(id, "384315291296892", 4, numFolders) }
+// callIndex and userIndex resolve the id of a live call or user.
+func (s *Server) callIndex(id string) (int, bool) {
+	i, ok := parseID(id, "77823422740", 8, s.numCalls())
+	return i, ok && s.callLive(i)
+}
+
+func (s *Server) userIndex(id string) (int, bool) {
+	i, ok := parseID(id, "304185947520", 7, s.numUsers())
+	return i, ok && s.userLive(i)
+}
+func workspaceIndex(id string) (int, bool) { return parseID(id, "520193847510293", 4, numWorkspaces) }
+func scorecardIndex(id string) (int, bool) { return parseID(id, "684315292907544", 4, numScorecards) }
+func folderIndex(id string) (int, bool)    { return parseID(id, "384315291296892", 4, numFolders) }
 
 // mix is a cheap deterministic hash for synthetic numbers.
 func mix(vals ...int) int {
@@ -187,6 +194,7 @@ func (s *Server) user(i int) userRecord {
 	if i%7 == 3 {
 		u.SpokenLanguages = append(u.SpokenLanguages, spokenLang{Language: "es-ES"})
 	}
+	s.patchUser(i, &u)
 	return u
 }
 
@@ -262,13 +270,8 @@ func (s *Server) call(i int) callRecord {
 	if i%9 == 4 {
 		c.CustomData = ptr(fmt.Sprintf("batch-%d", i/9))
 	}
+	s.patchCall(i, &c)
 	return c
-}
-
-// firstCallAtOrAfter returns the index of the first call starting at or
-// after t (Calls() when none does).
-func (s *Server) firstCallAtOrAfter(t time.Time) int {
-	return sort.Search(s.cfg.calls, func(i int) bool { return !callStart(i).Before(t) })
 }
 
 func speakerID(i, p int) string { return fmt.Sprintf("64323456%07d%04d", i%10000000, p) }

@@ -49,4 +49,10 @@
 // starts i hours (plus a few minutes) after 2024-01-01T08:00:00Z, is hosted by
 // user i mod Users() in workspace i mod 3, and every fourth call has an
 // answered scorecard. User i > 0 reports to user (i-1)/5.
+//
+// Calls and users change while the fake runs (fakeserver.Mutable): Create
+// adds a call that started at the fake's Clock (WithMutationClock) or a
+// user created then; Update retitles one; Delete removes it from lists and
+// gets (404). Gong keeps no last-modified time, so an update leaves a
+// call's started time as it was.
 package gongtest

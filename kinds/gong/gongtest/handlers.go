@@ -45,10 +45,14 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, "Invalid includeAvatars: '"+v+"' is not a boolean")
 		return
 	}
+	total, at := s.cfg.users, func(k int) int { return k }
+	if live := s.liveUsers(); live != nil {
+		total, at = len(live), func(k int) int { return live[k] }
+	}
 	s.servePage(w, list{
 		key:    "users",
-		total:  s.cfg.users,
-		item:   func(k int) any { return s.user(k) },
+		total:  total,
+		item:   func(k int) any { return s.user(at(k)) },
 		fp:     queryFingerprint(r),
 		cursor: q.Get("cursor"),
 	})
@@ -77,7 +81,7 @@ type callFilter struct {
 }
 
 func (s *Server) callSelection(f callFilter) (selection, error) {
-	lo, hi := 0, s.cfg.calls
+	lo, hi := 0, s.numCalls()
 	var from, to time.Time
 	if f.from != "" {
 		t, err := parseDateTime("fromDateTime", f.from)
@@ -118,6 +122,13 @@ func (s *Server) callSelection(f callFilter) (selection, error) {
 		ids = []int{}
 		for _, id := range f.callIDs {
 			if i, ok := s.callIndex(id); ok {
+				ids = append(ids, i)
+			}
+		}
+	} else if s.callsDeleted() {
+		ids = []int{}
+		for i := lo; i < hi; i++ {
+			if s.callLive(i) {
 				ids = append(ids, i)
 			}
 		}

@@ -78,6 +78,7 @@ type config struct {
 	mediaSize       int
 	fileCutEvery    int
 	now             func() time.Time
+	clock           *fakeserver.Clock
 }
 
 // Option configures a Server.
@@ -136,6 +137,8 @@ type Server struct {
 	refresh  string          // the refresh token that works next
 	issued   map[string]bool // access tokens issued by the token endpoint
 	refreshN int
+	mut      mutations
+	clock    *fakeserver.Clock
 }
 
 // New starts a fake Gong API on loopback. The caller must Close it.
@@ -160,6 +163,10 @@ func New(opts ...Option) *Server {
 		secret:  []byte("gongtest fixed signing key"),
 		refresh: cfg.refreshToken,
 		issued:  map[string]bool{},
+		clock:   cfg.clock,
+	}
+	if s.clock == nil {
+		s.clock = defaultClock(&cfg)
 	}
 	s.Server = fakeserver.New(s.apiHandler(), http.HandlerFunc(s.serveMedia), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})

@@ -45,6 +45,13 @@
 // constants, WITH) get a 400 whose message says the fake does not support
 // them.
 //
+// Records change while the fake runs (fakeserver.Mutable): Create, Update
+// and Delete act on accounts, contacts, leads, opportunities and tasks at
+// the fake's Clock (WithClock), setting LastModifiedDate and
+// SystemModstamp. A deleted record is in the recycle bin: /queryAll
+// returns it with IsDeleted true, while /query, /search and get no longer
+// see it. A query's pages show the records as they were when it ran.
+//
 // Authentication is the bearer token (DefaultAccessToken unless
 // WithCredentials says otherwise); anything else is answered 401
 // [{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}].

@@ -154,13 +154,13 @@ func appendRecord(b []byte, c *gctx, o *object, i int, cols []column) []byte {
 		if col.rel != nil {
 			b = append(b, col.rel.name...)
 			b = append(b, '"', ':')
-			b = appendRelated(b, c, o.fields[col.rel.idField].gen(c, i), col.rel.sub)
+			b = appendRelated(b, c, c.value(o, col.rel.idField, i), col.rel.sub)
 			continue
 		}
 		f := &o.fields[col.f]
 		b = append(b, f.name...)
 		b = append(b, '"', ':')
-		b = appendValue(b, f.gen(c, i))
+		b = appendValue(b, c.value(o, col.f, i))
 	}
 	return append(b, '}')
 }
@@ -179,7 +179,7 @@ func appendRelated(b []byte, c *gctx, v any, sub []string) []byte {
 		return append(b, "null"...)
 	}
 	i, ok := parseID(t.prefix, id)
-	if !ok || i >= c.count(t.idx) {
+	if !ok || !c.live(t.idx, i) {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')
@@ -189,7 +189,7 @@ func appendRelated(b []byte, c *gctx, v any, sub []string) []byte {
 		b = append(b, name...)
 		b = append(b, '"', ':')
 		if k, ok := t.field(name); ok {
-			b = appendValue(b, t.fields[k].gen(c, i))
+			b = appendValue(b, c.value(t, k, i))
 		} else {
 			b = append(b, "null"...)
 		}

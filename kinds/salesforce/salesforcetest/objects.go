@@ -35,7 +35,8 @@ const (
 type gctx struct {
 	d       *dataset
 	s       *schema
-	version string // API version of the request, e.g. "67.0", for URLs
+	version string   // API version of the request, e.g. "67.0", for URLs
+	ov      *overlay // the records created, changed and deleted; nil: none
 }
 
 type field struct {

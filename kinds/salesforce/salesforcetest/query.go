@@ -31,27 +31,34 @@ func (r *resultSet) at(k int) int {
 	return k
 }
 
-// monotonic fields increase with the record index (see modifiedAt).
-func monotonic(name string) bool {
+// monotonic fields increase with the record index (see modifiedAt) while
+// no record of the object was changed; Id always does.
+func monotonic(c *gctx, o *object, name string) bool {
 	switch name {
-	case "Id", "CreatedDate", "LastModifiedDate", "SystemModstamp":
+	case "Id":
 		return true
+	case "CreatedDate", "LastModifiedDate", "SystemModstamp":
+		return !c.touched(o.idx)
 	}
 	return false
 }
 
-// execute evaluates q over the generated records.
-func execute(c *gctx, q *soqlQuery) *resultSet {
+// execute evaluates q over the records; all (queryAll) keeps the deleted
+// ones, which /query leaves out.
+func execute(c *gctx, q *soqlQuery, all bool) *resultSet {
 	o := q.obj
-	n := c.count(o.idx)
+	n := c.total(o.idx)
 	rs := &resultSet{obj: o, cols: q.cols, n: n}
 	var rows []int32
 	filtered := false
-	if q.where != nil {
+	if q.where != nil || !all && c.hasDeleted(o.idx) {
 		filtered = true
-		cand := idCandidates(o, q.where, n)
+		var cand []int
+		if q.where != nil {
+			cand = idCandidates(o, q.where, n)
+		}
 		visit := func(i int) {
-			if q.where.eval(c, i) {
+			if (all || c.live(o.idx, i)) && (q.where == nil || q.where.eval(c, i)) {
 				rows = append(rows, int32(i))
 			}
 		}
@@ -67,7 +74,7 @@ func execute(c *gctx, q *soqlQuery) *resultSet {
 	}
 	if len(q.order) > 0 {
 		first := q.order[0]
-		if monotonic(o.fields[first.f].name) {
+		if monotonic(c, o, o.fields[first.f].name) {
 			if first.desc {
 				if filtered {
 					slices.Reverse(rows)
@@ -136,7 +143,7 @@ func sortRows(c *gctx, o *object, rows []int32, order []orderKey) {
 	for k, ok := range order {
 		vals := make([]any, len(rows))
 		for r, i := range rows {
-			vals[r] = o.fields[ok.f].gen(c, int(i))
+			vals[r] = c.value(o, ok.f, int(i))
 		}
 		keys[k] = vals
 	}
@@ -185,16 +192,17 @@ type cursor struct {
 	id    string
 	rs    *resultSet
 	batch int
+	ov    *overlay // the records as the query saw them
 }
 
 // openCursor registers rs and returns its locator id. Salesforce keeps at
 // most a handful of open locators per user and releases the oldest when a
 // new one is opened; the fake does the same (Config.MaxOpenCursors).
-func (s *Server) openCursor(rs *resultSet, batch int) *cursor {
+func (s *Server) openCursor(rs *resultSet, batch int, ov *overlay) *cursor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cursorSeq++
-	cur := &cursor{id: makeID("01g", s.cursorSeq), rs: rs, batch: batch}
+	cur := &cursor{id: makeID("01g", s.cursorSeq), rs: rs, batch: batch, ov: ov}
 	s.cursors[cur.id] = cur
 	s.cursorOrder = append(s.cursorOrder, cur.id)
 	for len(s.cursorOrder) > s.cfg.maxCursors {
@@ -228,28 +236,28 @@ func (s *Server) batchSize(r *http.Request, def int) int {
 	return def
 }
 
-// handleQuery serves GET /query?q= and /queryAll?q=.
-func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, version string) {
+// handleQuery serves GET /query?q= and, with all, /queryAll?q=.
+func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, version string, all bool) {
 	q := r.URL.Query().Get("q")
 	parsed, err := parseSOQL(s.schema, q)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
-	c := &gctx{d: &s.cfg.data, s: s.schema, version: version}
+	c := s.ctx(version)
 	if parsed.count {
-		rs := execute(c, &soqlQuery{obj: parsed.obj, where: parsed.where, limit: parsed.limit, offset: parsed.offset})
+		rs := execute(c, &soqlQuery{obj: parsed.obj, where: parsed.where, limit: parsed.limit, offset: parsed.offset}, all)
 		b := []byte(`{"totalSize":`)
 		b = strconv.AppendInt(b, int64(rs.total), 10)
 		b = append(b, `,"done":true,"records":[]}`...)
 		s.writeJSON(w, http.StatusOK, b)
 		return
 	}
-	rs := execute(c, parsed)
+	rs := execute(c, parsed, all)
 	batch := s.batchSize(r, s.cfg.batchSize)
 	var cur *cursor
 	if rs.total > batch {
-		cur = s.openCursor(rs, batch)
+		cur = s.openCursor(rs, batch, c.ov)
 	}
 	s.writePage(w, c, rs, cur, 0, batch)
 }
@@ -264,7 +272,8 @@ func (s *Server) handleQueryMore(w http.ResponseWriter, r *http.Request, version
 		return
 	}
 	batch := s.batchSize(r, cur.batch)
-	c := &gctx{d: &s.cfg.data, s: s.schema, version: version}
+	c := s.ctx(version)
+	c.ov = cur.ov
 	s.writePage(w, c, cur.rs, cur, off, batch)
 }
 

@@ -60,6 +60,7 @@ type config struct {
 	dailyLimit   int
 	usage        int
 	fileCutEvery int
+	clock        *fakeserver.Clock
 }
 
 // WithFaults injects faults into API responses.
@@ -114,6 +115,13 @@ func WithFileSize(n int) Option { return func(c *config) { c.data.fileSize = max
 // (VersionData, Body), so that clients must resume with ranged requests.
 func WithFileCutEvery(n int) Option { return func(c *config) { c.fileCutEvery = max(n, 0) } }
 
+// WithClock sets the clock that stamps the records Create, Update and
+// Delete change (fakeserver.Mutable). By default the clock starts at the
+// current time, truncated to the second (or just after the newest
+// generated record, when that is later) and moves only when the test
+// advances it.
+func WithClock(c *fakeserver.Clock) Option { return func(cfg *config) { cfg.clock = c } }
+
 // WithBatchSize sets the default number of records per query page
 // (clamped to Salesforce's 200..2000). A request's
 // Sforce-Query-Options: batchSize=n still overrides it.
@@ -148,6 +156,9 @@ type Server struct {
 	cursorSeq   int
 	tokens      map[string]bool // access tokens valid now
 	tokenGen    int
+	ov          *overlay // what Create, Update and Delete changed
+	updates     int      // updates so far, numbering the rewritten values
+	clock       *fakeserver.Clock
 }
 
 // New starts a fake on loopback. Close it when done.
@@ -178,6 +189,15 @@ func New(opts ...Option) *Server {
 		usage:   cfg.usage,
 		cursors: map[string]*cursor{},
 		tokens:  map[string]bool{},
+		ov:      &overlay{},
+		clock:   cfg.clock,
+	}
+	if s.clock == nil {
+		start := time.Now().UTC().Truncate(time.Second)
+		if latest := latestGenerated(&cfg.data); latest.After(start) {
+			start = latest
+		}
+		s.clock = fakeserver.NewClock(start)
 	}
 	if cfg.creds.AccessToken != "" {
 		s.tokens[cfg.creds.AccessToken] = true
@@ -367,7 +387,7 @@ func (s *Server) serveData(w http.ResponseWriter, r *http.Request, rest string) 
 	case parts[0] == "query" || parts[0] == "queryAll":
 		switch len(parts) {
 		case 1:
-			s.handleQuery(w, r, version)
+			s.handleQuery(w, r, version, parts[0] == "queryAll")
 		case 2:
 			s.handleQueryMore(w, r, version, parts[1])
 		default:
@@ -421,7 +441,7 @@ func (s *Server) handleLimits(w http.ResponseWriter) {
 }
 
 // record resolves /sobjects/{object}/{id} to a record index.
-func (s *Server) record(objName, id string) (*object, int, *apiError) {
+func (s *Server) record(c *gctx, objName, id string) (*object, int, *apiError) {
 	o, ok := s.schema.byName[strings.ToLower(objName)]
 	if !ok {
 		return nil, 0, errNotFound
@@ -430,7 +450,7 @@ func (s *Server) record(objName, id string) (*object, int, *apiError) {
 		return nil, 0, &apiError{404, "NOT_FOUND", "Provided external ID field does not exist or is not accessible: " + id}
 	}
 	i, ok := parseID(o.prefix, id)
-	if !ok || i >= s.cfg.data.counts[o.idx] {
+	if !ok || !c.live(o.idx, i) {
 		return nil, 0, errNotFound
 	}
 	return o, i, nil
@@ -438,7 +458,8 @@ func (s *Server) record(objName, id string) (*object, int, *apiError) {
 
 // handleGet serves GET /sobjects/{object}/{id}[?fields=a,b].
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, version, objName, id string) {
-	o, i, err := s.record(objName, id)
+	c := s.ctx(version)
+	o, i, err := s.record(c, objName, id)
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -468,14 +489,14 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, version, objN
 			fields[k] = k
 		}
 	}
-	c := &gctx{d: &s.cfg.data, s: s.schema, version: version}
 	s.writeJSON(w, http.StatusOK, appendRecord(nil, c, o, i, direct(fields)))
 }
 
 // handleBlob serves GET /sobjects/ContentVersion/{id}/VersionData and
 // /sobjects/Attachment/{id}/Body, honouring Range.
 func (s *Server) handleBlob(w http.ResponseWriter, r *http.Request, version, objName, id, blob string) {
-	o, i, err := s.record(objName, id)
+	c := s.ctx(version)
+	o, i, err := s.record(c, objName, id)
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -484,7 +505,6 @@ func (s *Server) handleBlob(w http.ResponseWriter, r *http.Request, version, obj
 		s.writeError(w, errNotFound)
 		return
 	}
-	c := &gctx{d: &s.cfg.data, s: s.schema, version: version}
 	fk := fileKindOf(o.idx, i)
 	size := fileSize(c, o.idx, i)
 	rid := makeID(o.prefix, i)
@@ -508,10 +528,10 @@ func (s *Server) FileContent(id string) ([]byte, bool) {
 	if !ok || o.blob == "" {
 		return nil, false
 	}
-	o, i, err := s.record(o.name, id)
+	c := s.ctx("")
+	o, i, err := s.record(c, o.name, id)
 	if err != nil {
 		return nil, false
 	}
-	c := &gctx{d: &s.cfg.data, s: s.schema}
 	return fileContent(fileSize(c, o.idx, i), makeID(o.prefix, i), fileKindOf(o.idx, i)), true
 }

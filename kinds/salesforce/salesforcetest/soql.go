@@ -459,6 +459,7 @@ type literal struct {
 }
 
 type cmpCond struct {
+	o    *object
 	f    *field
 	fk   int
 	op   string // = != < <= > >= LIKE IN NOTIN
@@ -530,7 +531,7 @@ func parseComparison(ps *parser, o *object) (cond, *apiError) {
 	if f.kind == kAddress {
 		return nil, &apiError{400, "INVALID_FIELD", positioned(ps.src, ft.pos, "field '"+f.name+"' can not be filtered in a query call")}
 	}
-	c := &cmpCond{f: f, fk: k}
+	c := &cmpCond{o: o, f: f, fk: k}
 	opTok := ps.next()
 	switch {
 	case opTok.kind == tOp:
@@ -702,7 +703,7 @@ func likeRegexp(p string) *regexp.Regexp {
 }
 
 func (c *cmpCond) eval(g *gctx, i int) bool {
-	v := c.f.gen(g, i)
+	v := g.value(c.o, c.fk, i)
 	switch c.op {
 	case "IN":
 		for _, l := range c.vals {

@@ -370,7 +370,7 @@ func searchValues(c *gctx, o *object, i int, scope uint8, buf []string) []string
 		if f.search&scope == 0 {
 			continue
 		}
-		if s, ok := f.gen(c, i).(string); ok {
+		if s, ok := c.value(o, k, i).(string); ok {
 			buf = append(buf, s)
 		}
 	}
@@ -384,7 +384,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, version st
 		s.writeError(w, err)
 		return
 	}
-	c := &gctx{d: &s.cfg.data, s: s.schema, version: version}
+	c := s.ctx(version)
 	b := []byte(`{"searchRecords":[`)
 	left := q.limit
 	first := true
@@ -393,7 +393,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, version st
 		if left <= 0 {
 			break
 		}
-		n := c.count(tg.obj.idx)
+		n := c.total(tg.obj.idx)
 		var hits []int32
 		want := left
 		if tg.limit >= 0 {
@@ -402,6 +402,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, version st
 		for i := 0; i < n; i++ {
 			if len(tg.order) == 0 && len(hits) >= want+tg.offset {
 				break
+			}
+			if !c.live(tg.obj.idx, i) {
+				continue
 			}
 			buf = searchValues(c, tg.obj, i, q.scope, buf)
 			if !q.matches(buf) {
