@@ -44,16 +44,16 @@ type mutations struct {
 	touched atomic.Bool // set by the first mutation: until then every read is the world's
 
 	mu       sync.Mutex
-	gen      int                      // counts mutations; keys cached orderings
-	issues   map[int]*issueMod        // by number, generated or created
-	created  int                      // created issues: numbers numbers+1 ... numbers+created
-	comments map[int64]*commentMod    // by id, generated or created
-	newCmts  []int64                  // ids of created comments, in creation order
-	commits  []newCommit              // created commits on main, oldest first
-	commitBy map[string]int           // created commit sha -> index in commits
-	labels   map[int]*labelMod        // by label index, generated or created
-	newLbls  int                      // created labels: indexes len(labelDefs) ...
-	cmtCache map[string][]commentRef  // repository-wide comment orderings of gen cacheGen
+	gen      int                     // counts mutations; keys cached orderings
+	issues   map[int]*issueMod       // by number, generated or created
+	created  int                     // created issues: numbers numbers+1 ... numbers+created
+	comments map[int64]*commentMod   // by id, generated or created
+	newCmts  []int64                 // ids of created comments, in creation order
+	commits  []newCommit             // created commits on main, oldest first
+	commitBy map[string]int          // created commit sha -> index in commits
+	labels   map[int]*labelMod       // by label index, generated or created
+	newLbls  int                     // created labels: indexes len(labelDefs) ...
+	cmtCache map[string][]commentRef // repository-wide comment orderings of gen cacheGen
 	cacheGen int
 }
 
