@@ -10,6 +10,18 @@ import (
 // The change feeds of the catalogue (Entity.Feed). GitHub reports no
 // deletions in any of them: a copy finds deleted issues and comments by a
 // full walk.
+//
+// The feeds are read newest change first (direction=desc), although the
+// endpoints can sort oldest first: GitHub pages them by page number, so
+// a record that changes while a pass is under way moves to the end of an
+// ascending order and shifts every later record one place back: the one
+// at the next page's boundary is never read, and since it is older than
+// the checkpoint the pass ends with, no later pass reads it either
+// (TestFeedChangesDuringPassLoseNothing). In descending order the
+// changed record moves to the front, which is read again by the next pass,
+// and the records that shift are read twice, never skipped. A record
+// deleted during a pass still shifts the rest forward in either order;
+// full walks are what find deletions on GitHub.
 
 // feedOverlap is read again before the checkpoint on every sync: GitHub's
 // since has one-second precision and its clocks are not the caller's.
@@ -41,25 +53,25 @@ func feedParams(base tributary.Params, since time.Time, kv ...string) tributary.
 }
 
 // issuesFeed: GET /repos/{owner}/{repo}/issues?state=all&sort=updated&
-// direction=asc&since=, oldest change first. The endpoint also lists pull
+// direction=desc&since=, newest change first. The endpoint also lists pull
 // requests; the list route drops them (they still count in paging).
 var issuesFeed = &tributary.Feed{
-	Doc: "issues list with since, state=all, sort=updated, direction=asc (oldest change first); GitHub reports no deleted issues: full walks find them",
+	Doc: "issues list with since, state=all, sort=updated, direction=desc (newest change first: page numbers shift); GitHub reports no deleted issues: full walks find them",
 	Params: func(base tributary.Params, since time.Time) tributary.Params {
-		return feedParams(base, since, "state", "all", "sort", "updated", "direction", "asc")
+		return feedParams(base, since, "state", "all", "sort", "updated", "direction", "desc")
 	},
 	Changed: "updated_at",
 	Overlap: feedOverlap,
 }
 
 // commentsFeed: GET /repos/{owner}/{repo}/issues/comments?sort=updated&
-// direction=asc&since=, the comments of every issue and pull request of the
+// direction=desc&since=, the comments of every issue and pull request of the
 // repository (the per-issue list has no sort). base's issue_number is left
 // out: the feed covers the whole repository.
 var commentsFeed = &tributary.Feed{
-	Doc: "repository-wide issue comments with since, sort=updated, direction=asc (every issue of the repository); GitHub reports no deleted comments: full walks find them",
+	Doc: "repository-wide issue comments with since, sort=updated, direction=desc (every issue of the repository, newest change first); GitHub reports no deleted comments: full walks find them",
 	Params: func(base tributary.Params, since time.Time) tributary.Params {
-		p := feedParams(base, since, "sort", "updated", "direction", "asc")
+		p := feedParams(base, since, "sort", "updated", "direction", "desc")
 		delete(p, "issue_number")
 		return p
 	},
