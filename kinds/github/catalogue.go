@@ -152,6 +152,10 @@ type spec struct {
 	search []param  // api_search params; nil: none
 	dl     []param  // download params; nil: none
 	routes map[action]engine.Route
+	feed   *tributary.Feed // change feed; nil: kept by full walks
+	// feedRoute reads the feed from an endpoint that is not one of the
+	// entity's actions (the repository-wide comments list).
+	feedRoute *engine.Route
 }
 
 func specs() []spec {
@@ -202,7 +206,8 @@ func specs() []spec {
 			routes: map[action]engine.Route{
 				list: listRoute("/repos/{owner}/{repo}/commits"),
 				get:  {Path: "/repos/{owner}/{repo}/commits/{ref}"},
-			}},
+			},
+			feed: commitsFeed},
 		{name: "releases", doc: "Releases of a repository, newest first (drafts only for users with push access).", record: Release{},
 			find: []string{"id", "node_id", "name", "tag_name", "target_commitish", "body", "draft", "prerelease", "author", "html_url", "url",
 				"created_at", "published_at", "assets"},
@@ -248,7 +253,8 @@ func specs() []spec {
 				}(),
 				get:       {Path: "/repos/{owner}/{repo}/issues/{issue_number}"},
 				apiSearch: searchRoute("/search/issues", "is:issue"),
-			}},
+			},
+			feed: issuesFeed},
 		{name: "pull_requests", doc: "Pull requests of a repository. api_search adds is:pr to q; its results are issue-shaped (no head or base).",
 			record: PullRequest{},
 			find: []string{"id", "node_id", "number", "title", "body", "state", "draft", "locked", "merged", "user", "labels", "assignees",
@@ -280,7 +286,9 @@ func specs() []spec {
 			routes: map[action]engine.Route{
 				list: listRoute("/repos/{owner}/{repo}/issues/{issue_number}/comments"),
 				get:  {Path: "/repos/{owner}/{repo}/issues/comments/{comment_id}"},
-			}},
+			},
+			feed:      commentsFeed,
+			feedRoute: &engine.Route{Path: "/repos/{owner}/{repo}/issues/comments", Paging: linkPaging}},
 		{name: "pr_comments", doc: "Review comments of a pull request (comments on lines of its diff).", record: PRComment{},
 			list: paged(owner, repo, number("pull_number", "pull request number"),
 				withDefault(optional("sort", "sort field", "created", "updated"), "created"),
@@ -410,6 +418,7 @@ func catalogue() []engine.Entity {
 		add(get, s.get)
 		add(apiSearch, s.search)
 		add(dl, s.dl)
+		e.Feed, e.FeedRoute = s.feed, s.feedRoute
 		if s.find != nil {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()

@@ -81,6 +81,7 @@ type spec struct {
 	getPath    string
 	getParams  []param
 	prepareGet func(tributary.Params) tributary.Params
+	feed       *tributary.Feed // change feed; nil: kept by full walks
 }
 
 func specs() []spec {
@@ -133,7 +134,8 @@ func specs() []spec {
 			getPath: "/3.0/lists/{list_id}/members/{subscriber_hash}",
 			getParams: []param{listID, required("subscriber_hash",
 				"MD5 hash of the lower-cased member address (see SubscriberHash); an email address is accepted and hashed before sending")},
-			prepareGet: hashEmail},
+			prepareGet: hashEmail,
+			feed:       membersFeed},
 		{name: "reports", doc: "Reports of sent campaigns.", record: Report{}, searchable: true,
 			listPath: "/3.0/reports", listKey: "reports",
 			listParams: []param{
@@ -223,6 +225,7 @@ func catalogue() []engine.Entity {
 			e.Params[list] = ps
 			e.Routes[list] = []engine.Route{{Path: s.listPath, Records: s.listKey, Paging: style}}
 		}
+		e.Feed = s.feed
 		if s.getPath != "" {
 			e.Actions = append(e.Actions, get)
 			e.Params[get] = s.getParams

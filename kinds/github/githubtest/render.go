@@ -16,6 +16,7 @@ const webURL = "https://github.com"
 // every API URL in a record leads back to the fake; files is the file host.
 type rb struct {
 	jw
+	s     *Server
 	w     *world
 	api   string
 	files string
@@ -392,7 +393,7 @@ func (b *rb) repo(k string, ri int, v repoVariant) {
 // ---- labels, milestones, reactions
 
 func (b *rb) label(k string, ri, li int) {
-	d := labelDefs[li]
+	d, _ := b.s.labelView(ri, li)
 	id := labelID(ri, li)
 	b.obj(k)
 	b.int("id", id)
@@ -400,7 +401,7 @@ func (b *rb) label(k string, ri, li int) {
 	b.str("url", b.api+"/repos/"+Owner+"/"+repoName(ri)+"/labels/"+url.PathEscape(d.name))
 	b.str("name", d.name)
 	b.str("color", d.color)
-	b.bool("default", true)
+	b.bool("default", li < len(labelDefs))
 	b.str("description", d.description)
 	b.endObj()
 }
@@ -467,7 +468,8 @@ func (b *rb) issue(ri, x int, score bool) {
 	full := Owner + "/" + repoName(ri)
 	repoURL := b.api + "/repos/" + full
 	u := repoURL + "/issues/" + itoa(x)
-	id := w.issueID(ri, x)
+	v, _ := b.s.issueView(ri, x)
+	id := v.id
 	pr := w.isPR(x)
 	b.obj("")
 	b.str("url", u)
@@ -483,10 +485,10 @@ func (b *rb) issue(ri, x int, score bool) {
 	b.int("id", id)
 	b.str("node_id", nodeID("I_", id))
 	b.int("number", int64(x))
-	b.str("title", w.title(x))
+	b.str("title", v.title)
 	b.poolUser("user", w.creator(x))
 	b.labels(ri, x)
-	closed := w.closed(x)
+	closed := v.closed
 	if closed {
 		b.str("state", "closed")
 	} else {
@@ -499,9 +501,9 @@ func (b *rb) issue(ri, x int, score bool) {
 	} else {
 		b.null("milestone")
 	}
-	b.int("comments", int64(w.comments(x)))
-	b.time("created_at", w.created(x))
-	b.time("updated_at", w.updated(x))
+	b.int("comments", int64(v.comments))
+	b.time("created_at", v.created)
+	b.time("updated_at", v.updated)
 	if closed {
 		b.time("closed_at", w.closedAt(x))
 	} else {
@@ -551,7 +553,9 @@ func (b *rb) issue(ri, x int, score bool) {
 func (b *rb) labels(ri, x int) {
 	b.arr("labels")
 	for _, li := range b.w.issueLabels(x) {
-		b.label("", ri, li)
+		if _, ok := b.s.labelView(ri, li); ok {
+			b.label("", ri, li)
+		}
 	}
 	b.endArr()
 }
@@ -739,11 +743,15 @@ func (w *world) commentTime(x, j int) time.Time {
 	return w.created(x).Add(time.Duration(j+1) * 2 * time.Hour)
 }
 
-func (b *rb) comment(ri, x, j int) {
+func (b *rb) comment(ri int, c commentRef) {
 	w := b.w
+	x, id := c.x, c.id
+	seed := x + c.j
+	if c.j < 0 {
+		seed = int(id % 97)
+	}
 	full := Owner + "/" + repoName(ri)
 	repoURL := b.api + "/repos/" + full
-	id := w.commentID(ri, x, j)
 	u := repoURL + "/issues/comments/" + strconv.FormatInt(id, 10)
 	b.obj("")
 	b.str("url", u)
@@ -755,13 +763,12 @@ func (b *rb) comment(ri, x, j int) {
 	b.str("issue_url", repoURL+"/issues/"+itoa(x))
 	b.int("id", id)
 	b.str("node_id", nodeID("IC_", id))
-	b.poolUser("user", (x+j)%w.cfg.users)
-	t := w.commentTime(x, j)
-	b.time("created_at", t)
-	b.time("updated_at", t)
+	b.poolUser("user", seed%w.cfg.users)
+	b.time("created_at", c.created)
+	b.time("updated_at", c.updated)
 	b.str("author_association", "MEMBER")
-	b.str("body", commentBody(x, j))
-	b.reactions(u, x+j)
+	b.str("body", c.body)
+	b.reactions(u, seed)
 	b.null("performed_via_github_app")
 	b.endObj()
 }
@@ -883,21 +890,52 @@ func (b *rb) gitActor(k string, u int, t time.Time) {
 	b.endObj()
 }
 
-func (b *rb) commit(k string, ri, c int, full bool) {
+// commitView is what a commit renders from: a generated one (index k) or
+// one a test created.
+type commitView struct {
+	sha, parent, message string
+	node                 int64
+	author               int
+	date                 time.Time
+	k                    int // generated index, or -1
+}
+
+func (w *world) commitView(ri, c int) commitView {
+	v := commitView{sha: commitSHA(ri, c), node: int64(ri)<<32 | int64(c), author: w.commitAuthor(c), date: w.commitDate(c),
+		message: w.commitMessage(c), k: c}
+	if c+1 < w.cfg.commits {
+		v.parent = commitSHA(ri, c+1)
+	}
+	return v
+}
+
+func newCommitView(ri int, nc newCommit) commitView {
+	h := splitmix(uint64(len(nc.sha)) ^ uint64(nc.date.Unix()))
+	return commitView{sha: nc.sha, parent: nc.parent, message: nc.message, node: int64(ri)<<32 | int64(h>>34) | 1<<31,
+		author: nc.author, date: nc.date, k: -1}
+}
+
+func (b *rb) commit(k string, ri, c int, full bool) { b.commitOf(k, ri, b.w.commitView(ri, c), full) }
+
+func (b *rb) commitOf(k string, ri int, v commitView, full bool) {
 	w := b.w
 	fullName := Owner + "/" + repoName(ri)
 	repoURL := b.api + "/repos/" + fullName
-	sha := commitSHA(ri, c)
-	au := w.commitAuthor(c)
-	t := w.commitDate(c)
+	sha := v.sha
+	au := v.author
+	t := v.date
+	c := max(v.k, 0)
 	tree := commitSHA(ri+1<<20, c)
+	if v.k < 0 {
+		tree = v.sha[20:] + v.sha[:20]
+	}
 	b.obj(k)
 	b.str("sha", sha)
-	b.str("node_id", nodeID("C_", int64(ri)<<32|int64(c)))
+	b.str("node_id", nodeID("C_", v.node))
 	b.obj("commit")
 	b.gitActor("author", au, t)
 	b.gitActor("committer", au, t)
-	b.str("message", w.commitMessage(c))
+	b.str("message", v.message)
 	b.obj("tree")
 	b.str("sha", tree)
 	b.str("url", repoURL+"/git/trees/"+tree)
@@ -917,8 +955,7 @@ func (b *rb) commit(k string, ri, c int, full bool) {
 	b.poolUser("author", au)
 	b.poolUser("committer", au)
 	b.arr("parents")
-	if c+1 < w.cfg.commits {
-		p := commitSHA(ri, c+1)
+	if p := v.parent; p != "" {
 		b.obj("")
 		b.str("sha", p)
 		b.str("url", repoURL+"/commits/"+p)

@@ -41,7 +41,7 @@ const (
 )
 
 func (s *Server) newRB(r *http.Request) *rb {
-	return &rb{jw: jw{b: make([]byte, 0, 16<<10)}, w: s.w, api: fakeserver.BaseURL(r), files: s.FilesURL}
+	return &rb{jw: jw{b: make([]byte, 0, 16<<10)}, s: s, w: s.w, api: fakeserver.BaseURL(r), files: s.FilesURL}
 }
 
 // writeList answers a list request: one page of sq, the Link header, a bare
@@ -192,6 +192,9 @@ func (s *Server) routeRepo(w http.ResponseWriter, r *http.Request, ri int, rest 
 		case n == 1:
 			s.issues(w, r, ri)
 			return
+		case n == 2 && rest[1] == "comments":
+			s.repoCommentList(w, r, ri)
+			return
 		case n == 3 && rest[1] == "comments":
 			s.getComment(w, r, ri, rest[2])
 			return
@@ -222,7 +225,12 @@ func (s *Server) routeRepo(w http.ResponseWriter, r *http.Request, ri int, rest 
 		}
 	case "labels":
 		if n == 1 {
-			s.writeList(w, r, seq{n: len(labelDefs), at: ident}, func(b *rb, i int) { b.label("", ri, i) })
+			sq := seq{n: s.labelCount(ri), at: ident}
+			if key := s.genKey(ri); key != "" {
+				sq.key = "labels" + key
+				sq.keep = func(li int) bool { _, ok := s.labelView(ri, li); return ok }
+			}
+			s.writeList(w, r, sq, func(b *rb, i int) { b.label("", ri, i) })
 		} else {
 			s.getLabel(w, r, ri, tail)
 		}
@@ -518,6 +526,19 @@ func (s *Server) commits(w http.ResponseWriter, r *http.Request, ri int) {
 	}
 	path := strings.Trim(q.Get("path"), "/")
 	author, committer := q.Get("author"), q.Get("committer")
+	// Commits a test created sit on main, before (newer than) commit 0.
+	var created []newCommit
+	if ref := strings.TrimPrefix(q.Get("sha"), "refs/heads/"); ref == "" || ref == "main" {
+		created = s.newCommits(ri)
+	} else if nc, ok := s.newCommitBySHA(ri, ref); ok {
+		all := s.newCommits(ri)
+		i := slices.IndexFunc(all, func(c newCommit) bool { return c.sha == nc.sha })
+		created = all[i:]
+	}
+	if len(created) > 0 {
+		s.commitsWithCreated(w, r, ri, created, since, hasSince, until, hasUntil, path, author, committer)
+		return
+	}
 	sq := seq{n: s.cfg.commits - start, at: func(p int) int { return start + p }}
 	if hasSince || hasUntil || path != "" || author != "" || committer != "" {
 		sq.key = "commits/" + q.Get("since") + "/" + q.Get("until") + "/" + path + "/" + author + "/" + committer + "/" + strconv.Itoa(start)
@@ -543,6 +564,10 @@ func (s *Server) commits(w http.ResponseWriter, r *http.Request, ri int) {
 }
 
 func (s *Server) getCommit(w http.ResponseWriter, r *http.Request, ri int, ref string) {
+	if nc, ok := s.newCommitBySHA(ri, ref); ok {
+		s.writeOne(w, r, func(b *rb) { b.commitOf("", ri, newCommitView(ri, nc), true) })
+		return
+	}
 	k, ok := s.w.resolveRef(ri, ref)
 	if !ok {
 		writeValidation(w, docCommit, fieldError{resource: "Commit", field: "ref", code: "invalid",
@@ -623,8 +648,8 @@ type issueFilter struct {
 	hasSince, unknownLabel bool
 }
 
-func (f *issueFilter) match(w *world, x int) bool {
-	closed := w.closed(x)
+func (f *issueFilter) match(w *world, x int, v issueView) bool {
+	closed := v.closed
 	if f.state == "open" && closed || f.state == "closed" && !closed {
 		return false
 	}
@@ -679,7 +704,7 @@ func (f *issueFilter) match(w *world, x int) bool {
 	if f.mentioned != "" && userLogin(w.mentioned(x)) != f.mentioned {
 		return false
 	}
-	return !f.hasSince || !w.updated(x).Before(f.since)
+	return !f.hasSince || !v.updated.Before(f.since)
 }
 
 func (s *Server) issues(w http.ResponseWriter, r *http.Request, ri int) {
@@ -708,7 +733,7 @@ func (s *Server) issues(w http.ResponseWriter, r *http.Request, ri int) {
 	}
 	if v := q.Get("labels"); v != "" {
 		for _, name := range strings.Split(v, ",") {
-			if li, found := labelIndex(strings.TrimSpace(name)); found {
+			if li, found := s.labelByName(ri, strings.TrimSpace(name)); found {
 				f.labels = append(f.labels, li)
 			} else {
 				f.unknownLabel = true
@@ -716,9 +741,16 @@ func (s *Server) issues(w http.ResponseWriter, r *http.Request, ri int) {
 		}
 	}
 	sq := s.numberSeq(sortBy, dir == "desc")
+	if key := s.genKey(ri); key != "" {
+		nums := s.issueOrder(ri, sortBy, dir == "desc")
+		sq = seq{n: len(nums), at: func(p int) int { return nums[p] }}
+	}
 	sq.key = "issues/" + sortBy + dir + "/" + q.Get("state") + "/" + q.Get("labels") + "/" + f.milestone + "/" +
-		f.assignee + "/" + f.creator + "/" + f.mentioned + "/" + q.Get("since")
-	sq.keep = func(x int) bool { return f.match(s.w, x) }
+		f.assignee + "/" + f.creator + "/" + f.mentioned + "/" + q.Get("since") + s.genKey(ri)
+	sq.keep = func(x int) bool {
+		v, ok := s.issueView(ri, x)
+		return ok && f.match(s.w, x, v)
+	}
 	s.writeList(w, r, sq, func(b *rb, x int) { b.issue(ri, x, false) })
 }
 
@@ -740,7 +772,11 @@ func (s *Server) numberSeq(sortBy string, desc bool) seq {
 
 func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, ri int, text string) {
 	x, ok := number(text)
-	if !ok || x > s.w.numbers {
+	if ok && s.issueGone(ri, x) {
+		writeError(w, http.StatusGone, "This issue was deleted", docIssue)
+		return
+	}
+	if _, live := s.issueView(ri, x); !ok || !live {
 		notFound(w, docIssue)
 		return
 	}
@@ -749,7 +785,7 @@ func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, ri int, text s
 
 func (s *Server) issueComments(w http.ResponseWriter, r *http.Request, ri int, text string) {
 	x, ok := number(text)
-	if !ok || x > s.w.numbers {
+	if _, live := s.issueView(ri, x); !ok || !live {
 		notFound(w, docComments)
 		return
 	}
@@ -757,22 +793,66 @@ func (s *Server) issueComments(w http.ResponseWriter, r *http.Request, ri int, t
 	if !ok {
 		return
 	}
-	sq := seq{n: s.w.comments(x), at: ident}
+	cs := s.commentsOfIssue(ri, x)
 	if hasSince {
-		sq.key = "comments/" + strconv.Itoa(x) + "/" + since.String()
-		sq.keep = func(j int) bool { return !s.w.commentTime(x, j).Before(since) }
+		cs = slices.DeleteFunc(cs, func(c commentRef) bool { return c.updated.Before(since) })
 	}
-	s.writeList(w, r, sq, func(b *rb, j int) { b.comment(ri, x, j) })
+	s.writeList(w, r, seq{n: len(cs), at: ident}, func(b *rb, i int) { b.comment(ri, cs[i]) })
+}
+
+// repoCommentList serves GET /repos/{owner}/{repo}/issues/comments: the
+// comments of every issue and pull request, by id ascending unless sort
+// (created, updated) is given; direction (default asc) is ignored without
+// sort; since keeps the comments updated at or after it.
+func (s *Server) repoCommentList(w http.ResponseWriter, r *http.Request, ri int) {
+	q := r.URL.Query()
+	sortBy, ok := enum(w, q, "sort", "created", "IssueComment", "created", "updated")
+	if !ok {
+		return
+	}
+	dir, ok := enum(w, q, "direction", "asc", "IssueComment", "asc", "desc")
+	if !ok {
+		return
+	}
+	if !q.Has("sort") {
+		dir = "asc"
+	}
+	since, hasSince, ok := timeParam(w, q, "since", "IssueComment")
+	if !ok {
+		return
+	}
+	all := s.repoComments(ri, sortBy)
+	if !q.Has("sort") {
+		all = slices.Clone(all)
+		slices.SortFunc(all, func(a, b commentRef) int { return cmpInt64(a.id, b.id) })
+	}
+	n := len(all)
+	sq := seq{n: n, at: order(n, dir == "desc")}
+	if hasSince {
+		sq.key = "repo-comments/" + strconv.Itoa(ri) + "/" + sortBy + dir + "/" + since.String() + s.genKey(ri)
+		sq.keep = func(i int) bool { return !all[i].updated.Before(since) }
+	}
+	s.writeList(w, r, sq, func(b *rb, i int) { b.comment(ri, all[i]) })
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (s *Server) getComment(w http.ResponseWriter, r *http.Request, ri int, text string) {
 	id, err := strconv.ParseInt(text, 10, 64)
-	x, j, ok := s.w.commentIndex(ri, id)
+	c, ok := s.commentByID(ri, id)
 	if err != nil || !ok {
 		notFound(w, docComment)
 		return
 	}
-	s.writeOne(w, r, func(b *rb) { b.comment(ri, x, j) })
+	s.writeOne(w, r, func(b *rb) { b.comment(ri, c) })
 }
 
 func (s *Server) pulls(w http.ResponseWriter, r *http.Request, ri int) {
@@ -880,7 +960,7 @@ func (s *Server) getPRComment(w http.ResponseWriter, r *http.Request, ri int, te
 // ---- labels, milestones
 
 func (s *Server) getLabel(w http.ResponseWriter, r *http.Request, ri int, name string) {
-	li, ok := labelIndex(name)
+	li, ok := s.labelByName(ri, name)
 	if !ok {
 		notFound(w, docLabel)
 		return
@@ -1029,4 +1109,35 @@ func (s *Server) rateLimitStatus(w http.ResponseWriter, r *http.Request) {
 	res("rate", limit, used)
 	b.endObj()
 	fakeserver.WriteJSON(w, http.StatusOK, b.bytes())
+}
+
+// commitsWithCreated answers a commits list of main after a test created
+// commits: the created ones (newest first), then the generated history,
+// with the same filters as commits. It builds the whole list: a test's
+// repository is small.
+func (s *Server) commitsWithCreated(w http.ResponseWriter, r *http.Request, ri int, created []newCommit,
+	since time.Time, hasSince bool, until time.Time, hasUntil bool, path, author, committer string) {
+	var views []commitView
+	for _, nc := range created {
+		views = append(views, newCommitView(ri, nc))
+	}
+	for k := range s.cfg.commits {
+		views = append(views, s.w.commitView(ri, k))
+	}
+	matches := func(who string, u int) bool {
+		return who == userLogin(u) || strings.EqualFold(who, userLogin(u)+"@example.com")
+	}
+	views = slices.DeleteFunc(views, func(v commitView) bool {
+		if hasSince && v.date.Before(since) || hasUntil && v.date.After(until) {
+			return true
+		}
+		if path != "" {
+			f := s.w.commitFile(max(v.k, 0))
+			if f != path && !strings.HasPrefix(f, path+"/") {
+				return true
+			}
+		}
+		return author != "" && !matches(author, v.author) || committer != "" && !matches(committer, v.author)
+	})
+	s.writeList(w, r, seq{n: len(views), at: ident}, func(b *rb, i int) { b.commitOf("", ri, views[i], false) })
 }

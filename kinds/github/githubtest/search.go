@@ -201,6 +201,10 @@ func (s *Server) searchIssues(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := s.w
 	lw := newLowerWords()
+	// cur is the repository of the candidate being matched: the
+	// predicates read its issue as mutations left it.
+	cur := 0
+	view := func(x int) issueView { v, _ := s.issueView(cur, x); return v }
 	var (
 		scope     []int
 		scoped    bool
@@ -219,7 +223,9 @@ func (s *Server) searchIssues(w http.ResponseWriter, r *http.Request) {
 		key, val, neg, isQual := qualifier(tok)
 		if !isQual {
 			term := strings.ToLower(tok)
-			preds = append(preds, func(x int) bool { return sw.textMatches(&lw, x, term) })
+			preds = append(preds, func(x int) bool {
+				return sw.textMatches(&lw, x, term) || strings.Contains(strings.ToLower(view(x).title), term)
+			})
 			continue
 		}
 		var p func(x int) bool
@@ -253,9 +259,9 @@ func (s *Server) searchIssues(w http.ResponseWriter, r *http.Request) {
 			case "pr", "pull-request":
 				p = sw.isPR
 			case "open":
-				p = func(x int) bool { return !sw.closed(x) }
+				p = func(x int) bool { return !view(x).closed }
 			case "closed":
-				p = sw.closed
+				p = func(x int) bool { return view(x).closed }
 			case "merged":
 				p = func(x int) bool { return sw.isPR(x) && sw.merged(x) }
 			case "unmerged":
@@ -312,12 +318,12 @@ func (s *Server) searchIssues(w http.ResponseWriter, r *http.Request) {
 		case "milestone":
 			p = func(x int) bool { m := sw.milestoneOf(x); return m > 0 && "v0."+itoa(m) == val }
 		case "comments":
-			p = func(x int) bool { ok, _ := rangeMatch(val, intCmp(sw.comments(x))); return ok }
+			p = func(x int) bool { ok, _ := rangeMatch(val, intCmp(view(x).comments)); return ok }
 		case "created", "updated", "closed":
 			at := sw.created
 			switch key {
 			case "updated":
-				at = sw.updated
+				at = func(x int) time.Time { return view(x).updated }
 			case "closed":
 				at = sw.closedAt
 			}
@@ -365,13 +371,35 @@ func (s *Server) searchIssues(w http.ResponseWriter, r *http.Request) {
 		sortBy = "created"
 	}
 	numbers := s.numberSeq(sortBy, desc)
+	gen := s.genKey(mutRepo)
+	if gen != "" {
+		// Numbers a test created follow the generated ones (precede
+		// them, newest first).
+		all := make([]int, 0, s.issueCount(mutRepo))
+		for p := range numbers.n {
+			all = append(all, numbers.at(p))
+		}
+		for x := s.w.numbers + 1; x <= s.issueCount(mutRepo); x++ {
+			all = append(all, x)
+		}
+		if desc {
+			made := slices.Clone(all[numbers.n:])
+			slices.Reverse(made)
+			all = slices.Concat(made, all[:numbers.n])
+		}
+		numbers = seq{n: len(all), at: func(p int) int { return all[p] }}
+	}
 	nr := len(scope)
 	sq := seq{
 		n:   numbers.n * nr,
 		at:  ident,
-		key: "search/issues/" + q + "/" + sortBy + strconv.FormatBool(desc),
+		key: "search/issues/" + q + "/" + sortBy + strconv.FormatBool(desc) + gen,
 		keep: func(p int) bool {
 			x := numbers.at(p / nr)
+			cur = scope[p%nr]
+			if _, live := s.issueView(cur, x); !live {
+				return false
+			}
 			for _, pred := range preds {
 				if !pred(x) {
 					return false

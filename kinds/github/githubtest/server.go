@@ -62,6 +62,7 @@ type config struct {
 	rateStyle  RateLimitStyle
 	coreLimit  int
 	extraFiles map[string][]byte
+	clock      *fakeserver.Clock
 
 	repos, issues, pulls, commits, comments, reviews, prComments int
 	users, releases, assets, branches, milestones, teams         int
@@ -170,10 +171,15 @@ type Server struct {
 	start time.Time
 	seq   atomic.Uint64
 
+	m *mutations // created, updated and deleted records of Owner/Repo
+
 	mu      sync.Mutex
 	used    map[string]int
 	resetAt time.Time
+	cacheOn bool // the response cache is on (mutations empty it)
 }
+
+var _ fakeserver.Mutable = (*Server)(nil)
 
 // New starts a fake GitHub on loopback. Close it when done.
 func New(opts ...Option) *Server {
@@ -199,7 +205,10 @@ func New(opts ...Option) *Server {
 	if cfg.coreLimit < 2 {
 		cfg.coreLimit = DefaultCoreLimit
 	}
-	s := &Server{w: newWorld(cfg), cfg: cfg, start: time.Now(), used: make(map[string]int)}
+	if cfg.clock == nil {
+		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
+	}
+	s := &Server{w: newWorld(cfg), cfg: cfg, start: time.Now(), used: make(map[string]int), m: newMutations(cfg.clock)}
 	s.resetAt = s.start.Add(time.Hour).Truncate(time.Second)
 	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})

@@ -1184,13 +1184,15 @@ func (s *Server) memberByHash(h string) (int, bool) {
 				s.hashIndex[md5.Sum([]byte(memberEmail(m)))] = m
 			}
 		})
-		m, ok := s.hashIndex[key]
-		return m, ok
+		if m, ok := s.hashIndex[key]; ok {
+			return m, true
+		}
+		return s.createdMemberByHash(key)
 	}
 	for m := range s.cfg.members {
 		if md5.Sum([]byte(memberEmail(m))) == key {
 			return m, true
 		}
 	}
-	return 0, false
+	return s.createdMemberByHash(key)
 }

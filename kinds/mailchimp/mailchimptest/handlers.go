@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -323,7 +324,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, l int) {
 	c := &s.cfg
 	var f filters
 	if v := q.Get("status"); v != "" {
-		f = append(f, func(m int) bool { return memberStatus(m) == v })
+		f = append(f, func(m int) bool { st, _, _, _ := s.memberTimes(l, m); return st == v })
 	}
 	if v := q.Get("email_type"); v != "" {
 		f = append(f, func(m int) bool { return memberEmailType(m) == v })
@@ -332,10 +333,10 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, l int) {
 		f = append(f, memberVIP)
 	}
 	if opt.set() {
-		f = append(f, func(m int) bool { return opt.contains(memberOptTime(m)) })
+		f = append(f, func(m int) bool { _, t, _, _ := s.memberTimes(l, m); return opt.contains(t) })
 	}
 	if changed.set() {
-		f = append(f, func(m int) bool { return changed.contains(memberLastChanged(m)) })
+		f = append(f, func(m int) bool { _, _, _, t := s.memberTimes(l, m); return changed.contains(t) })
 	}
 	if v := q.Get("unique_email_id"); v != "" {
 		f = append(f, func(m int) bool { return uniqueEmailID(l, m) == v })
@@ -343,13 +344,21 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, l int) {
 	if v := q.Get("interest_ids"); v != "" {
 		f = append(f, c.interestMatch(l, v, q.Get("interest_match")))
 	}
-	idx, total := selectPage(c.members, nil, f.match(), p)
+	sortField, ok := s.enumParam(w, r, q, "sort_field", "timestamp_opt", "timestamp_signup", "last_changed")
+	if !ok {
+		return
+	}
+	var at func(int) int
+	if order := s.memberOrder(l, sortField); order != nil {
+		at = func(j int) int { return order[j] }
+	}
+	idx, total := selectPage(s.memberCount(l), at, f.match(), p)
 	ln := origin(r)
 	listID := c.listID(l)
 	out := membersPage{Members: make([]member, len(idx)), ListID: listID, TotalItems: total,
 		Links: ln.collection("/lists/"+listID+"/members", "Lists/Members/Collection.json")}
 	for k, m := range idx {
-		out.Members[k] = c.member(l, m, ln)
+		out.Members[k] = s.memberOf(l, m, ln)
 	}
 	s.writeJSON(w, r, out)
 }
@@ -401,15 +410,16 @@ func (s *Server) getMember(w http.ResponseWriter, r *http.Request, l int, key st
 	)
 	if strings.Contains(key, "@") {
 		m, ok = memberIndexFromEmail(key)
-		ok = ok && m < s.cfg.members
+		ok = ok && m < s.memberCount(l)
 	} else {
 		m, ok = s.memberByHash(key)
+		ok = ok && m < s.memberCount(l)
 	}
 	if !ok {
 		s.notFound(w, r)
 		return
 	}
-	s.writeJSON(w, r, s.cfg.member(l, m, origin(r)))
+	s.writeJSON(w, r, s.memberOf(l, m, origin(r)))
 }
 
 // ---------------------------------------------------------------- tags
@@ -805,4 +815,15 @@ func (s *Server) listUnsubscribes(w http.ResponseWriter, r *http.Request, id str
 		out.Unsubscribes[j] = c.unsubscribe(i, k, ln)
 	}
 	s.writeJSON(w, r, out)
+}
+
+// enumParam reads an enumerated parameter, answering 400 when its value is
+// not one of allowed; "" when absent.
+func (s *Server) enumParam(w http.ResponseWriter, r *http.Request, q url.Values, key string, allowed ...string) (string, bool) {
+	v := q.Get(key)
+	if v == "" || slices.Contains(allowed, v) {
+		return v, true
+	}
+	s.invalid(w, r, fieldError{Field: key, Message: "Must be one of " + strings.Join(allowed, ", ") + "."})
+	return "", false
 }

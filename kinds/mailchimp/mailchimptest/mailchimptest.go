@@ -111,7 +111,11 @@ type Server struct {
 
 	hashOnce  sync.Once
 	hashIndex map[[md5.Size]byte]int // subscriber hash -> member index (small fakes)
+
+	m *mutations // created, updated and archived members of the first list
 }
+
+var _ fakeserver.Mutable = (*Server)(nil)
 
 type config struct {
 	apiKey      string
@@ -131,6 +135,7 @@ type config struct {
 
 	concurrency int
 	work        time.Duration
+	clock       *fakeserver.Clock
 }
 
 // Option configures a Server.
@@ -216,7 +221,10 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{cfg: cfg, inFlight: make(map[string]int)}
+	if cfg.clock == nil {
+		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
+	}
+	s := &Server{cfg: cfg, inFlight: make(map[string]int), m: newMutations(cfg.clock)}
 	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), nil, cfg.faults, fakeserver.Vendor{
 		RateLimited: func(w http.ResponseWriter, r *http.Request, _ time.Duration) {
 			s.problem(w, r, http.StatusTooManyRequests, "Too Many Requests", detailTooMany, nil)
