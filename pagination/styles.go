@@ -228,18 +228,23 @@ func (RecordsCursor) Next(params, meta map[string]any, _ int) map[string]any {
 
 // StartingAfter is Intercom's cursor paging: `pages.next.starting_after`
 // goes into the next request as `starting_after`. Meta: {"next_page": the
-// cursor or nil}.
+// cursor or nil}, and total_count when the page gives it.
 type StartingAfter struct{}
 
 // Page implements Style.
 func (s StartingAfter) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
 
 func (StartingAfter) meta(r *Response) (map[string]any, error) {
+	m := map[string]any{"next_page": nil}
 	raw, _ := jsonx.Lookup(r.Fields["pages"], "next", "starting_after")
 	if cur, ok := jsonx.String(raw); ok && cur != "" {
-		return map[string]any{"next_page": cur}, nil
+		m["next_page"] = cur
 	}
-	return map[string]any{"next_page": nil}, nil
+	// The number of records of the whole list, where the page says.
+	if n, ok := r.Fields["total_count"]; ok {
+		m["total_count"] = value(n)
+	}
+	return m, nil
 }
 
 // Next implements Resumer.

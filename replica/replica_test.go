@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
@@ -18,7 +19,7 @@ import (
 	"github.com/tributary-dev/tributary/search"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
 func open(t testing.TB, srv *zendesktest.Server) tributary.Connector {
 	t.Helper()

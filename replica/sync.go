@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -271,9 +272,6 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	if !full && st.Feed == nil {
 		rep.Reason, full = "the copy was made without the change feed", true
 	}
-	if !full && !feed.FindsDeletions() && r.reconcile > 0 && time.Since(st.FullAt) > r.reconcile {
-		rep.Reason, full = "the last full walk, which finds deletions, is older than "+r.reconcile.String(), true
-	}
 	if full {
 		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
 	}
@@ -288,19 +286,25 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		return err
 	}
 	// The feed reports no deletions: a copy that holds more records than
-	// the source counts missed some.
-	total, ok := r.sourceTotal(ctx, entity)
-	if !ok {
+	// the source counts missed some; without a count, a full walk finds
+	// them once the last one is old enough.
+	var reason string
+	if total, ok := r.sourceTotal(ctx, entity); ok {
+		have, err := r.st.Count(ctx, r.name, entity)
+		if err != nil || have == total {
+			return err
+		}
+		reason = fmt.Sprintf("the source counts %d records, the copy %d: deletions to find", total, have)
+	} else if r.reconcile > 0 && time.Since(st.FullAt) > r.reconcile {
+		reason = "the last full walk, which finds deletions, is older than " + r.reconcile.String()
+	} else {
 		return nil
 	}
-	have, err := r.st.Count(ctx, r.name, entity)
-	if err != nil || have == total {
-		return err
-	}
-	kept := *rep
-	*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the source counts other records than the copy holds: deletions to find",
-		Pages: kept.Pages}
-	return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+	inc := *rep
+	*rep = EntityReport{Entity: entity, Mode: Full, Reason: reason}
+	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+	rep.Pages += inc.Pages
+	return err
 }
 
 // sourceTotal reads the number of records the source says entity has,

@@ -1,0 +1,155 @@
+package replica_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// The crash test runs incremental syncs of Zendesk's tickets in a child
+// process (this test binary, re-executed) against a fake in the parent,
+// whose tickets the parent changes between kills, and kills the child
+// with SIGKILL at a random moment, again and again. After every kill the
+// store opens and its checkpoint has not moved backwards; at the end a
+// sync completes and the copy equals a fresh full walk.
+
+const crashEnvURL, crashEnvDB = "TRIBUTARY_CRASH_ZENDESK_URL", "TRIBUTARY_CRASH_DB"
+
+var crashCreds = map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}
+
+// crashParams pages the export 100 tickets at a time, so that a sync
+// writes many pages.
+var crashParams = tributary.Params{"per_page": 100}
+
+// TestSyncCrashChild is the child: it syncs until it is killed.
+func TestSyncCrashChild(t *testing.T) {
+	url, db := os.Getenv(crashEnvURL), os.Getenv(crashEnvDB)
+	if url == "" {
+		t.Skip("the child of TestKilledIncrementalSync")
+	}
+	ctx := context.Background()
+	conn, err := kinds.Open("zendesk-support", crashCreds, tributary.WithBaseURL(url))
+	if err != nil {
+		os.Exit(3)
+	}
+	r, err := replica.Open(ctx, conn, replica.SQLite(db), replica.WithParams("tickets", crashParams), replica.WithBatch(100))
+	if err != nil {
+		os.Exit(4)
+	}
+	for {
+		if _, err := r.Sync(ctx, "tickets"); err != nil {
+			os.Exit(5)
+		}
+	}
+}
+
+func TestKilledIncrementalSync(t *testing.T) {
+	trials := 8
+	if s := os.Getenv("TRIBUTARY_CRASH_TRIALS"); s != "" {
+		trials, _ = strconv.Atoi(s)
+	}
+	fake := zendesktest.New(zendesktest.WithTickets(3000))
+	defer fake.Close()
+	db := t.TempDir() + "/tickets.db"
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var last time.Time
+	checkpoint := func(trial int) {
+		t.Helper()
+		st, err := store.OpenSQLite(ctx, db)
+		if err != nil {
+			t.Fatalf("trial %d: the store does not open after a kill: %v", trial, err)
+		}
+		defer st.Close()
+		raw, err := st.Checkpoint(ctx, "zendesk-support", "tickets")
+		if err != nil || raw == nil {
+			return // no copy yet: the first full walk was killed
+		}
+		var s struct {
+			Feed *tributary.Checkpoint `json:"feed"`
+		}
+		if err := json.Unmarshal(raw, &s); err != nil || s.Feed == nil {
+			t.Fatalf("trial %d: checkpoint %s: %v", trial, raw, err)
+		}
+		if s.Feed.Since.Before(last) {
+			t.Fatalf("trial %d: the checkpoint moved backwards, from %s to %s", trial, last, s.Feed.Since)
+		}
+		last = s.Feed.Since
+	}
+	for trial := range trials {
+		// Changes at the source between runs: new, changed and deleted
+		// tickets.
+		fake.Clock().Advance(5 * time.Minute)
+		for range 3 {
+			if _, err := fake.Create("tickets"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := fake.IDs("tickets")
+		for range 20 {
+			if err := fake.Update("tickets", ids[rng.IntN(len(ids))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := fake.Delete("tickets", ids[rng.IntN(len(ids))]); err != nil {
+			t.Fatal(err)
+		}
+		fake.Clock().Advance(2 * time.Minute)
+
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSyncCrashChild$")
+		cmd.Env = append(os.Environ(), crashEnvURL+"="+fake.URL, crashEnvDB+"="+db)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rng.IntN(400)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("trial %d: the child ended on its own: %v", trial, err)
+		}
+		checkpoint(trial)
+	}
+
+	// Then a sync runs to the end, and the copy is the source's.
+	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds}, fake.URL)
+	r, err := replica.Open(ctx, conn, replica.SQLite(db), replica.WithParams("tickets", crashParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Sync(ctx, "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(trials)
+	fresh, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/fresh.db"), replica.WithoutFeeds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.Sync(ctx, "tickets"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := contents(t, r.Store(), "zendesk-support", "tickets")
+	want, _ := contents(t, fresh.Store(), "zendesk-support", "tickets")
+	if len(got) != len(want) {
+		t.Errorf("%d tickets in the copy, %d at the source", len(got), len(want))
+	}
+	for id, raw := range want {
+		if got[id] != raw {
+			t.Errorf("ticket %s differs:\ncopy  %s\nsource %s", id, got[id], raw)
+			break
+		}
+	}
+}
