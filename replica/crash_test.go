@@ -66,6 +66,7 @@ func TestKilledIncrementalSync(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var last time.Time
+	midPass, noCopy := 0, 0
 	checkpoint := func(trial int) {
 		t.Helper()
 		st, err := store.OpenSQLite(ctx, db)
@@ -75,7 +76,8 @@ func TestKilledIncrementalSync(t *testing.T) {
 		defer st.Close()
 		raw, err := st.Checkpoint(ctx, "zendesk-support", "tickets")
 		if err != nil || raw == nil {
-			return // no copy yet: the first full walk was killed
+			noCopy++ // no copy yet: the first full walk was killed
+			return
 		}
 		var s struct {
 			Feed *tributary.Checkpoint `json:"feed"`
@@ -87,6 +89,9 @@ func TestKilledIncrementalSync(t *testing.T) {
 			t.Fatalf("trial %d: the checkpoint moved backwards, from %s to %s", trial, last, s.Feed.Since)
 		}
 		last = s.Feed.Since
+		if s.Feed.Next != nil {
+			midPass++ // killed between two pages of a pass: resumes there
+		}
 	}
 	for trial := range trials {
 		// Changes at the source between runs: new, changed and deleted
@@ -121,6 +126,8 @@ func TestKilledIncrementalSync(t *testing.T) {
 		}
 		checkpoint(trial)
 	}
+
+	t.Logf("%d kills: %d before the first copy, %d between two pages of an incremental pass", trials, noCopy, midPass)
 
 	// Then a sync runs to the end, and the copy is the source's.
 	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds}, fake.URL)
