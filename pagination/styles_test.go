@@ -49,7 +49,7 @@ func TestStyles(t *testing.T) {
 			map[string]any{"pagination": map[string]any{"totalRecords": int64(1), "currentPageSize": int64(1), "currentPageNumber": int64(2)}}, nil},
 		{"intercom starting_after", StartingAfter{},
 			resp(t, `{"type":"list","data":[{"id":"1"}],"total_count":3,"pages":{"type":"pages","page":1,"per_page":1,"total_pages":3,"next":{"page":2,"starting_after":"WzE2OTk5"}}}`, "data", map[string]any{"per_page": int64(1)}, nil),
-			map[string]any{"next_page": "WzE2OTk5"}, map[string]any{"per_page": int64(1), "starting_after": "WzE2OTk5"}},
+			map[string]any{"next_page": "WzE2OTk5", "total_count": int64(3)}, map[string]any{"per_page": int64(1), "starting_after": "WzE2OTk5"}},
 		{"intercom last", StartingAfter{},
 			resp(t, `{"type":"conversation.list","conversations":[],"pages":{"type":"pages","page":3,"per_page":1,"total_pages":3}}`, "conversations", map[string]any{}, nil),
 			map[string]any{"next_page": nil}, nil},

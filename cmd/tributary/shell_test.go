@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestShellSection runs every sandbox command of the README's "From the
@@ -75,7 +77,14 @@ func TestHelpExamples(t *testing.T) {
 			if len(args) < 2 || args[0] != "tributary" || !offline(line, args) && args[1] != "help" {
 				continue
 			}
-			if r := cli(t, args[1:]...); r.code != 0 {
+			in := invocation{}
+			if slices.Contains(args, "--every") {
+				// Runs until interrupted: Ctrl-C after the first round.
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				in.ctx = ctx
+			}
+			if r := in.run(t, args[1:]...); r.code != 0 {
 				t.Errorf("%s --help example %s\nexit %d: %s", c.Name(), line, r.code, r.stderr)
 			}
 			ran++

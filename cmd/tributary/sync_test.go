@@ -383,3 +383,25 @@ func TestSyncPostgres(t *testing.T) {
 		t.Errorf("postgres: %v\nreplica: %v", fromPG, inMemory)
 	}
 }
+
+// TestSyncEvery: --every syncs again and again, incrementally after the
+// first round, until interrupted; an interrupt between rounds exits 0.
+func TestSyncEvery(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "every.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	r := invocation{ctx: ctx}.run(t, "sync", "zendesk-support", "tickets", "groups", "--sandbox", "--store", db, "--every", "300ms")
+	r.want(t, 0)
+	rounds := strings.Count(r.stdout, "copy ")
+	if rounds < 2 {
+		t.Fatalf("%d rounds in 3s at --every 300ms:\n%s", rounds, r.stdout)
+	}
+	first := regexp.MustCompile(`(?m)^zendesk-support/tickets +full +250 `)
+	later := regexp.MustCompile(`(?m)^zendesk-support/tickets +incremental +0 +0 +\d+ +0 `)
+	if !first.MatchString(r.stdout) || len(later.FindAllString(r.stdout, -1)) != rounds-1 {
+		t.Errorf("want one full round, then incremental ones with nothing new:\n%s", r.stdout)
+	}
+	if !regexp.MustCompile(`(?m)^zendesk-support/groups +full `).MatchString(r.stdout) {
+		t.Errorf("groups (no feed) are walked in full every round:\n%s", r.stdout)
+	}
+}
