@@ -33,6 +33,7 @@ type kindCase struct {
 	kind     string
 	start    func() (mutableFake, string)
 	creds    map[string]any
+	opts     []tributary.Option
 	entities []string
 	params   func(t *testing.T, c tributary.Connector) map[string]tributary.Params
 }
@@ -40,7 +41,8 @@ type kindCase struct {
 func kindCases() []kindCase {
 	return []kindCase{
 		{kind: "zendesk-support", start: func() (mutableFake, string) { s := zendesktest.New(); return s, s.URL },
-			creds:    map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
+			creds:    crashCreds,
+			opts:     zendeskOpts,
 			entities: []string{"tickets", "users", "organizations", "groups"},
 			params: func(*testing.T, tributary.Connector) map[string]tributary.Params {
 				// Zendesk lists deleted groups unless asked not to.
@@ -108,7 +110,8 @@ func contents(t *testing.T, st *store.Store, connector, entity string) (live map
 
 func openKind(t *testing.T, kc kindCase, url string) tributary.Connector {
 	t.Helper()
-	c, err := kinds.Open(kc.kind, kc.creds, tributary.WithBaseURL(url), tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}))
+	opts := append([]tributary.Option{tributary.WithBaseURL(url), tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})}, kc.opts...)
+	c, err := kinds.Open(kc.kind, kc.creds, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

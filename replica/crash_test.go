@@ -13,6 +13,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/store"
@@ -29,6 +30,10 @@ const crashEnvURL, crashEnvDB = "TRIBUTARY_CRASH_ZENDESK_URL", "TRIBUTARY_CRASH_
 
 var crashCreds = map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}
 
+// zendeskOpts: the fake limits its exports only when told to, so the
+// connector does not pace them here (TestExportsKeepToTheirRateLimit does).
+var zendeskOpts = []tributary.Option{zendesk.WithExportRateLimit(0, 0)}
+
 // crashParams pages the export 100 tickets at a time, so that a sync
 // writes many pages.
 var crashParams = tributary.Params{"per_page": 100}
@@ -40,7 +45,7 @@ func TestSyncCrashChild(t *testing.T) {
 		t.Skip("the child of TestKilledIncrementalSync")
 	}
 	ctx := context.Background()
-	conn, err := kinds.Open("zendesk-support", crashCreds, tributary.WithBaseURL(url))
+	conn, err := kinds.Open("zendesk-support", crashCreds, append([]tributary.Option{tributary.WithBaseURL(url)}, zendeskOpts...)...)
 	if err != nil {
 		os.Exit(3)
 	}
@@ -130,7 +135,7 @@ func TestKilledIncrementalSync(t *testing.T) {
 	t.Logf("%d kills: %d before the first copy, %d between two pages of an incremental pass", trials, noCopy, midPass)
 
 	// Then a sync runs to the end, and the copy is the source's.
-	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds}, fake.URL)
+	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds, opts: zendeskOpts}, fake.URL)
 	r, err := replica.Open(ctx, conn, replica.SQLite(db), replica.WithParams("tickets", crashParams))
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
+	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -113,7 +114,12 @@ func (s *Sandbox) Open(connectorType string, opts ...tributary.Option) (tributar
 	if err != nil {
 		return nil, err
 	}
-	return kinds.Open(connectorType, s.Credentials(connectorType), append([]tributary.Option{tributary.WithBaseURL(u)}, opts...)...)
+	own := []tributary.Option{tributary.WithBaseURL(u)}
+	if connectorType == zendesk.Type {
+		// The fake does not limit its incremental exports.
+		own = append(own, zendesk.WithExportRateLimit(0, 0))
+	}
+	return kinds.Open(connectorType, s.Credentials(connectorType), append(own, opts...)...)
 }
 
 // Close stops every fake that was started.

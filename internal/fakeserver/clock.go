@@ -15,15 +15,26 @@ type Clock struct {
 	mu   sync.Mutex
 	now  time.Time
 	step time.Duration
+	real bool // now is an offset from the real time
 }
 
 // NewClock returns a clock that reads start until advanced.
 func NewClock(start time.Time) *Clock { return &Clock{now: start} }
 
+// NewRealClock returns a clock that follows the real time, plus whatever
+// Advance adds: for a fake whose windows must pass as the client's do (a
+// rate limit a client paces itself to).
+func NewRealClock() *Clock { return &Clock{real: true} }
+
 // Now returns the clock's time, then moves it on by the step.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.real {
+		t := time.Now().Add(c.now.Sub(time.Time{})) // c.now holds the offset
+		c.now = c.now.Add(c.step)
+		return t
+	}
 	t := c.now
 	c.now = c.now.Add(c.step)
 	return t

@@ -27,9 +27,12 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
+	"golang.org/x/time/rate"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
@@ -124,6 +127,54 @@ type Client struct {
 	*engine.Connector
 }
 
+// SettingExportRate is the setting WithExportRateLimit writes: requests per
+// minute to the incremental exports.
+const SettingExportRate = "zendesk.export_rate"
+
+// DefaultExportRate is the incremental exports' own limit on standard
+// plans: 10 requests a minute (30 with the High Volume API add-on),
+// whatever the account's overall limit.
+const DefaultExportRate = 10
+
+// exportMargin keeps the exports' pace a little under the limit, so that
+// jitter in when requests leave never puts one more in a window.
+const exportMargin = 0.95
+
+// WithExportRateLimit sets how many requests the incremental exports
+// (what keeps copies of tickets, users and organizations current) may send
+// per period: the account's limit, DefaultExportRate a minute unless the
+// plan allows more. The connector paces itself to it, a little under, so
+// that a long sync is never throttled. n 0 turns the pacing off.
+func WithExportRateLimit(n int, per time.Duration) tributary.Option {
+	perMinute := 0.0
+	if per > 0 {
+		perMinute = float64(n) * float64(time.Minute) / float64(per)
+	}
+	return tributary.WithSetting(SettingExportRate, strconv.FormatFloat(perMinute, 'f', -1, 64))
+}
+
+// exportLimiter is the pace of the incremental exports (nil: none).
+func exportLimiter(settings map[string]string) (*rate.Limiter, error) {
+	perMinute := float64(DefaultExportRate)
+	if v, ok := settings[SettingExportRate]; ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return nil, &tributary.Error{Kind: Type, Err: tributary.ErrInvalidParams, Param: SettingExportRate, Message: fmt.Sprintf("%q is not a rate", v)}
+		}
+		perMinute = f
+	}
+	if perMinute == 0 {
+		return nil, nil
+	}
+	return rate.NewLimiter(rate.Limit(perMinute*exportMargin/60), 1), nil
+}
+
+// isExport matches the incremental exports, which Zendesk limits on their
+// own.
+func isExport(req *http.Request) bool {
+	return req != nil && strings.Contains(req.URL.Path, "/api/v2/incremental/")
+}
+
 // New opens a Zendesk connector. Options: tributary.WithBaseURL (a fake or
 // proxy; the default is https://{subdomain}.zendesk.com), WithHTTPClient,
 // WithLogger, WithRetry, WithRateLimit, WithTokenURL, WithTokenRefresh.
@@ -156,10 +207,19 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	default:
 		auth = transport.Bearer(creds.AccessToken)
 	}
+	exports, err := exportLimiter(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var paces []transport.Pace
+	if exports != nil {
+		paces = []transport.Pace{{Match: isExport, Limiter: exports}}
+	}
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{
 			Type: Type, Entities: catalogue(), ParseError: parseError,
 		},
+		Paces:          paces,
 		Options:        o,
 		DefaultBaseURL: origin,
 		Auth:           auth,
