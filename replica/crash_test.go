@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
@@ -49,7 +51,7 @@ func TestSyncCrashChild(t *testing.T) {
 	if err != nil {
 		os.Exit(3)
 	}
-	r, err := replica.Open(ctx, conn, replica.SQLite(db), replica.WithParams("tickets", crashParams), replica.WithBatch(100))
+	r, err := replica.Open(ctx, conn, backendOf(db), replica.WithParams("tickets", crashParams), replica.WithBatch(100))
 	if err != nil {
 		os.Exit(4)
 	}
@@ -60,21 +62,47 @@ func TestSyncCrashChild(t *testing.T) {
 	}
 }
 
-func TestKilledIncrementalSync(t *testing.T) {
-	trials := 8
-	if s := os.Getenv("TRIBUTARY_CRASH_TRIALS"); s != "" {
-		trials, _ = strconv.Atoi(s)
+// backendOf is the store at target: a postgres:// DSN or a SQLite file.
+func backendOf(target string) replica.Backend {
+	if strings.HasPrefix(target, "postgres://") {
+		return replica.Postgres(target)
 	}
+	return replica.SQLite(target)
+}
+
+func openStore(ctx context.Context, target string) (*store.Store, error) {
+	if strings.HasPrefix(target, "postgres://") {
+		return store.OpenPostgres(ctx, target)
+	}
+	return store.OpenSQLite(ctx, target)
+}
+
+func crashTrials(def int) int {
+	if s := os.Getenv("TRIBUTARY_CRASH_TRIALS"); s != "" {
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	return def
+}
+
+func TestKilledIncrementalSync(t *testing.T) {
+	killIncrementalSync(t, t.TempDir()+"/tickets.db", crashTrials(8))
+}
+
+func TestKilledIncrementalSyncPostgres(t *testing.T) {
+	killIncrementalSync(t, pgtest.DSN(t), crashTrials(4))
+}
+
+func killIncrementalSync(t *testing.T, db string, trials int) {
 	fake := zendesktest.New(zendesktest.WithTickets(3000))
 	defer fake.Close()
-	db := t.TempDir() + "/tickets.db"
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var last time.Time
 	midPass, noCopy := 0, 0
 	checkpoint := func(trial int) {
 		t.Helper()
-		st, err := store.OpenSQLite(ctx, db)
+		st, err := openStore(ctx, db)
 		if err != nil {
 			t.Fatalf("trial %d: the store does not open after a kill: %v", trial, err)
 		}
@@ -136,7 +164,7 @@ func TestKilledIncrementalSync(t *testing.T) {
 
 	// Then a sync runs to the end, and the copy is the source's.
 	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds, opts: zendeskOpts}, fake.URL)
-	r, err := replica.Open(ctx, conn, replica.SQLite(db), replica.WithParams("tickets", crashParams))
+	r, err := replica.Open(ctx, conn, backendOf(db), replica.WithParams("tickets", crashParams))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
@@ -38,8 +39,10 @@ func main() {
 	srv := zendesktest.New(zendesktest.WithTickets(*n))
 	defer srv.Close()
 	srv.SetResponseCache(false)
+	// The fake does not limit its incremental exports: no pacing (a real
+	// account's 10 requests a minute would make this a 100-minute sync).
 	conn, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-		tributary.WithBaseURL(srv.URL))
+		tributary.WithBaseURL(srv.URL), zendesk.WithExportRateLimit(0, 0))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -106,7 +109,7 @@ func main() {
 		msrv := zendesktest.New(zendesktest.WithTickets(*memN))
 		defer msrv.Close()
 		mconn, _ := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-			tributary.WithBaseURL(msrv.URL))
+			tributary.WithBaseURL(msrv.URL), zendesk.WithExportRateLimit(0, 0))
 		r := replica.New(mconn)
 		start := time.Now()
 		if _, err := r.Sync(ctx, "tickets"); err != nil {

@@ -298,14 +298,14 @@ func TestSyncInterrupted(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "z.db")
 	args := []string{"sync", "zendesk-support", "tickets", "--base-url", front.URL, "--store", db}
 
-	interrupt := func() result {
+	interrupt := func(extra ...string) result {
 		t.Helper()
 		ctx, stop := context.WithCancel(context.Background())
 		defer stop()
 		cancel.Store(&stop)
 		defer cancel.Store(nil)
 		requests.Store(0)
-		r := invocation{env: env, ctx: ctx}.run(t, append(args, "-p", "per_page=10")...)
+		r := invocation{env: env, ctx: ctx}.run(t, append(append(args, "-p", "per_page=10"), extra...)...)
 		r.want(t, exitInterrupted)
 		return r
 	}
@@ -319,10 +319,10 @@ func TestSyncInterrupted(t *testing.T) {
 		t.Errorf("after an interrupted first sync: %+v", s.Entities)
 	}
 
-	// A whole copy, then an interrupted sync over it.
+	// A whole copy, then an interrupted full sync over it.
 	invocation{env: env}.run(t, args...).want(t, 0)
 	_, before, _ := stats(t, invocation{}, "--store", db).copyOf(t, "zendesk-support", "tickets")
-	r = interrupt()
+	r = interrupt("--full")
 	want := "tributary: interrupted: zendesk-support/tickets not synchronized to the end (the store keeps its copy as the last page written left it, 250 records, last completed " + before.Format(time.RFC3339) + ")\n"
 	if r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
@@ -342,7 +342,7 @@ func TestSyncProgress(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "p.db")
 	r := invocation{isTerminal: true}.run(t, "sync", "zendesk-support", "tickets", "--sandbox", "--store", db)
 	r.want(t, 0)
-	if !regexp.MustCompile(`syncing tickets: 250 records, 3 pages in \S+\n$`).MatchString(r.stderr) {
+	if !regexp.MustCompile(`syncing tickets: 250 records, \d+ pages? in \S+\n$`).MatchString(r.stderr) {
 		t.Errorf("progress: %q", r.stderr)
 	}
 	if !regexp.MustCompile(`\nzendesk-support/tickets +full +250 `).MatchString(r.stdout) {
