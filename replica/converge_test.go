@@ -15,6 +15,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
+	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
@@ -73,9 +74,12 @@ func kindCases() []kindCase {
 				return map[string]tributary.Params{"issues": {"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all"}, "labels": p}
 			}},
 		// Mailchimp: the feed (list_members) is of an entity the
-		// catalogue does not search, so no copy keeps it; lists,
-		// campaigns and reports are walked in full, and its fake does
-		// not change them yet.
+		// catalogue does not search, so no copy keeps it; lists and
+		// campaigns have no feed and are walked in full, deletions found
+		// by difference.
+		{kind: "mailchimp", start: func() (mutableFake, string) { s := mailchimptest.New(); return s, s.URL },
+			creds:    map[string]any{"api_key": mailchimptest.DefaultAPIKey},
+			entities: []string{"lists", "campaigns"}},
 	}
 }
 

@@ -1068,7 +1068,7 @@ func (c *config) categoryID(l, k int) string { return hexID(l*c.interestCategori
 
 // categoryIndex maps a category id back to its index within list l.
 func (c *config) categoryIndex(l int, id string) (int, bool) {
-	g, ok := parseHexID(id, categoryMask, c.lists*c.interestCategories)
+	g, ok := parseHexID(id, categoryMask, (l+1)*c.interestCategories)
 	if !ok || g/c.interestCategories != l {
 		return 0, false
 	}
@@ -1097,7 +1097,7 @@ func (c *config) interestID(l, k, n int) string {
 // interestIndex maps an interest id back to its index within category k of
 // list l.
 func (c *config) interestIndex(l, k int, id string) (int, bool) {
-	g, ok := parseHexID(id, interestMask, c.lists*c.interestCategories*c.interests)
+	g, ok := parseHexID(id, interestMask, (l*c.interestCategories+k+1)*c.interests)
 	if !ok || g/c.interests != l*c.interestCategories+k {
 		return 0, false
 	}

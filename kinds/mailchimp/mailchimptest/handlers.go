@@ -188,48 +188,50 @@ func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c := &s.cfg
+	vw := s.view()
 	var f filters
+	if vw.o.goneCamps > 0 {
+		f = append(f, vw.campaignLive)
+	}
 	if v := q.Get("type"); v != "" {
 		f = append(f, func(i int) bool { return campaignType(i) == v })
 	}
 	if v := q.Get("status"); v != "" {
-		f = append(f, func(i int) bool { return campaignStatus(i) == v })
+		f = append(f, func(i int) bool { return vw.campaignStatus(i) == v })
 	}
 	if v := q.Get("list_id"); v != "" {
-		f = append(f, func(i int) bool { return c.campaignRecipients(i).ListID == v })
+		f = append(f, func(i int) bool { return vw.recipients(i).ListID == v })
 	}
 	if v := q.Get("folder_id"); v != "" {
 		f = append(f, func(i int) bool { return folderID(i) == v })
 	}
 	if created.set() {
-		f = append(f, func(i int) bool { return created.contains(campaignCreateTime(i)) })
+		f = append(f, func(i int) bool { return created.contains(vw.campaignCreateTime(i)) })
 	}
 	if sent.set() {
 		f = append(f, func(i int) bool {
-			if campaignSendTimeString(i) == "" {
-				return false
-			}
-			return sent.contains(campaignSendTime(i))
+			t, ok := vw.campaignSendTime(i)
+			return ok && sent.contains(t)
 		})
 	}
-	idx, total := selectPage(c.campaigns, nil, f.match(), p)
+	idx, total := selectPage(vw.campaignCount(), nil, f.match(), p)
 	ln := origin(r)
 	out := campaignsPage{Campaigns: make([]campaign, len(idx)), TotalItems: total,
 		Links: ln.collection("/campaigns", "Campaigns/Collection.json")}
 	for k, i := range idx {
-		out.Campaigns[k] = c.campaign(i, ln)
+		out.Campaigns[k] = vw.campaign(i, ln)
 	}
 	s.writeJSON(w, r, out)
 }
 
 func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request, id string) {
-	i, ok := parseHexID(id, campaignMask, s.cfg.campaigns)
+	v := s.view()
+	i, ok := v.campaignIndex(id)
 	if !ok {
 		s.notFound(w, r)
 		return
 	}
-	s.writeJSON(w, r, s.cfg.campaign(i, origin(r)))
+	s.writeJSON(w, r, v.campaign(i, origin(r)))
 }
 
 // ---------------------------------------------------------------- lists
@@ -247,7 +249,8 @@ type constraints struct {
 	CurrentTotalInstances int  `json:"current_total_instances"`
 }
 
-func (s *Server) listIndex(id string) (int, bool) { return parseHexID(id, listMask, s.cfg.lists) }
+// listIndex maps the id of a live list to its index.
+func (s *Server) listIndex(id string) (int, bool) { return s.view().listIndex(id) }
 
 func (s *Server) listLists(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -264,13 +267,17 @@ func (s *Server) listLists(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &s.cfg
+	vw := s.view()
 	var f filters
+	if vw.o.goneLists > 0 {
+		f = append(f, vw.listLive)
+	}
 	if created.set() {
-		f = append(f, func(l int) bool { return created.contains(c.listCreated(l)) })
+		f = append(f, func(l int) bool { return created.contains(vw.listCreated(l)) })
 	}
 	if lastSent.set() {
 		f = append(f, func(l int) bool {
-			t, _ := parseTime(c.campaignLastSent(l))
+			t, _ := parseTime(vw.campaignLastSent(l))
 			return lastSent.contains(t)
 		})
 	}
@@ -279,19 +286,19 @@ func (s *Server) listLists(w http.ResponseWriter, r *http.Request) {
 		on := ok && m < c.members // every list holds the same addresses
 		f = append(f, func(int) bool { return on })
 	}
-	idx, total := selectPage(c.lists, nil, f.match(), p)
+	idx, total := selectPage(vw.listCount(), nil, f.match(), p)
 	ln := origin(r)
 	out := listsPage{Lists: make([]list, len(idx)), TotalItems: total,
-		Constraints: constraints{MayCreate: true, MaxInstances: -1, CurrentTotalInstances: c.lists},
+		Constraints: constraints{MayCreate: true, MaxInstances: -1, CurrentTotalInstances: vw.liveLists()},
 		Links:       ln.collection("/lists", "Lists/Collection.json")}
 	for k, l := range idx {
-		out.Lists[k] = c.list(l, ln)
+		out.Lists[k] = vw.list(l, ln)
 	}
 	s.writeJSON(w, r, out)
 }
 
 func (s *Server) getList(w http.ResponseWriter, r *http.Request, l int) {
-	s.writeJSON(w, r, s.cfg.list(l, origin(r)))
+	s.writeJSON(w, r, s.view().list(l, origin(r)))
 }
 
 // ---------------------------------------------------------------- members
@@ -369,7 +376,7 @@ func (c *config) interestMatch(l int, ids, match string) func(int) bool {
 	perList := c.interestCategories * c.interests
 	var gs []int
 	for id := range strings.SplitSeq(ids, ",") {
-		g, ok := parseHexID(strings.TrimSpace(id), interestMask, c.lists*perList)
+		g, ok := parseHexID(strings.TrimSpace(id), interestMask, (l+1)*perList)
 		if !ok || g/perList != l {
 			g = -1
 		}
@@ -683,8 +690,12 @@ func (s *Server) listAutomations(w http.ResponseWriter, r *http.Request) {
 	ln := origin(r)
 	out := automationsPage{Automations: make([]automation, len(idx)), TotalItems: total,
 		Links: ln.collection("/automations", "Automations/CollectionResponse.json")}
+	vw := s.view()
 	for j, a := range idx {
 		out.Automations[j] = c.automation(a, ln)
+		if rc := &out.Automations[j].Recipients; c.lists > 0 {
+			_, rc.ListIsActive, rc.ListName = vw.listRef(a % c.lists)
+		}
 	}
 	s.writeJSON(w, r, out)
 }
@@ -707,7 +718,11 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	vw := s.view()
 	var f filters
+	if vw.o.goneCamps > 0 {
+		f = append(f, vw.campaignLive)
+	}
 	if v := q.Get("type"); v != "" {
 		f = append(f, func(i int) bool { return campaignType(i) == v })
 	}
@@ -716,32 +731,25 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) {
 	}
 	c := &s.cfg
 	p.desc = false // the endpoint has no sort parameters
+	// Only generated campaigns are sent: created ones are drafts.
 	idx, total := selectPage(c.sentCount(), sentAt, f.match(), p)
 	ln := origin(r)
 	out := reportsPage{Reports: make([]report, len(idx)), TotalItems: total,
 		Links: ln.collection("/reports", "Reports/Collection.json")}
 	for j, i := range idx {
-		out.Reports[j] = c.report(i, ln)
+		out.Reports[j] = vw.report(i, ln)
 	}
 	s.writeJSON(w, r, out)
 }
 
-// sentCampaign maps the id of a sent campaign to its index.
-func (s *Server) sentCampaign(id string) (int, bool) {
-	i, ok := parseHexID(id, campaignMask, s.cfg.campaigns)
-	if !ok || campaignStatus(i) != "sent" {
-		return 0, false
-	}
-	return i, true
-}
-
 func (s *Server) getReport(w http.ResponseWriter, r *http.Request, id string) {
-	i, ok := s.sentCampaign(id)
+	v := s.view()
+	i, ok := v.sentCampaign(id)
 	if !ok {
 		s.notFound(w, r)
 		return
 	}
-	s.writeJSON(w, r, s.cfg.report(i, origin(r)))
+	s.writeJSON(w, r, v.report(i, origin(r)))
 }
 
 type emailActivityPage struct {
@@ -754,7 +762,8 @@ type emailActivityPage struct {
 // listEmailActivity serves one entry per recipient; since drops the events
 // at or before that time (recipients stay, possibly with no activity).
 func (s *Server) listEmailActivity(w http.ResponseWriter, r *http.Request, id string) {
-	i, ok := s.sentCampaign(id)
+	vw := s.view()
+	i, ok := vw.sentCampaign(id)
 	if !ok {
 		s.notFound(w, r)
 		return
@@ -778,8 +787,10 @@ func (s *Server) listEmailActivity(w http.ResponseWriter, r *http.Request, id st
 	ln := origin(r)
 	out := emailActivityPage{Emails: make([]emailActivity, len(idx)), CampaignID: id, TotalItems: total,
 		Links: ln.collection("/reports/"+id+"/email-activity", "Reports/EmailActivity/Collection.json")}
+	l, _ := c.campaignListIndex(i)
 	for j, m := range idx {
 		out.Emails[j] = c.activity(i, m, since, ln)
+		out.Emails[j].ListIsActive = vw.listLive(l)
 	}
 	s.writeJSON(w, r, out)
 }
@@ -792,7 +803,8 @@ type unsubscribesPage struct {
 }
 
 func (s *Server) listUnsubscribes(w http.ResponseWriter, r *http.Request, id string) {
-	i, ok := s.sentCampaign(id)
+	vw := s.view()
+	i, ok := vw.sentCampaign(id)
 	if !ok {
 		s.notFound(w, r)
 		return
@@ -811,8 +823,10 @@ func (s *Server) listUnsubscribes(w http.ResponseWriter, r *http.Request, id str
 	ln := origin(r)
 	out := unsubscribesPage{Unsubscribes: make([]unsubscribe, len(idx)), CampaignID: id, TotalItems: total,
 		Links: ln.collection("/reports/"+id+"/unsubscribed", "Reports/Unsubs/Collection.json")}
+	l, _ := c.campaignListIndex(i)
 	for j, k := range idx {
 		out.Unsubscribes[j] = c.unsubscribe(i, k, ln)
+		out.Unsubscribes[j].ListIsActive = vw.listLive(l)
 	}
 	s.writeJSON(w, r, out)
 }

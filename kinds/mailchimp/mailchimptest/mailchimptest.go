@@ -35,7 +35,11 @@
 // exclude_fields are accepted and ignored, as are unknown parameters.
 // Mailchimp has no file downloads in this scope, so FilesURL serves nothing.
 //
-// The fake is read-only: every method other than GET (and HEAD) gets 405.
+// The fake is read-only over HTTP: every method other than GET (and HEAD)
+// gets 405. Tests change its records through fakeserver.Mutable instead
+// (Create, Update, Delete and IDs of lists, campaigns and the first list's
+// members, at the fake's Clock), and every list, get and filter shows the
+// change.
 package mailchimptest
 
 import (
