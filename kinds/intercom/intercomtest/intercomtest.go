@@ -195,6 +195,9 @@ type Server struct {
 	clock *fakeserver.Clock // mutations' time
 	ov    overlay           // what Create, Update and Delete did
 
+	searchMu    sync.Mutex
+	searchCache map[string]*searchRows // by entity: records decoded once per version
+
 	mu          sync.Mutex
 	windowStart time.Time
 	windowCount int

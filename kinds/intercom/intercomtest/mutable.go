@@ -41,8 +41,9 @@ type change struct {
 // overlay holds the mutations. Readers check active first, so that a fake
 // nobody mutates pays nothing.
 type overlay struct {
-	active atomic.Bool
-	mu     sync.RWMutex
+	active  atomic.Bool
+	version atomic.Int64 // moves on with every mutation
+	mu      sync.RWMutex
 	extra  map[string]int // records created, by entity
 	dead   map[string]int // records deleted, by entity
 	recs   map[string]map[int]change
@@ -244,6 +245,7 @@ func (s *Server) mutate(entity string, f func(o *overlay, now int) error) error 
 		s.ov.recs[entity] = map[int]change{}
 	}
 	err := f(&s.ov, now)
+	s.ov.version.Add(1)
 	s.ov.active.Store(true)
 	return err
 }

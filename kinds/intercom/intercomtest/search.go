@@ -234,6 +234,55 @@ type hit struct {
 // and id of the last record served, and the next page starts after that
 // position, so records that change between pages are neither served
 // twice at their old place nor skip others.
+// searchRow is one live record as search filters it: the record, and its
+// JSON decoded as the predicates read it.
+type searchRow struct {
+	i   int
+	rec any
+	m   map[string]any
+}
+
+// searchRows are an entity's live records at one version of the mutations.
+type searchRows struct {
+	version int64
+	rows    []searchRow
+}
+
+// rowsOf returns entity's live records decoded for search, decoded again
+// only after a mutation: every page of a search reads them all.
+func (s *Server) rowsOf(entity string) []searchRow {
+	v := s.ov.version.Load()
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if c := s.searchCache[entity]; c != nil && c.version == v {
+		return c.rows
+	}
+	var rows []searchRow
+	for i, n := 0, s.total(entity); i < n; i++ {
+		if s.deleted(entity, i) {
+			continue
+		}
+		var rec any
+		if entity == contactsEntity {
+			rec = s.contact(i)
+		} else {
+			rec = s.conversation(i, false, false)
+		}
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(mustJSON(rec)))
+		dec.UseNumber()
+		if dec.Decode(&m) != nil {
+			continue
+		}
+		rows = append(rows, searchRow{i: i, rec: rec, m: m})
+	}
+	if s.searchCache == nil {
+		s.searchCache = map[string]*searchRows{}
+	}
+	s.searchCache[entity] = &searchRows{version: v, rows: rows}
+	return rows
+}
+
 func (s *Server) search(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -282,25 +331,13 @@ func (s *Server) search(entity string) http.HandlerFunc {
 		}
 
 		var hits []hit
-		for i, n := 0, s.total(entity); i < n; i++ {
-			if s.deleted(entity, i) {
+		for _, row := range s.rowsOf(entity) {
+			if !pred(row.m) {
 				continue
 			}
-			var rec any
-			if entity == contactsEntity {
-				rec = s.contact(i)
-			} else {
-				rec = s.conversation(i, false, false)
-			}
-			var m map[string]any
-			dec := json.NewDecoder(bytes.NewReader(mustJSON(rec)))
-			dec.UseNumber()
-			if dec.Decode(&m) != nil || !pred(m) {
-				continue
-			}
-			h := hit{rec: rec, i: i, key: int64(i)}
+			h := hit{rec: row.rec, i: row.i, key: int64(row.i)}
 			if sortField != "" {
-				f, _ := number(lookup(m, sortField))
+				f, _ := number(lookup(row.m, sortField))
 				h.key = int64(f)
 			}
 			hits = append(hits, h)
