@@ -44,9 +44,9 @@ type overlay struct {
 	active  atomic.Bool
 	version atomic.Int64 // moves on with every mutation
 	mu      sync.RWMutex
-	extra  map[string]int // records created, by entity
-	dead   map[string]int // records deleted, by entity
-	recs   map[string]map[int]change
+	extra   map[string]int // records created, by entity
+	dead    map[string]int // records deleted, by entity
+	recs    map[string]map[int]change
 }
 
 func (s *Server) change(entity string, i int) (change, bool) {
