@@ -80,7 +80,7 @@ type wireClient struct {
 	id int
 }
 
-func newWireClient(b *testing.B, srv *mcp.Server) *wireClient {
+func newWireClient(b testing.TB, srv *mcp.Server) *wireClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan struct{})
@@ -101,13 +101,13 @@ func newWireClient(b *testing.B, srv *mcp.Server) *wireClient {
 	return c
 }
 
-func (c *wireClient) send(b *testing.B, msg string) {
+func (c *wireClient) send(b testing.TB, msg string) {
 	if _, err := io.WriteString(c.w, msg+"\n"); err != nil {
 		b.Fatal(err)
 	}
 }
 
-func (c *wireClient) line(b *testing.B) []byte {
+func (c *wireClient) line(b testing.TB) []byte {
 	l, err := c.r.ReadBytes('\n')
 	if err != nil {
 		b.Fatal(err)
@@ -115,13 +115,18 @@ func (c *wireClient) line(b *testing.B) []byte {
 	return l
 }
 
-func (c *wireClient) call(b *testing.B, tool string, args any) {
+func (c *wireClient) call(b testing.TB, tool string, args any) {
+	if l := c.roundTrip(b, tool, args); bytes.Contains(l, []byte(`"isError":true`)) || !bytes.Contains(l, []byte(`"result"`)) {
+		b.Fatalf("%s", l)
+	}
+}
+
+// roundTrip calls tool and returns the answer's JSON-RPC line as sent.
+func (c *wireClient) roundTrip(b testing.TB, tool string, args any) []byte {
 	c.id++
 	p, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
 	c.send(b, string(p))
-	if l := c.line(b); bytes.Contains(l, []byte(`"isError":true`)) || !bytes.Contains(l, []byte(`"result"`)) {
-		b.Fatalf("%s", l)
-	}
+	return c.line(b)
 }
 
 // p50 runs f b.N times and reports the median latency.
