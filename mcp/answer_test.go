@@ -27,7 +27,7 @@ func TestExecuteAnswersConform(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _ := page.Records[0].IntAt("id")
-	wire := newWireClient(t, w.server)
+	wire := newWireClient(t, w.server.Run)
 
 	op := func(action string, params map[string]any, more ...any) map[string]any {
 		args := map[string]any{"connector": "support", "entity": "tickets", "action": action, "params": params}
