@@ -43,12 +43,14 @@ func TestCompactJSON(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"a":[1,2],"b":"x y"}`, ""},
 		{`{"a":"say \" { hi","b":"\\"}`, ""},
+		{`{"a":"\\\\\" }","b":["\\\\"]}`, ""},
 		{`[{"a":1},[]]`, ""},
 		{"{ \"a\": [1, 2],\n\t\"b\": \"x y\" }", `{"a":[1,2],"b":"x y"}`},
 		{`{"a":1} `, `{"a":1}`},
 		{`{"a":1}{"b":2}`, "error"},
 		{`{"a":1`, "error"},
 		{`{"a":"1}`, "error"},
+		{`{"a":"1\"}`, "error"},
 		{`{"a":1}}`, "error"},
 		{``, "error"},
 	} {
@@ -69,4 +71,22 @@ func TestCompactJSON(t *testing.T) {
 			t.Errorf("%q: %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzCompactJSON: on JSON, compactJSON answers what json.Compact does.
+func FuzzCompactJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2],"b":"x y"}`, `{"a":"say \" { hi","b":"\\"}`, "[ {\"a\" : \"\\\\\" } ]", `{"a":1}{}`, `"s"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		var want bytes.Buffer
+		_ = json.Compact(&want, raw)
+		got, err := compactJSON(bytes.Clone(raw))
+		if err != nil || !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%q: %q, %v; json.Compact: %q", raw, got, err, want.Bytes())
+		}
+	})
 }

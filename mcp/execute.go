@@ -342,22 +342,24 @@ func isCompact(raw []byte) bool {
 	if len(raw) < 2 || (raw[0] != '{' && raw[0] != '[') {
 		return false
 	}
-	depth, inString, escaped := 0, false, false
-	for i, c := range raw {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"': // to the closing quote: one after an even run of backslashes
+			for {
+				j := bytes.IndexByte(raw[i+1:], '"')
+				if j < 0 {
+					return false
+				}
+				i += 1 + j
+				k := i - 1
+				for raw[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
 			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -368,7 +370,7 @@ func isCompact(raw []byte) bool {
 			return false
 		}
 	}
-	return depth == 0 && !inString
+	return depth == 0
 }
 
 // jsonLen is the length of v's JSON encoding.
