@@ -413,7 +413,7 @@ func project(raw json.RawMessage, paths []string) json.RawMessage {
 			cur = next
 		}
 	}
-	b, err := json.Marshal(out)
+	b, err := appendJSON(nil, out)
 	if err != nil {
 		return json.RawMessage("{}")
 	}
