@@ -21,7 +21,11 @@ import (
 // SDK's in-memory transport, JSON both ways, shaping the answer) with the
 // same operation run on the library directly, against the sandbox's
 // Zendesk fake. Each reports its median latency (p50-ms); the difference is
-// what a tool call adds.
+// what a tool call adds. mcp-wire is the server alone (raw JSON-RPC lines
+// over pipes), mcp adds the SDK's client decoding the answer; sdk-wire and
+// sdk send the same answer from a bare SDK server whose tool does nothing
+// but return it: what the SDK costs for an answer of that size, whoever
+// builds it.
 //
 //	go test -run '^$' -bench ToolCall -benchtime 2000x ./mcp/
 func BenchmarkToolCall(b *testing.B) {
@@ -56,7 +60,7 @@ func BenchmarkToolCall(b *testing.B) {
 		})
 		b.Run(op.name+"/mcp-wire", func(b *testing.B) {
 			args := map[string]any{"connector": "support", "entity": op.req.Entity, "action": string(op.req.Action), "params": op.req.Params, "limit": op.limit}
-			wire := newWireClient(b, srv)
+			wire := newWireClient(b, srv.Run)
 			p50(b, func() { wire.call(b, "execute", args) })
 		})
 		b.Run(op.name+"/mcp", func(b *testing.B) {
@@ -68,7 +72,66 @@ func BenchmarkToolCall(b *testing.B) {
 				}
 			})
 		})
+
+		// The same answer from a bare SDK server.
+		args := map[string]any{"connector": "support", "entity": op.req.Entity, "action": string(op.req.Action), "params": op.req.Params, "limit": op.limit}
+		bare := bareServer(b, newWireClient(b, srv.Run).roundTrip(b, "execute", args))
+		b.Run(op.name+"/sdk-wire", func(b *testing.B) {
+			wire := newWireClient(b, bare.Run)
+			p50(b, func() { wire.call(b, "execute", args) })
+		})
+		b.Run(op.name+"/sdk", func(b *testing.B) {
+			cs := connectSDK(b, bare)
+			p50(b, func() {
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "execute", Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			})
+		})
 	}
+}
+
+// bareServer is an SDK server whose one tool, execute, returns the result
+// of the JSON-RPC answer line, as it is (a text block and the structured
+// content as raw JSON), whatever its arguments.
+func bareServer(b *testing.B, line []byte) *sdk.Server {
+	var msg struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &msg); err != nil || len(msg.Result.Content) != 1 {
+		b.Fatalf("%v: %s", err, line)
+	}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: msg.Result.Content[0].Text}}, StructuredContent: msg.Result.StructuredContent}
+	s := sdk.NewServer(&sdk.Implementation{Name: "bare", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "execute", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return res, nil })
+	return s
+}
+
+// connectSDK runs a session of s with an SDK client over the in-memory
+// transport.
+func connectSDK(b *testing.B, s *sdk.Server) *sdk.ClientSession {
+	ct, st := sdk.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	})
+	return cs
 }
 
 // wireClient speaks JSON-RPC lines to a server session over pipes and
@@ -80,13 +143,15 @@ type wireClient struct {
 	id int
 }
 
-func newWireClient(b *testing.B, srv *mcp.Server) *wireClient {
+// newWireClient starts a session with run (a server's Run) and
+// initializes it.
+func newWireClient(b testing.TB, run func(context.Context, sdk.Transport) error) *wireClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = srv.Run(context.Background(), &sdk.IOTransport{Reader: inR, Writer: outW})
+		_ = run(context.Background(), &sdk.IOTransport{Reader: inR, Writer: outW})
 		outW.Close()
 	}()
 	b.Cleanup(func() {
@@ -101,13 +166,13 @@ func newWireClient(b *testing.B, srv *mcp.Server) *wireClient {
 	return c
 }
 
-func (c *wireClient) send(b *testing.B, msg string) {
+func (c *wireClient) send(b testing.TB, msg string) {
 	if _, err := io.WriteString(c.w, msg+"\n"); err != nil {
 		b.Fatal(err)
 	}
 }
 
-func (c *wireClient) line(b *testing.B) []byte {
+func (c *wireClient) line(b testing.TB) []byte {
 	l, err := c.r.ReadBytes('\n')
 	if err != nil {
 		b.Fatal(err)
@@ -115,13 +180,18 @@ func (c *wireClient) line(b *testing.B) []byte {
 	return l
 }
 
-func (c *wireClient) call(b *testing.B, tool string, args any) {
+func (c *wireClient) call(b testing.TB, tool string, args any) {
+	if l := c.roundTrip(b, tool, args); bytes.Contains(l, []byte(`"isError":true`)) || !bytes.Contains(l, []byte(`"result"`)) {
+		b.Fatalf("%s", l)
+	}
+}
+
+// roundTrip calls tool and returns the answer's JSON-RPC line as sent.
+func (c *wireClient) roundTrip(b testing.TB, tool string, args any) []byte {
 	c.id++
 	p, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
 	c.send(b, string(p))
-	if l := c.line(b); bytes.Contains(l, []byte(`"isError":true`)) || !bytes.Contains(l, []byte(`"result"`)) {
-		b.Fatalf("%s", l)
-	}
+	return c.line(b)
 }
 
 // p50 runs f b.N times and reports the median latency.

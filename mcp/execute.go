@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,7 +36,8 @@ type hitOut struct {
 	Data  json.RawMessage `json:"data"`
 }
 
-// executeOut is execute's answer.
+// executeOut is execute's answer. Its JSON (MarshalJSON) follows the
+// tags; the records go in as they are.
 type executeOut struct {
 	Connector string            `json:"connector"`
 	Entity    string            `json:"entity"`
@@ -125,7 +127,7 @@ func (s *Server) execute(ctx context.Context, args json.RawMessage) (any, string
 	}
 
 	// The items of the page, projected and encoded.
-	var items [][]byte
+	var items []json.RawMessage
 	var ids []string
 	var scores []float64
 	if res.Search != nil {
@@ -161,11 +163,16 @@ func (s *Server) execute(ctx context.Context, args json.RawMessage) (any, string
 	}
 
 	// Take records while they fit the limit and the byte cap; what the
-	// answer needs besides them is counted first.
+	// answer needs besides them is counted first. Each is made compact
+	// before it is counted: it is sent as it is.
 	overhead := 512 + jsonLen(res.Meta) + 2*jsonLen(in.Params) + jsonLen(following)
 	budget := max(s.opts.Limits.Bytes-overhead, s.opts.Limits.Bytes/2)
 	used, end := 0, skip
 	for end < total && end-skip < limit {
+		if items[end], err = compactJSON(items[end]); err != nil {
+			return nil, "", &toolError{Kind: KindUnexpected, Connector: src.Name, Entity: in.Entity, Action: string(in.Action),
+				Message: fmt.Sprintf("record %d of the page is not valid JSON: %v", end+1, err)}
+		}
 		size := len(items[end]) + 1
 		if res.Search != nil {
 			size += len(ids[end]) + 40
@@ -221,7 +228,149 @@ func (s *Server) execute(ctx context.Context, args json.RawMessage) (any, string
 	case out.Next != nil:
 		summary += " (more pages: call execute with next)"
 	}
-	return out, summary, nil
+	b, err := out.MarshalJSON()
+	if err != nil {
+		return nil, "", err
+	}
+	return json.RawMessage(b), summary, nil
+}
+
+// MarshalJSON encodes the answer as encoding/json would from the tags
+// (without escaping HTML), but appends the records (and hits' data) as
+// they are instead of compacting them again: the execute handler made them
+// compact (compactJSON), and they are nearly all of the answer.
+func (o *executeOut) MarshalJSON() ([]byte, error) {
+	size := 512
+	for _, r := range o.Records {
+		size += len(r) + 1
+	}
+	for _, h := range o.Hits {
+		size += len(h.Data) + len(h.ID) + 40
+	}
+	b := make([]byte, 0, size)
+	var err error
+	member := func(name string, v any) {
+		if err != nil {
+			return
+		}
+		b = append(append(append(b, ',', '"'), name...), '"', ':')
+		b, err = appendJSON(b, v)
+	}
+	b = append(b, '{')
+	b = append(b, `"connector":`...)
+	b, err = appendJSON(b, o.Connector)
+	member("entity", o.Entity)
+	member("action", o.Action)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Records) > 0 {
+		b = append(b, `,"records":[`...)
+		for i, r := range o.Records {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, r...)
+		}
+		b = append(b, ']')
+	}
+	if len(o.Hits) > 0 {
+		b = append(b, `,"hits":[`...)
+		for i, h := range o.Hits {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b, err = appendJSON(b, h.ID)
+			member("score", h.Score)
+			if err != nil {
+				return nil, err
+			}
+			b = append(append(b, `,"data":`...), h.Data...)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	member("count", o.Count)
+	if len(o.Meta) > 0 {
+		member("meta", o.Meta)
+	}
+	member("truncated", o.Truncated)
+	member("next", o.Next)
+	if o.Note != "" {
+		member("note", o.Note)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSON appends v's encoding/json encoding to b, without escaping
+// HTML's <, > and & (the answer is read by a model, not a browser).
+func appendJSON(b []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// compactJSON returns raw without white space between tokens. Records
+// nearly always arrive compact (decoded from a page, or from a store), so
+// it scans raw once and returns it as it is; when raw has white space, or
+// does not look like one JSON object or array, json.Compact rewrites it,
+// rejecting what is not JSON.
+func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
+	if isCompact(raw) {
+		return raw, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// isCompact reports whether raw is one JSON object or array with no white
+// space outside its strings. It checks the structure (strings closed,
+// brackets balanced, nothing after the value), not each token: the SDK
+// validates the whole answer again when it encodes it.
+func isCompact(raw []byte) bool {
+	if len(raw) < 2 || (raw[0] != '{' && raw[0] != '[') {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"': // to the closing quote: one after an even run of backslashes
+			for {
+				j := bytes.IndexByte(raw[i+1:], '"')
+				if j < 0 {
+					return false
+				}
+				i += 1 + j
+				k := i - 1
+				for raw[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 && i != len(raw)-1 {
+				return false
+			}
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return depth == 0
 }
 
 // jsonLen is the length of v's JSON encoding.
@@ -264,7 +413,7 @@ func project(raw json.RawMessage, paths []string) json.RawMessage {
 			cur = next
 		}
 	}
-	b, err := json.Marshal(out)
+	b, err := appendJSON(nil, out)
 	if err != nil {
 		return json.RawMessage("{}")
 	}

@@ -141,11 +141,16 @@ func (s *Server) add(t *sdk.Tool, h handler) {
 }
 
 // result is a successful tool result: the structured content, and as text
-// the summary line followed by the same JSON.
+// the summary line followed by the same JSON. The JSON is encoded once, or
+// not at all when out is already a json.RawMessage; the SDK encodes the
+// result (both blocks) when it sends it.
 func result(out any, summary string) *sdk.CallToolResult {
-	b, err := json.Marshal(out)
-	if err != nil {
-		b = []byte("{}")
+	b, ok := out.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(out); err != nil {
+			b = []byte("{}")
+		}
 	}
 	text := string(b)
 	if summary != "" {
