@@ -167,8 +167,8 @@ type Server struct {
 	rlLimit, rlRemaining string
 	bufs                 sync.Pool
 
-	clock  *fakeserver.Clock
-	mutMu  sync.Mutex // serializes Create, Update and Delete
+	clock   *fakeserver.Clock
+	mutMu   sync.Mutex         // serializes Create, Update and Delete
 	export  *fakeserver.Window // the exports' own limit
 	account *fakeserver.Window // the account's limit on every API request
 }
