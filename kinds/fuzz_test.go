@@ -15,7 +15,9 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/hubspot"
+	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
 // fuzzCredentials are static placeholder credentials for each kind, so that
@@ -135,7 +137,8 @@ func FuzzValidate(f *testing.F) {
 		}
 		conn, err := kinds.Open(typ, creds, tributary.WithHTTPClient(hc), tributary.WithBaseURL("http://fuzz.invalid"),
 			tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 0, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxRateLimitWait: time.Millisecond}),
-			tributary.WithSetting(hubspot.SettingSearchRate, "0")) // no pacing of HubSpot searches
+			tributary.WithSetting(hubspot.SettingSearchRate, "0"), // no pacing to the vendors' limits
+			tributary.WithSetting(hubspot.SettingAPIRate, "0"), tributary.WithSetting(gong.SettingAPIRate, "0"), tributary.WithSetting(zendesk.SettingAPIRate, "0"))
 		if err != nil {
 			f.Fatalf("open %s: %v", typ, err)
 		}

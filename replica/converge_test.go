@@ -12,7 +12,9 @@ import (
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
+	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
+	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
@@ -51,6 +53,7 @@ func kindCases() []kindCase {
 			}},
 		{kind: "hubspot", start: func() (mutableFake, string) { s := hubspottest.New(); return s, s.URL },
 			creds:    map[string]any{"private_app_token": hubspottest.DefaultPrivateAppToken},
+			opts:     []tributary.Option{hubspot.WithAPIRateLimit(0, 0)},
 			entities: []string{"contacts", "companies", "deals", "tickets"}},
 		{kind: "intercom", start: func() (mutableFake, string) { s := intercomtest.New(); return s, s.URL },
 			creds:    map[string]any{"access_token": intercomtest.DefaultAccessToken},
@@ -64,6 +67,7 @@ func kindCases() []kindCase {
 			}},
 		{kind: "gong", start: func() (mutableFake, string) { s := gongtest.New(); return s, s.URL },
 			creds:    map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret},
+			opts:     []tributary.Option{gong.WithAPIRateLimit(0, 0)},
 			entities: []string{"calls", "users"}},
 		{kind: "github", start: func() (mutableFake, string) { s := githubtest.New(); return s, s.URL },
 			creds:    map[string]any{"token": githubtest.DefaultToken},

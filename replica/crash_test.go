@@ -34,7 +34,7 @@ var crashCreds = map[string]any{"subdomain": zendesktest.DefaultSubdomain, "emai
 
 // zendeskOpts: the fake limits its exports only when told to, so the
 // connector does not pace them here (TestExportsKeepToTheirRateLimit does).
-var zendeskOpts = []tributary.Option{zendesk.WithExportRateLimit(0, 0)}
+var zendeskOpts = []tributary.Option{zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0)}
 
 // crashParams pages the export 100 tickets at a time, so that a sync
 // writes many pages.

@@ -7,15 +7,30 @@ package replica_test
 
 import (
 	"context"
+	"flag"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
+	"github.com/tributary-dev/tributary/kinds/github"
+	"github.com/tributary-dev/tributary/kinds/github/githubtest"
+	"github.com/tributary-dev/tributary/kinds/gong"
+	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
+	"github.com/tributary-dev/tributary/kinds/hubspot"
+	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
+	"github.com/tributary-dev/tributary/kinds/intercom"
+	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
+	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 )
+
+// noPacing turns the connectors' own pacing off in TestRateBudget, to
+// check that each case then fails: go test ./replica -run RateBudget
+// -args -rate.nopacing.
+var noPacing = flag.Bool("rate.nopacing", false, "TestRateBudget: turn the connectors' pacing off (each case must then fail)")
 
 // TestExportsKeepToTheirRateLimit: against a fake that enforces Zendesk's
 // limit on its incremental exports (here 10 requests a second, for a
@@ -29,7 +44,7 @@ func TestExportsKeepToTheirRateLimit(t *testing.T) {
 	const limit, per = 10, time.Second
 	fake := zendesktest.New(zendesktest.WithTickets(4000), zendesktest.WithClock(fakeserver.NewRealClock()), zendesktest.WithExportRateLimit(limit, per))
 	defer fake.Close()
-	kc := kindCase{kind: "zendesk-support", creds: crashCreds, opts: []tributary.Option{zendesk.WithExportRateLimit(limit, per)}}
+	kc := kindCase{kind: "zendesk-support", creds: crashCreds, opts: []tributary.Option{zendesk.WithExportRateLimit(limit, per), zendesk.WithAPIRateLimit(0, 0)}}
 	r, err := replica.Open(context.Background(), openKind(t, kc, fake.URL), replica.SQLite(t.TempDir()+"/rate.db"),
 		replica.WithParams("tickets", tributary.Params{"per_page": 100}))
 	if err != nil {
@@ -54,5 +69,150 @@ func TestExportsKeepToTheirRateLimit(t *testing.T) {
 	}
 	if used < 0.9 {
 		t.Errorf("used %.0f%% of the allowed rate, want at least 90%%", 100*used)
+	}
+}
+
+// rateCase is one kind's documented limit, scaled down so that a long
+// sync takes seconds, enforced by its fake and kept to by its connector.
+type rateCase struct {
+	name   string
+	limit  int           // requests per window; 0: a concurrency cap, not a rate
+	per    time.Duration // the window
+	start  func(clock *fakeserver.Clock) (fake interface{ Close() }, url string, refused func() int)
+	kc     kindCase
+	off    []tributary.Option // the connector's pacing turned off
+	entity string
+	params tributary.Params
+	want   int64 // records the sync copies
+}
+
+// rateCases scale each vendor's documented limit (see each kind's
+// With…RateLimit or WithBudgetPacing) down to seconds.
+func rateCases() []rateCase {
+	const sec = time.Second
+	gongCreds := map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret}
+	return []rateCase{{
+		// Zendesk: 700 requests a minute on Enterprise, the whole account.
+		name: "zendesk", limit: 20, per: sec,
+		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+			s := zendesktest.New(zendesktest.WithTickets(4000), zendesktest.WithClock(c), zendesktest.WithAPIRateLimit(20, sec))
+			return s, s.URL, nil
+		},
+		kc:     kindCase{kind: "zendesk-support", creds: crashCreds, opts: []tributary.Option{zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(20, sec)}},
+		off:    []tributary.Option{zendesk.WithAPIRateLimit(0, 0)},
+		entity: "tickets", params: tributary.Params{"per_page": 100}, want: 4000,
+	}, {
+		// HubSpot: 100 requests per 10 seconds for private apps on Free
+		// and Starter (190 on Professional and Enterprise). The sync reads
+		// the search endpoints, whose own lower limit (paced since
+		// before) the fake does not enforce: their pace is off here, so
+		// that the account's limit is the one kept to.
+		name: "hubspot", limit: 20, per: sec,
+		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+			s := hubspottest.New(hubspottest.WithContacts(8000), hubspottest.WithClock(c), hubspottest.WithRateLimit(20, sec))
+			return s, s.URL, nil
+		},
+		kc:     kindCase{kind: "hubspot", creds: map[string]any{"private_app_token": hubspottest.DefaultPrivateAppToken}, opts: []tributary.Option{hubspot.WithAPIRateLimit(20, sec), hubspot.WithSearchRateLimit(0, 0)}},
+		off:    []tributary.Option{hubspot.WithAPIRateLimit(0, 0)},
+		entity: "contacts", params: tributary.Params{"limit": 200}, want: 8000,
+	}, {
+		// Gong: 3 requests a second per company.
+		name: "gong", limit: 10, per: sec,
+		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+			s := gongtest.New(gongtest.WithCalls(4000), gongtest.WithMutationClock(c), gongtest.WithRateLimit(10, sec))
+			return s, s.URL, nil
+		},
+		kc:     kindCase{kind: "gong", creds: gongCreds, opts: []tributary.Option{gong.WithAPIRateLimit(10, sec)}},
+		off:    []tributary.Option{gong.WithAPIRateLimit(0, 0)},
+		entity: "calls", want: 4000,
+	}, {
+		// Intercom: 10,000 requests a minute per private app, counted
+		// in 10-second windows; the connector keeps to the budget of
+		// X-RateLimit-Remaining and X-RateLimit-Reset.
+		name: "intercom", limit: 10, per: sec,
+		start: func(*fakeserver.Clock) (interface{ Close() }, string, func() int) {
+			s := intercomtest.New(intercomtest.WithContacts(6000), intercomtest.WithRateLimit(10), intercomtest.WithRateLimitWindow(sec))
+			return s, s.URL, nil
+		},
+		kc:     kindCase{kind: "intercom", creds: map[string]any{"access_token": intercomtest.DefaultAccessToken}},
+		off:    []tributary.Option{intercom.WithBudgetPacing(false)},
+		entity: "contacts", params: tributary.Params{"per_page": 150}, want: 6000,
+	}, {
+		// GitHub: 5,000 requests an hour for a token; the connector keeps
+		// to the budget of x-ratelimit-remaining and x-ratelimit-reset.
+		name: "github", limit: 20, per: sec,
+		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+			s := githubtest.New(githubtest.WithIssues(4000), githubtest.WithClock(c), githubtest.WithCoreLimit(20), githubtest.WithCoreWindow(sec))
+			return s, s.URL, nil
+		},
+		kc:     kindCase{kind: "github", creds: map[string]any{"token": githubtest.DefaultToken}},
+		off:    []tributary.Option{github.WithBudgetPacing(false)},
+		entity: "issues", params: tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all", "per_page": 100}, want: 4000,
+	}, {
+		// Mailchimp: 10 simultaneous connections, not a rate; a sync with
+		// 16 pages wanted at once stays within them.
+		name: "mailchimp",
+		start: func(*fakeserver.Clock) (interface{ Close() }, string, func() int) {
+			s := mailchimptest.New(mailchimptest.WithCampaigns(3000), mailchimptest.WithFaults(mailchimptest.Faults{Latency: 20 * time.Millisecond}))
+			return s, s.URL, s.TooManyRequests
+		},
+		kc:     kindCase{kind: "mailchimp", creds: map[string]any{"api_key": mailchimptest.DefaultAPIKey}, opts: []tributary.Option{tributary.WithPrefetch(16)}},
+		off:    []tributary.Option{tributary.WithMaxConcurrency(100)},
+		entity: "campaigns", params: tributary.Params{"count": 50}, want: 3000,
+	}}
+}
+
+// TestRateBudget: for every kind, against a fake enforcing the vendor's
+// documented limit (scaled from minutes or hours to a second, the same
+// mechanism), a long sync keeps to it on its own: not one throttled
+// answer or retry, and at least 90% of the allowed rate used (Mailchimp's
+// limit is on connections, not a rate: not one refused). Salesforce has
+// no case: its limits are a daily allocation of the org and 25
+// long-running requests at once, neither a rate a sync paces to.
+func TestRateBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of pacing")
+	}
+	for _, rc := range rateCases() {
+		t.Run(rc.name, func(t *testing.T) {
+			fake, url, refused := rc.start(fakeserver.NewRealClock())
+			defer fake.Close()
+			kc := rc.kc
+			if *noPacing {
+				kc.opts = append(append([]tributary.Option(nil), kc.opts...), rc.off...)
+			}
+			r, err := replica.Open(context.Background(), openKind(t, kc, url), replica.SQLite(t.TempDir()+"/rate.db"),
+				replica.WithParams(rc.entity, rc.params))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			start := time.Now()
+			rep, err := r.Sync(context.Background(), rc.entity)
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := rep.Entities[0]
+			n := e.Usage.Requests
+			if n < 30 || e.Inserted != rc.want {
+				t.Fatalf("%d requests, %d records: not a long sync", n, e.Inserted)
+			}
+			if e.Usage.Throttled != 0 || e.Usage.Retries != 0 {
+				t.Errorf("%d throttled answers, %d retries", e.Usage.Throttled, e.Usage.Retries)
+			}
+			if refused != nil {
+				t.Logf("%d requests in %s, %d throttled, %d refused by the fake", n, took.Round(time.Millisecond), e.Usage.Throttled, refused())
+				if refused() != 0 {
+					t.Errorf("the fake refused %d requests", refused())
+				}
+				return
+			}
+			used := float64(n-1) / took.Seconds() / (float64(rc.limit) / rc.per.Seconds())
+			t.Logf("%d requests in %s: %.0f%% of the allowed rate, %d throttled", n, took.Round(time.Millisecond), 100*used, e.Usage.Throttled)
+			if used < 0.9 {
+				t.Errorf("used %.0f%% of the allowed rate, want at least 90%%", 100*used)
+			}
+		})
 	}
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
+	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
+	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
@@ -115,9 +117,15 @@ func (s *Sandbox) Open(connectorType string, opts ...tributary.Option) (tributar
 		return nil, err
 	}
 	own := []tributary.Option{tributary.WithBaseURL(u)}
-	if connectorType == zendesk.Type {
-		// The fake does not limit its incremental exports.
-		own = append(own, zendesk.WithExportRateLimit(0, 0))
+	// The fakes do not enforce the vendors' rate limits: no pacing to
+	// them.
+	switch connectorType {
+	case zendesk.Type:
+		own = append(own, zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
+	case hubspot.Type:
+		own = append(own, hubspot.WithAPIRateLimit(0, 0))
+	case gong.Type:
+		own = append(own, gong.WithAPIRateLimit(0, 0))
 	}
 	return kinds.Open(connectorType, s.Credentials(connectorType), append(own, opts...)...)
 }

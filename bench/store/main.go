@@ -42,7 +42,7 @@ func main() {
 	// The fake does not limit its incremental exports: no pacing (a real
 	// account's 10 requests a minute would make this a 100-minute sync).
 	conn, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-		tributary.WithBaseURL(srv.URL), zendesk.WithExportRateLimit(0, 0))
+		tributary.WithBaseURL(srv.URL), zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func main() {
 		msrv := zendesktest.New(zendesktest.WithTickets(*memN))
 		defer msrv.Close()
 		mconn, _ := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-			tributary.WithBaseURL(msrv.URL), zendesk.WithExportRateLimit(0, 0))
+			tributary.WithBaseURL(msrv.URL), zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
 		r := replica.New(mconn)
 		start := time.Now()
 		if _, err := r.Sync(ctx, "tickets"); err != nil {

@@ -53,6 +53,9 @@ type Setup struct {
 	// Paces are the kind's own limits on some of its endpoints (see
 	// transport.Config.Paces).
 	Paces []transport.Pace
+	// Budget reads the vendor's rate-limit budget from an answer, for a
+	// client that keeps to it on its own (see transport.Config.Budget).
+	Budget func(resp *http.Response) (transport.Budget, bool)
 }
 
 // Connector is a direct-mode connector driven by a Kind.
@@ -112,6 +115,7 @@ func Open(s Setup) (*Connector, error) {
 		MaxConcurrency:   s.MaxConcurrency,
 		Classify:         s.Kind.Retryable,
 		Paces:            s.Paces,
+		Budget:           s.Budget,
 	}
 	if o.MaxConcurrency > 0 {
 		cfg.MaxConcurrency = o.MaxConcurrency

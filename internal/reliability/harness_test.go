@@ -17,11 +17,14 @@ import (
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
+	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
+	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
+	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -224,7 +227,8 @@ var fastRetry = tributary.RetryPolicy{MaxRetries: 8, MinBackoff: time.Millisecon
 // attempt going through obs.
 func open(t testing.TB, kc kindCase, f fake, obs *observer, opts ...tributary.Option) tributary.Connector {
 	t.Helper()
-	all := []tributary.Option{tributary.WithBaseURL(f.srv.URL)}
+	// The fakes enforce no rate limit unless told to: no pacing to them.
+	all := []tributary.Option{tributary.WithBaseURL(f.srv.URL), tributary.WithSetting(hubspot.SettingAPIRate, "0"), tributary.WithSetting(gong.SettingAPIRate, "0"), tributary.WithSetting(zendesk.SettingAPIRate, "0")}
 	if obs != nil {
 		all = append(all, tributary.WithHTTPClient(&http.Client{Transport: obs}))
 	}

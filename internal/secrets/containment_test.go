@@ -59,7 +59,8 @@ func openContained(t *testing.T, kc *kindCase, base string, opts ...tributary.Op
 	t.Helper()
 	set := containmentSet(kc)
 	all := append([]tributary.Option{tributary.WithBaseURL(base), tributary.WithTokenURL(base + "/oauth/token"), fastRetry,
-		tributary.WithSetting(hubspot.SettingSearchRate, "0")}, opts...)
+		tributary.WithSetting(hubspot.SettingSearchRate, "0"),
+		tributary.WithSetting(hubspot.SettingAPIRate, "0"), tributary.WithSetting(gong.SettingAPIRate, "0"), tributary.WithSetting(zendesk.SettingAPIRate, "0")}, opts...)
 	conn, err := kinds.Open(kc.typ, set.credentials(kc.typ), all...)
 	if err != nil {
 		t.Fatalf("open %s: %v", kc.typ, err)

@@ -409,6 +409,7 @@ func runSecretCase(t *testing.T, kc *kindCase, set credSet, path, placement stri
 	opts := []tributary.Option{
 		tributary.WithBaseURL(apiSrv.URL), tributary.WithLogger(logger), fastRetry,
 		tributary.WithSetting(hubspot.SettingSearchRate, "0"),
+		tributary.WithSetting(hubspot.SettingAPIRate, "0"), tributary.WithSetting(gong.SettingAPIRate, "0"), tributary.WithSetting(zendesk.SettingAPIRate, "0"),
 	}
 	if set.refresh {
 		opts = append(opts, tributary.WithTokenURL(tokenSrv.URL+"/oauth/token"))

@@ -109,6 +109,14 @@ type Config struct {
 	// endpoint with a lower limit of its own (HubSpot's search). Each
 	// attempt a Pace matches, retries included, waits for its Limiter.
 	Paces []Pace
+	// Budget, when set, reads the vendor's rate-limit budget from an
+	// answer (the requests left in its window and when the window ends):
+	// the client keeps to it on its own, spreading the last tenth of a
+	// window's requests over the time to its reset and holding the rest
+	// until then (see Budget). A hold longer than MaxRateLimitWait, or
+	// past the request's deadline, is not made: the vendor's answer
+	// decides.
+	Budget func(resp *http.Response) (Budget, bool)
 	// MaxConcurrency, when positive, caps requests in flight to Origin
 	// (a request holds its slot until its body is closed).
 	MaxConcurrency int
@@ -135,6 +143,7 @@ type Client struct {
 	rc     *retryablehttp.Client
 	sem    chan struct{}
 	http   *http.Client
+	budget *budgetGate // nil: no Config.Budget
 
 	requests, retries, throttled atomic.Int64
 }
@@ -196,6 +205,9 @@ func New(cfg Config) *Client {
 	c.SetOrigin(cfg.Origin)
 	if cfg.MaxConcurrency > 0 {
 		c.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	if cfg.Budget != nil {
+		c.budget = &budgetGate{}
 	}
 	inner := &http.Client{
 		Transport:     &roundTripper{c: c, base: base},
@@ -323,12 +335,30 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			select {
 			case t.c.sem <- struct{}{}:
 			case <-r.Context().Done():
+				closeBody(r)
 				return nil, r.Context().Err()
+			}
+		}
+		if t.c.budget != nil {
+			if err := t.c.budget.wait(r.Context(), cfg.Now, cfg.MaxRateLimitWait); err != nil {
+				if t.c.sem != nil {
+					<-t.c.sem
+				}
+				closeBody(r)
+				return nil, err
 			}
 		}
 	}
 	start := cfg.Now()
 	resp, err := t.base.RoundTrip(r)
+	if own && t.c.budget != nil {
+		var b Budget
+		ok := false
+		if err == nil {
+			b, ok = budgetOf(cfg.Budget, resp)
+		}
+		t.c.budget.done(b, ok, cfg.Now())
+	}
 	if own {
 		t.c.requests.Add(1)
 		if err == nil && t.c.throttle(resp) {

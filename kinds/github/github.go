@@ -69,6 +69,33 @@ const SettingAPIVersion = "github.api_version"
 // unless set), a calendar version such as "2026-03-10".
 func WithAPIVersion(v string) tributary.Option { return tributary.WithSetting(SettingAPIVersion, v) }
 
+// SettingBudgetPacing is the tributary.WithSetting key of WithBudgetPacing.
+const SettingBudgetPacing = "github.budget_pacing"
+
+// WithBudgetPacing turns off (or on, the default) keeping to the budget
+// GitHub announces on every answer. The primary limit of the core
+// resource (5,000 requests an hour for a token, 15,000 for some GitHub
+// App installations, 1,000 for GITHUB_TOKEN in Actions) is too large to
+// pace every request to without slowing ordinary use for nothing, so the
+// connector reads x-ratelimit-remaining and x-ratelimit-reset instead: it
+// sends freely while plenty is left, spreads the last tenth of the budget
+// over the time to the reset, and waits for the reset when none is left
+// (at most the retry policy's MaxRateLimitWait; a longer wait is left to
+// GitHub's own answer, tributary.ErrRateLimited with RetryAfter).
+func WithBudgetPacing(on bool) tributary.Option {
+	return engine.BudgetSetting(SettingBudgetPacing, on)
+}
+
+// coreBudget reads the budget of the core resource from an answer (the
+// search resource has a budget of its own, a minute long, that the
+// connector does not pace to).
+func coreBudget(resp *http.Response) (transport.Budget, bool) {
+	if r := resp.Header.Get("X-RateLimit-Resource"); r != "" && r != "core" {
+		return transport.Budget{}, false
+	}
+	return engine.HeaderBudget("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")(resp)
+}
+
 var versionRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 
 // Credentials of a GitHub account: a personal access token (Token,
@@ -133,7 +160,7 @@ type Client struct {
 // tributary.WithBaseURL (GitHub Enterprise Server's https://HOST/api/v3, a
 // fake or a proxy), WithHTTPClient, WithLogger, WithRetry (its
 // MaxRateLimitWait bounds waiting for x-ratelimit-reset), WithRateLimit,
-// WithMaxConcurrency, WithUserAgent.
+// WithMaxConcurrency, WithUserAgent, and this package's WithBudgetPacing.
 func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err := creds.validate(); err != nil {
 		return nil, err
@@ -147,9 +174,14 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 				return nil, credErr("X-GitHub-Api-Version %q is not a calendar version such as %s", v, DefaultAPIVersion)
 			}
 			version = v
+		case k == SettingBudgetPacing:
 		case strings.HasPrefix(k, "github."):
 			return nil, credErr("unknown setting %q", k)
 		}
+	}
+	budget, err := engine.BudgetFrom(Type, SettingBudgetPacing, o.Settings, coreBudget)
+	if err != nil {
+		return nil, err
 	}
 	token := creds.Token
 	if token == "" {
@@ -170,6 +202,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		Auth:           transport.Bearer(token),
 		Header:         http.Header{"Accept": {"application/vnd.github+json"}, "X-Github-Api-Version": {version}},
 		Secrets:        []string{token},
+		Budget:         budget,
 	})
 	if err != nil {
 		return nil, err

@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -149,11 +150,29 @@ type Client struct {
 	*engine.Connector
 }
 
+// SettingAPIRate is the tributary.WithSetting key of WithAPIRateLimit:
+// requests per period ("3/1s"; a bare number is requests per second).
+const SettingAPIRate = "gong.api_rate"
+
+// DefaultAPIRate is the requests a second the connector keeps to unless
+// told otherwise: Gong's documented default limit of 3 a second per
+// company (with 10,000 a day), shared by every client of the company.
+const DefaultAPIRate = 3
+
+// WithAPIRateLimit sets how many requests Gong allows the company per
+// period: DefaultAPIRate a second unless Gong support raised it. The
+// connector paces every request to it, a little under, so that a long
+// sync is never throttled. n 0 turns the pacing off.
+func WithAPIRateLimit(n int, per time.Duration) tributary.Option {
+	return engine.RateSetting(SettingAPIRate, n, per)
+}
+
 // New opens a Gong connector. Options: tributary.WithBaseURL (a fake or a
 // proxy; it pins the base URL), WithHTTPClient, WithLogger, WithRetry,
-// WithRateLimit (Gong allows 3 requests a second per company),
-// WithTokenURL (default DefaultTokenURL, or the WithBaseURL origin +
-// TokenPath), WithTokenRefresh.
+// WithRateLimit, WithTokenURL (default DefaultTokenURL, or the WithBaseURL
+// origin + TokenPath), WithTokenRefresh, and this package's
+// WithAPIRateLimit (every request is paced to Gong's 3 a second by
+// default).
 //
 // Without WithBaseURL, requests go to Credentials.APIBaseURL, else
 // DefaultBaseURL; with OAuth refreshes, to the api_base_url_for_customer
@@ -167,8 +186,13 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	paces, err := engine.PaceFrom(Type, SettingAPIRate, o.Settings, engine.Rate{N: DefaultAPIRate, Per: time.Second}, engine.AllRequests)
+	if err != nil {
+		return nil, err
+	}
 	kind := &engine.Kind{Type: Type, Entities: catalogue(lookback), ParseError: parseError, EmptyList: emptyList}
 	setup := engine.Setup{
+		Paces:          paces,
 		Kind:           kind,
 		Options:        o,
 		DefaultBaseURL: DefaultBaseURL,

@@ -136,7 +136,28 @@ const (
 	SettingSearchRate  = "hubspot.search_rate"
 	SettingSearchBurst = "hubspot.search_burst"
 	SettingAPIVersion  = "hubspot.api_version"
+	// SettingAPIRate is the setting of WithAPIRateLimit: requests per
+	// period ("100/10s"; a bare number is requests per 10 seconds).
+	SettingAPIRate = "hubspot.api_rate"
 )
+
+// DefaultAPIRate is the requests per 10 seconds the connector keeps to
+// unless told otherwise: HubSpot's documented burst limit of private apps
+// on Free and Starter accounts (Professional and Enterprise allow 190, the
+// API limit increase pack 250), shared by every private app of the
+// account.
+const DefaultAPIRate = 100
+
+// WithAPIRateLimit sets how many requests the account allows per period,
+// all endpoints together: DefaultAPIRate per 10 seconds unless the plan
+// allows more (WithAPIRateLimit(190, 10*time.Second) on Professional and
+// Enterprise). The connector paces every request to it, a little under,
+// so that a long sync is never throttled; search requests are paced to
+// their own lower limit as well (WithSearchRateLimit). n 0 turns the
+// pacing off.
+func WithAPIRateLimit(n int, per time.Duration) tributary.Option {
+	return engine.RateSetting(SettingAPIRate, n, per)
+}
 
 // DefaultSearchRate is the pace of search requests, per second: HubSpot's
 // search endpoints allow a few requests a second (4 per token in the
@@ -175,7 +196,8 @@ type Client struct {
 // New opens a HubSpot connector. Options: tributary.WithBaseURL (a fake or
 // proxy; the default is https://api.hubapi.com), WithHTTPClient,
 // WithLogger, WithRetry, WithRateLimit, WithTokenURL, WithTokenRefresh,
-// and this package's WithSearchRateLimit and WithAPIVersion.
+// and this package's WithAPIRateLimit, WithSearchRateLimit and
+// WithAPIVersion.
 func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err := creds.validate(); err != nil {
 		return nil, err
@@ -215,9 +237,12 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh,
 		})
 	}
-	var paces []transport.Pace
+	paces, err := engine.PaceFrom(Type, SettingAPIRate, o.Settings, engine.Rate{N: DefaultAPIRate, Per: 10 * time.Second}, engine.AllRequests)
+	if err != nil {
+		return nil, err
+	}
 	if lim != nil {
-		paces = []transport.Pace{{Match: isSearch, Limiter: lim}}
+		paces = append(paces, transport.Pace{Match: isSearch, Limiter: lim})
 	}
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{

@@ -23,7 +23,12 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-var fast = tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRateLimitWait: 5 * time.Second})
+// fast retries quickly and does not pace to the vendor's limit, which the
+// fake enforces only when told to.
+var fast tributary.Option = func(o *tributary.Options) {
+	tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRateLimitWait: 5 * time.Second})(o)
+	hubspot.WithAPIRateLimit(0, 0)(o)
+}
 
 // open connects to the fake with the private-app token, without search
 // pacing (tests that need it set their own).

@@ -27,12 +27,10 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
-	"golang.org/x/time/rate"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/engine"
@@ -127,18 +125,25 @@ type Client struct {
 	*engine.Connector
 }
 
-// SettingExportRate is the setting WithExportRateLimit writes: requests per
-// minute to the incremental exports.
+// SettingExportRate is the setting WithExportRateLimit writes: requests
+// per period ("10/1m0s"; a bare number is requests per minute).
 const SettingExportRate = "zendesk.export_rate"
+
+// SettingAPIRate is the setting WithAPIRateLimit writes: requests per
+// period ("700/1m0s"; a bare number is requests per minute).
+const SettingAPIRate = "zendesk.api_rate"
 
 // DefaultExportRate is the incremental exports' own limit on standard
 // plans: 10 requests a minute (30 with the High Volume API add-on),
 // whatever the account's overall limit.
 const DefaultExportRate = 10
 
-// exportMargin keeps the exports' pace a little under the limit, so that
-// jitter in when requests leave never puts one more in a window.
-const exportMargin = 0.95
+// DefaultAPIRate is the account's limit of requests a minute the connector
+// keeps to unless told otherwise: Zendesk's documented limit of the
+// Enterprise plan (Team 200, Growth and Professional 400, Enterprise 700,
+// Enterprise Plus or the High Volume add-on 2,500), shared by every
+// client of the account.
+const DefaultAPIRate = 700
 
 // WithExportRateLimit sets how many requests the incremental exports
 // (what keeps copies of tickets, users and organizations current) may send
@@ -146,27 +151,30 @@ const exportMargin = 0.95
 // plan allows more. The connector paces itself to it, a little under, so
 // that a long sync is never throttled. n 0 turns the pacing off.
 func WithExportRateLimit(n int, per time.Duration) tributary.Option {
-	perMinute := 0.0
-	if per > 0 {
-		perMinute = float64(n) * float64(time.Minute) / float64(per)
-	}
-	return tributary.WithSetting(SettingExportRate, strconv.FormatFloat(perMinute, 'f', -1, 64))
+	return engine.RateSetting(SettingExportRate, n, per)
 }
 
-// exportLimiter is the pace of the incremental exports (nil: none).
-func exportLimiter(settings map[string]string) (*rate.Limiter, error) {
-	perMinute := float64(DefaultExportRate)
-	if v, ok := settings[SettingExportRate]; ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			return nil, &tributary.Error{Kind: Type, Err: tributary.ErrInvalidParams, Param: SettingExportRate, Message: fmt.Sprintf("%q is not a rate", v)}
-		}
-		perMinute = f
+// WithAPIRateLimit sets how many requests the account allows per period,
+// all endpoints together: DefaultAPIRate a minute unless the plan says
+// otherwise (set it to the plan's: WithAPIRateLimit(400, time.Minute) on
+// Growth). The connector paces every request to it, a little under, so
+// that a long sync is never throttled. n 0 turns the pacing off.
+func WithAPIRateLimit(n int, per time.Duration) tributary.Option {
+	return engine.RateSetting(SettingAPIRate, n, per)
+}
+
+// pacesOf returns the connector's paces: the account's limit on every request,
+// and the exports' own.
+func pacesOf(settings map[string]string) ([]transport.Pace, error) {
+	all, err := engine.PaceFrom(Type, SettingAPIRate, settings, engine.Rate{N: DefaultAPIRate, Per: time.Minute}, engine.AllRequests)
+	if err != nil {
+		return nil, err
 	}
-	if perMinute == 0 {
-		return nil, nil
+	exports, err := engine.PaceFrom(Type, SettingExportRate, settings, engine.Rate{N: DefaultExportRate, Per: time.Minute}, isExport)
+	if err != nil {
+		return nil, err
 	}
-	return rate.NewLimiter(rate.Limit(perMinute*exportMargin/60), 1), nil
+	return append(all, exports...), nil
 }
 
 // isExport matches the incremental exports, which Zendesk limits on their
@@ -177,7 +185,8 @@ func isExport(req *http.Request) bool {
 
 // New opens a Zendesk connector. Options: tributary.WithBaseURL (a fake or
 // proxy; the default is https://{subdomain}.zendesk.com), WithHTTPClient,
-// WithLogger, WithRetry, WithRateLimit, WithTokenURL, WithTokenRefresh.
+// WithLogger, WithRetry, WithRateLimit, WithTokenURL, WithTokenRefresh,
+// and this package's WithAPIRateLimit and WithExportRateLimit.
 func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err := creds.validate(); err != nil {
 		return nil, err
@@ -207,13 +216,9 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	default:
 		auth = transport.Bearer(creds.AccessToken)
 	}
-	exports, err := exportLimiter(o.Settings)
+	paces, err := pacesOf(o.Settings)
 	if err != nil {
 		return nil, err
-	}
-	var paces []transport.Pace
-	if exports != nil {
-		paces = []transport.Pace{{Match: isExport, Limiter: exports}}
 	}
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{

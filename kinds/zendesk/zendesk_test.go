@@ -33,7 +33,7 @@ func open(t *testing.T, srv *zendesktest.Server, opts ...tributary.Option) *zend
 	c, err := zendesk.New(zendesk.Credentials{Subdomain: zendesktest.DefaultSubdomain, Email: zendesktest.DefaultEmail, APIToken: zendesktest.DefaultAPIToken},
 		// The fake limits its exports only when told to (and then the
 		// test passes the limit): no pacing by default here.
-		append([]tributary.Option{tributary.WithBaseURL(srv.URL), fast, zendesk.WithExportRateLimit(0, 0)}, opts...)...)
+		append([]tributary.Option{tributary.WithBaseURL(srv.URL), fast, zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

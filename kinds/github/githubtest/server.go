@@ -61,6 +61,7 @@ type config struct {
 	tokens     map[string]bool
 	rateStyle  RateLimitStyle
 	coreLimit  int
+	coreWindow time.Duration
 	extraFiles map[string][]byte
 	clock      *fakeserver.Clock
 
@@ -93,6 +94,17 @@ func WithRateLimitStyle(s RateLimitStyle) Option { return func(c *config) { c.ra
 // WithCoreLimit sets the x-ratelimit-limit of the core resource
 // (DefaultCoreLimit by default).
 func WithCoreLimit(n int) Option { return func(c *config) { c.coreLimit = n } }
+
+// WithCoreWindow enforces the primary limit of the core resource: the
+// WithCoreLimit requests per window of length per (GitHub: 5,000 an hour
+// for a token) on the fake's clock (WithClock; a fakeserver.NewRealClock
+// for a client that paces itself), counted down in x-ratelimit-remaining
+// with the window's end in x-ratelimit-reset, and the request after the
+// last answered 403 with x-ratelimit-remaining 0, as GitHub does. Windows
+// start at multiples of per; keep per a whole number of seconds, as
+// x-ratelimit-reset is. Without it the counts roll over and never run
+// out.
+func WithCoreWindow(per time.Duration) Option { return func(c *config) { c.coreWindow = per } }
 
 // WithRepos sets the number of repositories of the Owner organization
 // (default 3): Owner/Repo, then Owner/repo-1, Owner/repo-2, ...
@@ -175,6 +187,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	used    map[string]int
+	core    *fakeserver.Window // WithCoreWindow's enforced limit; nil: none
 	resetAt time.Time
 	cacheOn bool // the response cache is on (mutations empty it)
 }
@@ -209,6 +222,9 @@ func New(opts ...Option) *Server {
 		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
 	}
 	s := &Server{w: newWorld(cfg), cfg: cfg, start: time.Now(), used: make(map[string]int), m: newMutations(cfg.clock)}
+	if cfg.coreWindow > 0 {
+		s.core = &fakeserver.Window{Limit: cfg.coreLimit, Per: cfg.coreWindow}
+	}
 	s.resetAt = s.start.Add(time.Hour).Truncate(time.Second)
 	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
@@ -235,9 +251,15 @@ func (s *Server) limitOf(resource string, authenticated bool) int {
 }
 
 // countRequest records one request against resource and returns the used
-// count and the reset time. Counts roll over before reaching the limit, so a
-// successful response never announces remaining 0.
-func (s *Server) countRequest(resource string, limit int) (used int, reset time.Time) {
+// count and the reset time. Counts roll over at half the limit, so a
+// successful response never announces that little remains — unless
+// WithCoreWindow enforces the core limit: then ok is false for a request
+// over it.
+func (s *Server) countRequest(resource string, limit int) (used int, reset time.Time, ok bool) {
+	if s.core != nil && resource == "core" && limit == s.cfg.coreLimit {
+		remaining, reset, ok := s.core.Take(s.m.clock.Now())
+		return limit - remaining, reset, ok
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
@@ -246,17 +268,18 @@ func (s *Server) countRequest(resource string, limit int) (used int, reset time.
 		clear(s.used)
 	}
 	key := resource + "/" + strconv.Itoa(limit)
-	used = s.used[key]%(limit-1) + 1
+	used = s.used[key]%max(limit/2, 1) + 1
 	s.used[key]++
-	return used, s.resetAt
+	return used, s.resetAt, true
 }
 
-// setCommon writes the headers GitHub puts on every API response.
-func (s *Server) setCommon(w http.ResponseWriter, r *http.Request, authenticated bool) {
+// setCommon writes the headers GitHub puts on every API response. It
+// reports false for a request over the enforced core limit (WithCoreWindow).
+func (s *Server) setCommon(w http.ResponseWriter, r *http.Request, authenticated bool) bool {
 	h := w.Header()
 	resource := resourceOf(r)
 	limit := s.limitOf(resource, authenticated)
-	used, reset := s.countRequest(resource, limit)
+	used, reset, ok := s.countRequest(resource, limit)
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(limit-used))
 	h.Set("X-RateLimit-Used", strconv.Itoa(used))
@@ -266,6 +289,7 @@ func (s *Server) setCommon(w http.ResponseWriter, r *http.Request, authenticated
 	h.Set("X-GitHub-Api-Version-Selected", selectedVersion(r))
 	h.Set("X-GitHub-Request-Id", s.requestID())
 	h.Set("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP")
+	return ok
 }
 
 func (s *Server) requestID() string {
@@ -386,7 +410,13 @@ func supportedVersion(v string) bool { return v == "" || v == APIVersion || v ==
 // serveAPI answers every request to the API origin.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	authOK, authMsg := s.authenticate(r)
-	s.setCommon(w, r, authOK)
+	if !s.setCommon(w, r, authOK) {
+		h := w.Header()
+		writeError(w, http.StatusForbidden, "API rate limit exceeded for user ID "+strconv.Itoa(ViewerID)+
+			". If you reach out to GitHub Support for help, please include the request ID "+h.Get("X-GitHub-Request-Id")+".",
+			docsRateLimits+"#about-primary-rate-limits")
+		return
+	}
 	if r.Header.Get("User-Agent") == "" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusForbidden)

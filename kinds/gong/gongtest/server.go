@@ -68,6 +68,7 @@ const (
 
 type config struct {
 	faults          Faults
+	limit           *fakeserver.Window
 	calls, users    int
 	accessKey       string
 	accessKeySecret string
@@ -121,6 +122,16 @@ func WithMediaSize(n int) Option { return func(c *config) { c.mediaSize = max(n,
 // bytes of a response body, so that downloads must resume with Range.
 func WithFileCutEvery(n int) Option { return func(c *config) { c.fileCutEvery = n } }
 
+// WithRateLimit enforces Gong's limit of API requests (documented: 3 a
+// second per company): n requests per window of length per on the fake's
+// clock (WithMutationClock; a fakeserver.NewRealClock for a client that
+// paces itself), the request after the n-th in a window answered 429 with
+// Retry-After and {"requestId", "errors": ["API request limit exceeded"]}.
+// Zero n (the default) enforces nothing.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.limit = &fakeserver.Window{Limit: max(n, 0), Per: per} }
+}
+
 // WithClock sets the clock used to stamp and check the expiry (8 hours) of
 // pre-signed media URLs. The default is time.Now.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
@@ -168,7 +179,11 @@ func New(opts ...Option) *Server {
 	if s.clock == nil {
 		s.clock = defaultClock(&cfg)
 	}
-	s.Server = fakeserver.New(s.apiHandler(), http.HandlerFunc(s.serveMedia), cfg.faults,
+	api := s.apiHandler()
+	if cfg.limit != nil && cfg.limit.Limit > 0 {
+		api = fakeserver.Enforce(cfg.limit, s.clock.Now, s.rateLimited, api)
+	}
+	s.Server = fakeserver.New(api, http.HandlerFunc(s.serveMedia), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
 	return s
 }

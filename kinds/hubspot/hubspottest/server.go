@@ -102,6 +102,18 @@ type config struct {
 	policy   string
 	grain    time.Duration
 	clock    *fakeserver.Clock
+	limit    *fakeserver.Window
+}
+
+// WithRateLimit enforces the account's burst limit of private apps
+// (documented: 100 requests per 10 seconds on Free and Starter, 190 on
+// Professional and Enterprise): n API requests per window of length per on
+// the fake's clock (WithClock; a fakeserver.NewRealClock for a client that
+// paces itself), the request after the n-th in a window answered with
+// HubSpot's 429 (policyName TEN_SECONDLY, or the search endpoints'
+// SECONDLY). Zero n (the default) enforces nothing.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.limit = &fakeserver.Window{Limit: max(n, 0), Per: per} }
 }
 
 // WithFaults injects faults (latency, 429, 5xx, cut connections) into the
@@ -206,7 +218,11 @@ func New(opts ...Option) *Server {
 		policy:   c.policy,
 		minted:   map[string]time.Time{},
 	}
-	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), nil, c.faults, fakeserver.Vendor{
+	var api http.Handler = http.HandlerFunc(s.serveAPI)
+	if c.limit != nil && c.limit.Limit > 0 {
+		api = fakeserver.Enforce(c.limit, s.clock.Now, s.rateLimited, api)
+	}
+	s.Server = fakeserver.New(api, nil, c.faults, fakeserver.Vendor{
 		RateLimited: s.rateLimited,
 		ServerError: s.serverError,
 	})

@@ -128,6 +128,7 @@ type config struct {
 	conversations int
 	companies     int
 	rateLimit     int
+	window        time.Duration
 	fileCutEvery  int
 	scrollIdle    time.Duration
 	now           func() time.Time
@@ -158,6 +159,18 @@ func WithCompanies(n int) Option { return func(c *config) { c.companies = max(n,
 // request after the n-th in a window gets Intercom's 429. Without it the
 // headers announce DefaultRateLimit and nothing is refused.
 func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = max(n, 0) } }
+
+// WithRateLimitWindow sets the length of a rate-limit window
+// (RateLimitWindow by default): a test scales Intercom's 10 seconds down
+// to one. Windows start at multiples of d on the wall clock; keep d a
+// whole number of seconds, as X-RateLimit-Reset is.
+func WithRateLimitWindow(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.window = d
+		}
+	}
+}
 
 // WithFileCutEvery drops the connection after every n bytes of attachment
 // content, so that downloads must resume with ranged requests.
@@ -222,6 +235,7 @@ func New(opts ...Option) *Server {
 		companies:     DefaultCompanies,
 		scrollIdle:    ScrollIdleTimeout,
 		now:           time.Now,
+		window:        RateLimitWindow,
 		scrollNow:     time.Now,
 	}
 	for _, o := range opts {
@@ -311,7 +325,7 @@ func (s *Server) authorized(r *http.Request) bool {
 func (s *Server) countRequest(w http.ResponseWriter) bool {
 	s.mu.Lock()
 	now := s.cfg.now()
-	start := now.Truncate(RateLimitWindow)
+	start := now.Truncate(s.cfg.window)
 	if !start.Equal(s.windowStart) {
 		s.windowStart, s.windowCount = start, 0
 	}
@@ -320,7 +334,7 @@ func (s *Server) countRequest(w http.ResponseWriter) bool {
 	s.mu.Unlock()
 
 	limit := s.limit()
-	s.setRateHeaders(w, max(limit-count, 0), start.Add(RateLimitWindow))
+	s.setRateHeaders(w, max(limit-count, 0), start.Add(s.cfg.window))
 	return s.cfg.rateLimit > 0 && count > s.cfg.rateLimit
 }
 

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tributary-dev/tributary/internal/fakeserver"
@@ -23,35 +22,6 @@ const (
 	bodyExportRateLimited = `{"error":"APIRateLimitExceeded","description":"Number of allowed incremental export API requests per minute exceeded"}`
 	bodyTooRecent         = `{"error":"InvalidValue","description":"Too recent start_time. Use a start_time older than 1 minute"}`
 )
-
-// exportLimiter is the incremental exports' own rate limit: limit requests
-// per window of length per, on the fake's clock.
-type exportLimiter struct {
-	limit int
-	per   time.Duration
-
-	mu    sync.Mutex
-	start time.Time
-	used  int
-}
-
-// take counts a request at now; ok is false when it is over the limit,
-// with the time left in the window.
-func (l *exportLimiter) take(now time.Time) (wait time.Duration, ok bool) {
-	if l.limit <= 0 {
-		return 0, true
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.start.IsZero() || !now.Before(l.start.Add(l.per)) {
-		l.start, l.used = now, 0
-	}
-	if l.used >= l.limit {
-		return l.start.Add(l.per).Sub(now), false
-	}
-	l.used++
-	return 0, true
-}
 
 // exportKey orders an export: by last-modified time, then id.
 type exportKey struct{ at, id int64 }
@@ -151,9 +121,9 @@ func (s *Server) serveExport(c *call, segs []string) bool {
 		return false
 	}
 	now := s.clock.Now()
-	if wait, ok := s.export.take(now); !ok {
+	if _, reset, ok := s.export.Take(now); !ok {
 		h := c.w.Header()
-		h.Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+		h.Set("Retry-After", strconv.Itoa(int((reset.Sub(now)+time.Second-1)/time.Second)))
 		writeBody(c.w, http.StatusTooManyRequests, bodyExportRateLimited)
 		return true
 	}

@@ -167,9 +167,10 @@ type Server struct {
 	rlLimit, rlRemaining string
 	bufs                 sync.Pool
 
-	clock  *fakeserver.Clock
-	mutMu  sync.Mutex // serializes Create, Update and Delete
-	export exportLimiter
+	clock   *fakeserver.Clock
+	mutMu   sync.Mutex         // serializes Create, Update and Delete
+	export  *fakeserver.Window // the exports' own limit
+	account *fakeserver.Window // the account's limit on every API request
 }
 
 type config struct {
@@ -187,6 +188,7 @@ type config struct {
 	clock       *fakeserver.Clock
 	exportLimit int
 	exportPer   time.Duration
+	apiPer      time.Duration
 }
 
 // Option configures a Server.
@@ -243,8 +245,18 @@ func WithAttachmentSize(n int) Option { return func(c *config) { c.attSize = max
 func WithFileCutEvery(n int) Option { return func(c *config) { c.cutEvery = n } }
 
 // WithRateLimit sets the per-minute limit announced in X-Rate-Limit
-// (default 700). It does not throttle; use WithFaults for 429s.
+// (default 700). It does not throttle (use WithAPIRateLimit, or WithFaults
+// for 429s).
 func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = max(n, 1) } }
+
+// WithAPIRateLimit enforces the account's limit, as Zendesk does on its
+// plans (700 a minute on Enterprise): n API requests per window of length
+// per on the fake's clock (WithClock), announced in X-Rate-Limit and
+// counted down in X-Rate-Limit-Remaining; the request after the n-th in a
+// window gets Zendesk's 429, text/plain with Retry-After in seconds.
+func WithAPIRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateLimit, c.apiPer = max(n, 1), per }
+}
 
 // WithClock sets the clock that stamps the records Create, Update and
 // Delete change and that the incremental exports read as "now" (their
@@ -295,7 +307,10 @@ func New(opts ...Option) *Server {
 	if s.clock == nil {
 		s.clock = defaultClock(s.d)
 	}
-	s.export = exportLimiter{limit: cfg.exportLimit, per: cfg.exportPer}
+	s.export = &fakeserver.Window{Limit: cfg.exportLimit, Per: cfg.exportPer}
+	if cfg.apiPer > 0 {
+		s.account = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.apiPer}
+	}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
@@ -422,6 +437,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Rate-Limit", s.rlLimit)
 	h.Set("X-Rate-Limit-Remaining", s.rlRemaining)
+	if s.account != nil {
+		now := s.clock.Now()
+		remaining, reset, ok := s.account.Take(now)
+		if !ok {
+			s.rateLimited(w, r, reset.Sub(now))
+			return
+		}
+		h.Set("X-Rate-Limit-Remaining", strconv.Itoa(remaining))
+	}
 
 	p := r.URL.Path
 	switch {

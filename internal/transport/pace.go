@@ -1,0 +1,132 @@
+package transport
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// PaceMargin is the share of a vendor's limit a pace uses: a little under,
+// so that jitter in when requests leave and arrive never puts one more in
+// a window.
+const PaceMargin = 0.95
+
+// Under returns a limiter that keeps to a vendor's limit of n requests per
+// period: a rate of PaceMargin of it, and a burst small enough that no
+// interval of length per, however aligned (a fixed window included), holds
+// more than n requests. It returns nil (no pace) when n or per is not
+// positive.
+func Under(n float64, per time.Duration) *rate.Limiter {
+	if n <= 0 || per <= 0 {
+		return nil
+	}
+	// A token bucket lets at most burst + rate×per requests into any
+	// interval of length per: with rate×per = PaceMargin×n, the burst is
+	// what is left of n, and at least one.
+	burst := max(int(math.Floor(n*(1-PaceMargin))), 1)
+	return rate.NewLimiter(rate.Limit(PaceMargin*n/per.Seconds()), burst)
+}
+
+// Budget is what a vendor's answer says of its current rate-limit window:
+// the requests left in it and when it ends (GitHub's x-ratelimit-remaining
+// and x-ratelimit-reset).
+type Budget struct {
+	// Limit is the requests a window allows (0: not said).
+	Limit int
+	// Remaining is the requests left in the window.
+	Remaining int
+	// Reset is when the window ends and a new one begins.
+	Reset time.Time
+}
+
+// budgetGate keeps a client to the budget its answers announce: it lets
+// requests go while some are left, spreads the last tenth of them over the
+// time to the reset, and holds the rest until the reset. It counts the
+// requests in flight as spent, since the vendor may have counted them
+// already.
+type budgetGate struct {
+	mu       sync.Mutex
+	reset    time.Time // end of the known window; zero: none known
+	left     int       // requests the client may still send in it
+	limit    int
+	next     time.Time // earliest send while spreading
+	inFlight int
+}
+
+// low is how few requests left start spreading them: a tenth of the
+// window's limit (none when the limit is not said).
+func (g *budgetGate) low() int { return g.limit / 10 }
+
+// wait holds a request until the budget allows it. A wait longer than
+// maxWait, or past ctx's deadline, is not made: the request goes, and the
+// vendor's own answer (its rate-limit error, with the reset) decides.
+func (g *budgetGate) wait(ctx context.Context, now func() time.Time, maxWait time.Duration) error {
+	for {
+		g.mu.Lock()
+		t := now()
+		var until time.Time
+		switch {
+		case g.reset.IsZero() || !t.Before(g.reset):
+			g.reset = time.Time{} // a new window: known at the next answer
+		case g.left <= 0:
+			until = g.reset
+		case g.left <= g.low() && t.Before(g.next):
+			until = g.next
+		case g.left <= g.low():
+			g.next = t.Add(g.reset.Sub(t) / time.Duration(g.left))
+		}
+		d := until.Sub(t)
+		if until.IsZero() || d > maxWait || pastDeadline(ctx, t.Add(d)) {
+			g.left--
+			g.inFlight++
+			g.mu.Unlock()
+			return nil
+		}
+		g.mu.Unlock()
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+func pastDeadline(ctx context.Context, t time.Time) bool {
+	dl, ok := ctx.Deadline()
+	return ok && t.After(dl)
+}
+
+// done records the end of a request the gate let go, with the budget its
+// answer announced (ok false: none, or no answer).
+func (g *budgetGate) done(b Budget, ok bool, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.inFlight--
+	if !ok || !b.Reset.After(now) {
+		return // no budget, or one of a window already over
+	}
+	left := b.Remaining - g.inFlight
+	switch {
+	case g.reset.IsZero() || b.Reset.After(g.reset):
+		g.reset, g.left, g.next = b.Reset, left, time.Time{}
+	case b.Reset.Equal(g.reset):
+		g.left = min(g.left, left)
+	default:
+		return // an answer from before the window we know
+	}
+	g.limit = b.Limit
+}
+
+// budgetOf reads the budget of an answer with read (nil: none).
+func budgetOf(read func(*http.Response) (Budget, bool), resp *http.Response) (Budget, bool) {
+	if read == nil || resp == nil {
+		return Budget{}, false
+	}
+	return read(resp)
+}
