@@ -395,13 +395,16 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 	}
 	var n int64
 	rep.Since = st.Feed.Since
+	// A page read is written whole even when ctx ends meanwhile (Ctrl-C):
+	// the next page is not read.
+	wctx := context.WithoutCancel(ctx)
 	for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], *st.Feed) {
 		if err != nil {
 			return err
 		}
 		cpo := ch.Checkpoint
 		cp, _ := json.Marshal(state{Feed: &cpo, FullAt: st.FullAt})
-		if err := u.Apply(ctx, raws(ch.Records), raws(ch.Deleted), cp); err != nil {
+		if err := u.Apply(wctx, raws(ch.Records), raws(ch.Deleted), cp); err != nil {
 			return err
 		}
 		n += int64(len(ch.Records) + len(ch.Deleted))
