@@ -124,12 +124,8 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 	if err != nil {
 		return l.wrap(err)
 	}
-	if k, _ := res.RowsAffected(); k == 0 {
-		if l.claim != nil {
-			return l.claim.lost("sync")
-		}
-		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost,
-			Message: "a full synchronization replaced the copy meanwhile; this update is abandoned"}
+	if err := l.owned(res, "a full synchronization replaced the copy meanwhile; this update is abandoned"); err != nil {
+		return err
 	}
 	counts := l.counts
 	changed, err := l.classify(ctx, tx, records, &counts)
@@ -161,6 +157,19 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 	}
 	l.pending = nil
 	return nil
+}
+
+// owned checks that the fenced statement res changed the copy's row: that
+// this load still owns what it writes (its claim holds, and no other
+// synchronization replaced its table); else the error says why.
+func (l *Load) owned(res sql.Result, superseded string) error {
+	if k, _ := res.RowsAffected(); k > 0 {
+		return nil
+	}
+	if l.claim != nil {
+		return l.claim.lost("sync")
+	}
+	return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost, Message: superseded}
 }
 
 // Finish ends the update: the copy's synchronization time becomes now.

@@ -319,12 +319,8 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	if err != nil {
 		return l.wrap(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if l.claim != nil {
-			return l.claim.lost("sync")
-		}
-		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost,
-			Message: "another synchronization of this copy started meanwhile; this one is abandoned"}
+	if err := l.owned(res, "another synchronization of this copy started meanwhile; this one is abandoned"); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
