@@ -388,17 +388,21 @@ func TestSyncPostgres(t *testing.T) {
 // first round, until interrupted; an interrupt between rounds exits 0.
 func TestSyncEvery(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "every.db")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
+	// Ctrl-C after 3 s: between two rounds (exit 0) or during one (the
+	// page under way is written, exit 130).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(3*time.Second, cancel).Stop()
 	r := invocation{ctx: ctx}.run(t, "sync", "zendesk-support", "tickets", "groups", "--sandbox", "--store", db, "--every", "300ms")
-	r.want(t, 0)
+	if r.code != 0 && r.code != exitInterrupted {
+		t.Fatalf("exit %d, want 0 or %d: %s", r.code, exitInterrupted, r.stderr)
+	}
 	rounds := strings.Count(r.stdout, "copy ")
 	if rounds < 2 {
 		t.Fatalf("%d rounds in 3s at --every 300ms:\n%s", rounds, r.stdout)
 	}
 	first := regexp.MustCompile(`(?m)^zendesk-support/tickets +full +250 `)
 	later := regexp.MustCompile(`(?m)^zendesk-support/tickets +incremental +0 +0 +\d+ +0 `)
-	if !first.MatchString(r.stdout) || len(later.FindAllString(r.stdout, -1)) != rounds-1 {
+	if n := len(later.FindAllString(r.stdout, -1)); !first.MatchString(r.stdout) || n < 1 || n < rounds-2 {
 		t.Errorf("want one full round, then incremental ones with nothing new:\n%s", r.stdout)
 	}
 	if !regexp.MustCompile(`(?m)^zendesk-support/groups +full `).MatchString(r.stdout) {
