@@ -69,6 +69,15 @@ type Feed struct {
 	// More than Cap records changed at one instant end the pass with an
 	// error matching ErrPaging.
 	Cap int
+	// Keyset makes a feed sorted oldest-first that pages by offset (HubSpot's
+	// search: after=200, 400, ...) start a new query from the latest
+	// Changed value read after every page, as Cap does past the cap, instead
+	// of asking for the next offset. A record changed during a pass moves
+	// to the end of an oldest-first order and shifts every later record
+	// back one place, so that an offset skips one; a query from the
+	// latest time read skips none. Records changed at that time are read
+	// again; when a whole page shares one time, the pass follows the offset.
+	Keyset bool
 	// Deletions, when set, is a second feed that lists deleted records
 	// (HubSpot's archived=true), read in full after the changes on every
 	// sync; each record it returns is a deletion.

@@ -118,6 +118,13 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base
 			}
 		}
 		next := tributary.Params(page.Next)
+		if next != nil && f.Keyset && cp.High.After(window) && (f.Cap <= 0 || n < f.Cap) {
+			// Offsets shift when records change during the pass: a new
+			// query from the latest time read instead.
+			window, n = cp.High, 0
+			next = f.Params(maps.Clone(base), cp.High)
+			pg = c.feedPager(e, f, next)
+		}
 		if next != nil && f.Cap > 0 && n >= f.Cap {
 			// The query cannot page further: a new one from the
 			// latest time read.

@@ -168,7 +168,7 @@ const FeedOverlap = time.Minute
 func feed(entity string) *tributary.Feed {
 	prop := ModifiedProperty(entity)
 	return &tributary.Feed{
-		Doc: "CRM search on " + prop + " ascending, re-windowed past the 10,000-result cap; " +
+		Doc: "CRM search on " + prop + " ascending, each page a query from the latest time read (offsets skip records that change during a pass; the 10,000-result cap never binds); " +
 			"deletions are the archived records (list with archived=true)",
 		Action: apiSearch,
 		Params: func(base tributary.Params, since time.Time) tributary.Params {
@@ -177,6 +177,7 @@ func feed(entity string) *tributary.Feed {
 		Changed: "properties." + prop,
 		Overlap: FeedOverlap,
 		Cap:     SearchResultCap,
+		Keyset:  true,
 		Deletions: &tributary.Feed{
 			Doc: "archived records: list with archived=true",
 			Params: func(base tributary.Params, _ time.Time) tributary.Params {
