@@ -26,7 +26,8 @@ func TestFixtures(t *testing.T) {
 				t.Fatalf("unknown credentials %q", f.Credentials)
 			}
 			replay := fixture.NewReplay(f)
-			opts := []tributary.Option{tributary.WithHTTPClient(replay.Client())}
+			// A replay has no rate limit: no pacing of the exports.
+			opts := []tributary.Option{tributary.WithHTTPClient(replay.Client()), zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0)}
 			if !f.RetriesAllowed() {
 				opts = append(opts, tributary.WithRetry(tributary.RetryPolicy{}))
 			}
