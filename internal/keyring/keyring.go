@@ -70,6 +70,9 @@ const (
 type key struct {
 	id   string
 	aead cipher.AEAD
+	// sub is a subkey for deriving MAC keys (see SigningKey), never the
+	// key itself.
+	sub []byte
 }
 
 // Keyring holds key-encryption keys; the first is the primary, which seals;
@@ -113,11 +116,12 @@ func Parse(text string) (*Keyring, error) {
 			return nil, fmt.Errorf("%w: line %d: the key is %d bytes, want %d", ErrInvalidKeyFile, n, len(raw), keySize)
 		}
 		aead, err := newAEAD(raw)
+		sub := derive(raw, "tributary/keyring/subkey/v1")
 		clear(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: line %d: %w", ErrInvalidKeyFile, n, err)
 		}
-		k.keys = append(k.keys, key{id: id, aead: aead})
+		k.keys = append(k.keys, key{id: id, aead: aead, sub: sub})
 		k.byID[id] = aead
 	}
 	if len(k.keys) == 0 {

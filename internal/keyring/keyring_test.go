@@ -354,3 +354,40 @@ func FuzzOpen(f *testing.F) {
 		_, _ = keyring.KeyID(sealed)
 	})
 }
+
+// Signing keys are per key and per purpose, stable across parses of the
+// same file, and found by id while the key stays in the ring.
+func TestSigningKeys(t *testing.T) {
+	a, _ := keyring.NewKey("a")
+	b, _ := keyring.NewKey("b")
+	ring, err := keyring.Parse(a + "\n" + b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, k1 := ring.SigningKey("tokens")
+	if id != "a" || len(k1) != 32 {
+		t.Fatalf("SigningKey: %q, %d bytes", id, len(k1))
+	}
+	_, k2 := ring.SigningKey("other")
+	if string(k1) == string(k2) {
+		t.Error("two purposes share a key")
+	}
+	again, _ := keyring.Parse(a)
+	if _, k := again.SigningKey("tokens"); string(k) != string(k1) {
+		t.Error("the same key file derives another key")
+	}
+	rotated, _ := keyring.Parse(b + "\n" + a)
+	if id, k := rotated.SigningKey("tokens"); id != "b" || string(k) == string(k1) {
+		t.Errorf("after rotation: %q", id)
+	}
+	if k, ok := rotated.SigningKeyByID("a", "tokens"); !ok || string(k) != string(k1) {
+		t.Error("the old key's signing key is not found by id")
+	}
+	if _, ok := again.SigningKeyByID("b", "tokens"); ok {
+		t.Error("a key not in the ring was found")
+	}
+	var empty keyring.Keyring
+	if id, k := empty.SigningKey("x"); id != "" || k != nil {
+		t.Error("an empty ring signs")
+	}
+}
