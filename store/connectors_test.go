@@ -525,3 +525,13 @@ func TestV1ReadOnlyPostgres(t *testing.T) {
 		t.Fatalf("the read-only open changed the version to %s", v)
 	}
 }
+
+// Processes that open one new PostgreSQL database at once take turns to
+// create the tables.
+func TestOpenNewAtOncePostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
+	if _, err := stores[0].CreateConnector(context.Background(), store.Connector{ID: "c", Tenant: "t", Kind: "k"}); err != nil {
+		t.Fatal(err)
+	}
+}
