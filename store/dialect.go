@@ -35,6 +35,10 @@ type dialect interface {
 	withoutRowid() string
 	// distinct is a null-safe "a differs from b".
 	distinct(a, b string) string
+	// initLock is a statement that makes the write transactions that
+	// create or upgrade the store's tables take turns ("" where the write
+	// transaction is exclusive).
+	initLock() string
 	// setup prepares a new connection pool (pragmas, extensions).
 	setup(ctx context.Context, db *sql.DB) error
 

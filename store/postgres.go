@@ -44,11 +44,16 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 
 type postgresDialect struct{}
 
-func (postgresDialect) name() string                         { return "postgres" }
-func (postgresDialect) ph(n int) string                      { return "$" + strconv.Itoa(n) }
-func (postgresDialect) now() string                          { return "(extract(epoch from clock_timestamp()) * 1000)::bigint" }
-func (postgresDialect) skipLocked() string                   { return " FOR UPDATE SKIP LOCKED" }
-func (postgresDialect) forUpdate() string                    { return " FOR UPDATE" }
+func (postgresDialect) name() string       { return "postgres" }
+func (postgresDialect) ph(n int) string    { return "$" + strconv.Itoa(n) }
+func (postgresDialect) now() string        { return "(extract(epoch from clock_timestamp()) * 1000)::bigint" }
+func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
+func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
+
+// initLock takes a lock of the transaction that every process opening a
+// store in the database asks for first (the key is arbitrary, and only
+// the store uses it).
+func (postgresDialect) initLock() string                     { return "SELECT pg_advisory_xact_lock(7350120093710464011)" }
 func (postgresDialect) streams() bool                        { return false }
 func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }

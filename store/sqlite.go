@@ -83,6 +83,7 @@ func (sqliteDialect) ph(int) string               { return "?" }
 func (sqliteDialect) now() string                 { return "CAST(unixepoch('subsec') * 1000 AS INTEGER)" }
 func (sqliteDialect) skipLocked() string          { return "" } // one writer at a time
 func (sqliteDialect) forUpdate() string           { return "" }
+func (sqliteDialect) initLock() string            { return "" } // BEGIN IMMEDIATE
 func (sqliteDialect) streams() bool               { return true }
 func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }
 func (sqliteDialect) blob() string                { return "BLOB" }

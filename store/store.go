@@ -41,7 +41,15 @@
 // # Versions
 //
 // The store records the version of its schema. Opening a store written by
-// a newer version fails with ErrVersion and changes nothing.
+// a newer version fails with ErrVersion and changes nothing; a store of an
+// older version is upgraded in place, in one transaction, when it is opened.
+//
+// # Connectors
+//
+// A store also keeps the connectors of a service (Connector): who owns
+// each, its kind and its credentials, sealed by the caller. LockConnector
+// makes a change of credentials (an OAuth refresh with a single-use
+// refresh token) exclusive across every process that shares the database.
 package store
 
 import (
@@ -58,8 +66,10 @@ import (
 )
 
 // SchemaVersion is the version of the store's own tables that this library
-// writes. Opening a store of a newer version fails with ErrVersion.
-const SchemaVersion = 1
+// writes. Opening a store of a newer version fails with ErrVersion; a store
+// of an older one is upgraded when it is opened. Version 2 added the
+// connectors (Connector).
+const SchemaVersion = 2
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -134,6 +144,9 @@ type Store struct {
 	w    *sql.DB // writes
 	r    *sql.DB // reads
 	desc string  // the file, or the server without credentials
+	// schema is the version of the database's tables: SchemaVersion, or
+	// an older one in a store that could not be upgraded (read-only).
+	schema int
 
 	mu    sync.Mutex
 	vocab map[vocabKey]*vocabEntry
@@ -159,7 +172,7 @@ func (s *Store) Close() error {
 func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, vocab: map[vocabKey]*vocabEntry{}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
@@ -169,38 +182,74 @@ func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store
 	return s, nil
 }
 
-// init creates the store's tables in a new database, or checks the
-// version of an existing one. An existing store is only read (a
-// read-only file or directory opens for searching); the write lock is
-// taken only to create the tables, and the check is made again under it.
+// init creates the store's tables in a new database, upgrades the tables
+// of an older version, or checks the version of a current one. A current
+// store is only read (a read-only file or directory opens for searching);
+// the write lock is taken only to create or upgrade the tables, and the
+// check is made again under it. A store of an older version that cannot be
+// written (ErrReadOnly) still opens, for searching: what the newer version
+// added (connectors) fails with ErrVersion.
 func (s *Store) init(ctx context.Context) error {
 	rtx, err := s.d.readTx(ctx, s.r)
 	if err != nil {
 		return s.d.wrap("open", err)
 	}
-	found, err := s.checkVersion(ctx, rtx)
+	v, err := s.checkVersion(ctx, rtx)
 	rtx.Rollback()
-	if found || err != nil {
+	if err != nil || v == SchemaVersion {
 		return err
 	}
-	tx, err := s.d.writeTx(ctx, s.w)
-	if err != nil {
-		return s.d.wrap("open", err)
+	err = s.upgrade(ctx)
+	if v > 0 && errors.Is(err, ErrReadOnly) {
+		s.schema = v
+		return nil
 	}
-	defer tx.Rollback()
-	if found, err := s.checkVersion(ctx, tx); found || err != nil {
-		return err
-	}
-	for _, stmt := range []string{
+	return err
+}
+
+// schemaV1 is the first version's tables.
+func (s *Store) schemaV1() []string {
+	return []string{
 		"CREATE TABLE tributary_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-		"INSERT INTO tributary_meta (name, value) VALUES ('schema_version', '" + strconv.Itoa(SchemaVersion) + "')",
 		"CREATE TABLE tributary_tables (id " + s.d.serial() + ", connector TEXT NOT NULL, entity TEXT NOT NULL, spec TEXT NOT NULL, created_at BIGINT NOT NULL)",
 		`CREATE TABLE tributary_entities (connector TEXT NOT NULL, entity TEXT NOT NULL,
 			live_table BIGINT, staging_table BIGINT, checkpoint TEXT,
 			synced_at BIGINT, records BIGINT, sync_started_at BIGINT,
 			lease_owner TEXT, lease_expires BIGINT, lease_token BIGINT,
 			PRIMARY KEY (connector, entity))`,
-	} {
+	}
+}
+
+// upgrade brings the database to SchemaVersion in one write transaction:
+// it creates every table in an empty database, or adds what each version
+// since the database's added. Processes that open one database at once
+// take turns (SQLite: the write lock; PostgreSQL: an advisory lock), and
+// each checks the version again once it has its turn.
+func (s *Store) upgrade(ctx context.Context) error {
+	tx, err := s.d.writeTx(ctx, s.w)
+	if err != nil {
+		return s.d.wrap("open", err)
+	}
+	defer tx.Rollback()
+	if lock := s.d.initLock(); lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			return s.d.wrap("open", err)
+		}
+	}
+	v, err := s.checkVersion(ctx, tx)
+	if err != nil || v == SchemaVersion {
+		return err
+	}
+	var stmts []string
+	if v == 0 {
+		stmts = append(s.schemaV1(), "INSERT INTO tributary_meta (name, value) VALUES ('schema_version', '"+strconv.Itoa(SchemaVersion)+"')")
+	} else {
+		stmts = []string{"UPDATE tributary_meta SET value = '" + strconv.Itoa(SchemaVersion) + "' WHERE name = 'schema_version'"}
+	}
+	if v < 2 {
+		stmts = append(stmts, s.schemaV2()...)
+	}
+	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return s.d.wrap("open", err)
 		}
@@ -211,16 +260,17 @@ func (s *Store) init(ctx context.Context) error {
 // errNoMeta: the database has no tributary_meta table.
 var errNoMeta = errors.New("no tributary_meta")
 
-// checkVersion reports whether the database is a store of a version this
-// library reads (found); a newer version, a damaged catalogue or another
-// application's database is an error; found is false, with no error, for
-// a database without tables.
-func (s *Store) checkVersion(ctx context.Context, q querier) (found bool, err error) {
+// checkVersion returns the schema version of a store this library reads
+// (1 to SchemaVersion), or 0, with no error, for a database without
+// tables; a newer version, a damaged catalogue or another application's
+// database is an error.
+func (s *Store) checkVersion(ctx context.Context, q querier) (int, error) {
 	var metas int
 	if err := q.QueryRowContext(ctx, s.countTables("tributary_meta")).Scan(&metas); err != nil {
-		return false, s.d.wrap("open", err)
+		return 0, s.d.wrap("open", err)
 	}
 	var version string
+	var err error
 	if metas > 0 {
 		err = q.QueryRowContext(ctx, "SELECT value FROM tributary_meta WHERE name = 'schema_version'").Scan(&version)
 	} else {
@@ -230,27 +280,26 @@ func (s *Store) checkVersion(ctx context.Context, q querier) (found bool, err er
 	case err == nil:
 		v, perr := strconv.Atoi(version)
 		if perr != nil || v < 1 {
-			return false, &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store's schema version %q is not one this library knows", version)}
+			return 0, &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store's schema version %q is not one this library knows", version)}
 		}
 		if v > SchemaVersion {
-			return false, &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store was written by a newer version of Tributary (schema %d; this one reads up to %d): upgrade the library", v, SchemaVersion)}
+			return 0, &Error{Op: "open", Err: ErrVersion, Message: fmt.Sprintf("the store was written by a newer version of Tributary (schema %d; this one reads up to %d): upgrade the library", v, SchemaVersion)}
 		}
-		// v == SchemaVersion: nothing to migrate (the first version).
-		return true, nil
+		return v, nil
 	case errors.Is(err, sql.ErrNoRows):
-		return false, &Error{Op: "open", Err: ErrVersion, Message: "the store has no schema version: it is damaged or not a Tributary store"}
+		return 0, &Error{Op: "open", Err: ErrVersion, Message: "the store has no schema version: it is damaged or not a Tributary store"}
 	case !errors.Is(err, errNoMeta):
-		return false, s.d.wrap("open", err)
+		return 0, s.d.wrap("open", err)
 	}
 	// No tributary_meta table: a new database, or one of something else.
 	var others int
 	if err := q.QueryRowContext(ctx, s.countTables("")).Scan(&others); err != nil {
-		return false, s.d.wrap("open", err)
+		return 0, s.d.wrap("open", err)
 	}
 	if others > 0 {
-		return false, &Error{Op: "open", Err: ErrVersion, Message: "the database holds other tables and is not a Tributary store"}
+		return 0, &Error{Op: "open", Err: ErrVersion, Message: "the database holds other tables and is not a Tributary store"}
 	}
-	return false, nil
+	return 0, nil
 }
 
 // countTables counts the tables named name ("": every table of the
@@ -415,7 +464,7 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 		return nil, s.d.wrap("stats", err)
 	}
 	defer tx.Rollback()
-	st := &Stats{Backend: s.d.name(), Location: s.desc, SchemaVersion: SchemaVersion}
+	st := &Stats{Backend: s.d.name(), Location: s.desc, SchemaVersion: s.schema}
 	rows, err := tx.QueryContext(ctx, "SELECT e.connector, e.entity, e.live_table, e.staging_table, e.synced_at, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table ORDER BY e.connector, e.entity")
 	if err != nil {
 		return nil, s.d.wrap("stats", err)

@@ -89,7 +89,7 @@ func TestSyncSearchStats(t *testing.T) {
 
 	s := stats(t, invocation{}, "--store", db)
 	abs, _ := filepath.Abs(db)
-	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != 1 || s.SizeBytes <= 0 || len(s.Entities) != 2 {
+	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != 2 || s.SizeBytes <= 0 || len(s.Entities) != 2 {
 		t.Errorf("store stats: %+v", s)
 	}
 	for _, c := range []struct {
@@ -147,7 +147,7 @@ func TestSyncSearchStats(t *testing.T) {
 	// The table.
 	r = cli(t, "store", "stats", "--store", db)
 	r.want(t, 0)
-	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  1\n",
+	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  2\n",
 		"CONNECTOR        ENTITY   RECORDS  DELETED  LAST SYNC             SYNCING\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, r.stdout)

@@ -1,0 +1,374 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Connector is a connector that a service holds: who owns it, its kind, and
+// its credentials, sealed by the caller (the store never sees them in
+// clear). Printing a Connector (String, any fmt verb, slog) shows the
+// length of Sealed, never its bytes.
+type Connector struct {
+	// ID is unique in the store, chosen by the caller.
+	ID string
+	// Tenant is the API client that created the connector.
+	Tenant string
+	// ExternalUserID is the tenant's own name for the end user.
+	ExternalUserID string
+	// Kind is the connector's connector_type.
+	Kind string
+	// Name is the connector's display name.
+	Name string
+	// Sealed is the sealed credentials.
+	Sealed []byte
+	// Replication is the replication_config as JSON; nil when none.
+	Replication []byte
+	// Version is 1 at creation, and grows by 1 on every change of Sealed.
+	Version int64
+	// Created is when the connector was created (the database's clock,
+	// to the millisecond); the store sets it.
+	Created time.Time
+}
+
+// String describes the connector, with the length of Sealed only.
+func (c Connector) String() string {
+	repl := "none"
+	if c.Replication != nil {
+		repl = strconv.Quote(string(c.Replication))
+	}
+	return fmt.Sprintf("Connector{ID:%q Tenant:%q ExternalUserID:%q Kind:%q Name:%q Sealed:[%d bytes] Replication:%s Version:%d Created:%s}",
+		c.ID, c.Tenant, c.ExternalUserID, c.Kind, c.Name, len(c.Sealed), repl, c.Version, c.Created.Format(time.RFC3339Nano))
+}
+
+// Format prints String for every verb (%v, %+v, %#v, %s, %q, %x...), so
+// that no verb prints Sealed's bytes.
+func (c Connector) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
+
+// LogValue describes the connector to log/slog, with the length of Sealed
+// only.
+func (c Connector) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("id", c.ID), slog.String("tenant", c.Tenant), slog.String("external_user_id", c.ExternalUserID),
+		slog.String("kind", c.Kind), slog.String("name", c.Name), slog.Int("sealed_bytes", len(c.Sealed)),
+		slog.Int64("version", c.Version), slog.Time("created", c.Created))
+}
+
+// Errors of the connector methods, matched with errors.Is; each comes
+// inside an *Error.
+var (
+	// ErrNotFound: no connector has the id.
+	ErrNotFound = errors.New("connector not found")
+	// ErrExists: CreateConnector with an id another connector has.
+	ErrExists = errors.New("connector exists")
+	// ErrConflict: UpdateSealed lost a race: the connector's version is no
+	// longer the one given.
+	ErrConflict = errors.New("connector version conflict")
+)
+
+// schemaV2 is what version 2 added: the connectors. seq orders them by
+// creation.
+func (s *Store) schemaV2() []string {
+	return []string{
+		`CREATE TABLE tributary_connectors (seq ` + s.d.serial() + `, id TEXT NOT NULL UNIQUE,
+			tenant TEXT NOT NULL, external_user_id TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+			sealed ` + s.d.blob() + ` NOT NULL, replication ` + s.d.blob() + `,
+			version BIGINT NOT NULL, created_at BIGINT NOT NULL)`,
+		"CREATE INDEX tributary_connectors_tenant ON tributary_connectors (tenant, seq)",
+	}
+}
+
+const connectorCols = "id, tenant, external_user_id, kind, name, sealed, replication, version, created_at"
+
+func scanConnector(row interface{ Scan(...any) error }) (*Connector, error) {
+	c := &Connector{}
+	var created int64
+	if err := row.Scan(&c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Sealed, &c.Replication, &c.Version, &created); err != nil {
+		return nil, err
+	}
+	if c.Sealed == nil {
+		c.Sealed = []byte{}
+	}
+	c.Created = time.UnixMilli(created).UTC()
+	return c, nil
+}
+
+// connectorsReady fails when the store's tables are of a version without
+// connectors (an old store opened read-only).
+func (s *Store) connectorsReady(op string) error {
+	if s.schema < 2 {
+		return s.d.wrap(op, &Error{Op: op, Err: ErrVersion, Message: fmt.Sprintf("the store is at schema version %d, which has no connectors, and could not be upgraded to %d (it is read-only): open it once with write access", s.schema, SchemaVersion)})
+	}
+	return nil
+}
+
+// validText reports whether s can be stored as text by both databases
+// (UTF-8, without NUL, which PostgreSQL refuses).
+func validText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+func notFound(op, id string) error {
+	return &Error{Op: op, Connector: id, Err: ErrNotFound, Message: fmt.Sprintf("no connector has the id %q", id)}
+}
+
+// CreateConnector stores a new connector, at version 1, and returns it as
+// stored (Version and Created set). ID, Tenant and Kind must not be empty;
+// Replication, when not nil, must be JSON; a nil Sealed is stored empty.
+// ErrExists when the id is taken, ErrInvalid for a bad connector.
+func (s *Store) CreateConnector(ctx context.Context, c Connector) (*Connector, error) {
+	const op = "create connector"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	invalid := func(msg string) error {
+		return &Error{Op: op, Connector: c.ID, Err: ErrInvalid, Message: msg}
+	}
+	if c.ID == "" || c.Tenant == "" || c.Kind == "" {
+		return nil, invalid("a connector needs an id, a tenant and a kind")
+	}
+	for _, f := range []struct{ name, v string }{{"id", c.ID}, {"tenant", c.Tenant}, {"external user id", c.ExternalUserID}, {"kind", c.Kind}, {"name", c.Name}} {
+		if !validText(f.v) {
+			return nil, invalid("the connector's " + f.name + " is not UTF-8 text without NUL characters")
+		}
+	}
+	if c.Replication != nil && !json.Valid(c.Replication) {
+		return nil, invalid("the connector's replication configuration is not valid JSON")
+	}
+	sealed := c.Sealed
+	if sealed == nil {
+		sealed = []byte{}
+	}
+	d := s.d
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	var created int64
+	err = tx.QueryRowContext(ctx, "INSERT INTO tributary_connectors ("+connectorCols+") VALUES ("+placeholders(d, 1, 7)+", 1, "+d.now()+
+		") ON CONFLICT (id) DO NOTHING RETURNING created_at",
+		c.ID, c.Tenant, c.ExternalUserID, c.Kind, c.Name, sealed, c.Replication).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &Error{Op: op, Connector: c.ID, Err: ErrExists, Message: fmt.Sprintf("a connector has the id %q already", c.ID)}
+	}
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, d.wrap(op, err)
+	}
+	out := c
+	out.Sealed = slices.Clone(sealed)
+	out.Replication = slices.Clone(c.Replication)
+	out.Version = 1
+	out.Created = time.UnixMilli(created).UTC()
+	return &out, nil
+}
+
+// Connector returns the connector with the id; ErrNotFound when there is
+// none.
+func (s *Store) Connector(ctx context.Context, id string) (*Connector, error) {
+	const op = "get connector"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	if !validText(id) {
+		return nil, notFound(op, id)
+	}
+	c, err := scanConnector(s.r.QueryRowContext(ctx, "SELECT "+connectorCols+" FROM tributary_connectors WHERE id = "+s.d.ph(1), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(op, id)
+	}
+	if err != nil {
+		return nil, s.d.wrap(op, err)
+	}
+	return c, nil
+}
+
+// ListConnectors lists one tenant's connectors (all tenants' when tenant
+// is ""), oldest first.
+func (s *Store) ListConnectors(ctx context.Context, tenant string) ([]Connector, error) {
+	const op = "list connectors"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	if !validText(tenant) {
+		return nil, nil
+	}
+	q, args := "SELECT "+connectorCols+" FROM tributary_connectors", []any{}
+	if tenant != "" {
+		q += " WHERE tenant = " + s.d.ph(1)
+		args = append(args, tenant)
+	}
+	rows, err := s.r.QueryContext(ctx, q+" ORDER BY seq", args...)
+	if err != nil {
+		return nil, s.d.wrap(op, err)
+	}
+	defer rows.Close()
+	var out []Connector
+	for rows.Next() {
+		c, err := scanConnector(rows)
+		if err != nil {
+			return nil, s.d.wrap(op, err)
+		}
+		out = append(out, *c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.d.wrap(op, err)
+	}
+	return out, nil
+}
+
+// UpdateSealed replaces the sealed credentials if the connector is still
+// at version; it returns the new version (version+1), or ErrConflict when
+// the version has moved (another update won), or ErrNotFound. A nil sealed
+// is stored empty.
+func (s *Store) UpdateSealed(ctx context.Context, id string, version int64, sealed []byte) (int64, error) {
+	const op = "update connector"
+	if err := s.connectorsReady(op); err != nil {
+		return 0, err
+	}
+	if !validText(id) {
+		return 0, notFound(op, id)
+	}
+	if sealed == nil {
+		sealed = []byte{}
+	}
+	d := s.d
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return 0, d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	var next int64
+	err = tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET sealed = "+d.ph(1)+", version = version + 1 WHERE id = "+d.ph(2)+" AND version = "+d.ph(3)+" RETURNING version",
+		sealed, id, version).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		var current int64
+		err := tx.QueryRowContext(ctx, "SELECT version FROM tributary_connectors WHERE id = "+d.ph(1), id).Scan(&current)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, notFound(op, id)
+		}
+		if err != nil {
+			return 0, d.wrap(op, err)
+		}
+		return 0, &Error{Op: op, Connector: id, Err: ErrConflict, Message: fmt.Sprintf("connector %q is at version %d, not %d: read it again", id, current, version)}
+	}
+	if err != nil {
+		return 0, d.wrap(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, d.wrap(op, err)
+	}
+	return next, nil
+}
+
+// LockConnector runs fn holding an exclusive lock on the connector that
+// every process using the database respects (PostgreSQL: the row, SELECT
+// ... FOR UPDATE, in a transaction; SQLite: the database's write lock, in
+// a write transaction). fn gets the current row; when it returns non-nil
+// sealed bytes, they are saved, at version+1, in the same transaction. An
+// error from fn rolls back and is returned as it is. LockConnector returns
+// the connector as it is when the lock is released. This is how OAuth
+// refreshes with single-use refresh tokens stay safe across processes: fn
+// does the HTTP refresh, and no other LockConnector on the connector runs
+// until the new token is saved. (Only LockConnector takes the lock:
+// UpdateSealed waits for it but then fails with ErrConflict if fn saved.)
+//
+// While fn runs, fn must not write through this Store. On SQLite the
+// Store has one write connection, which fn's transaction holds: a write
+// would wait for it until ctx ends. And the lock is the whole database's:
+// every other writer, in every process, waits, up to 30 seconds, then
+// fails with ErrBusy; keep fn short (an HTTP call with a timeout). On
+// PostgreSQL a write to the same connector waits for the lock in the same
+// way; other connectors are not held up. Reads (Connector, searches) do
+// not wait, and see the connector as it was before fn.
+//
+// When saving fails after fn succeeded (the commit failed, ctx ended),
+// the error says so: the new credentials fn obtained are lost.
+func (s *Store) LockConnector(ctx context.Context, id string, fn func(ctx context.Context, c *Connector) (sealed []byte, err error)) (*Connector, error) {
+	const op = "lock connector"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "no function to run under the lock"}
+	}
+	if !validText(id) {
+		return nil, notFound(op, id)
+	}
+	d := s.d
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	c, err := scanConnector(tx.QueryRowContext(ctx, "SELECT "+connectorCols+" FROM tributary_connectors WHERE id = "+d.ph(1)+d.forUpdate(), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(op, id)
+	}
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	arg := *c
+	arg.Sealed = slices.Clone(c.Sealed)
+	arg.Replication = slices.Clone(c.Replication)
+	sealed, err := fn(ctx, &arg)
+	if err != nil {
+		return nil, err
+	}
+	if sealed == nil {
+		return c, nil // the transaction only read
+	}
+	if err := tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET sealed = "+d.ph(1)+", version = version + 1 WHERE id = "+d.ph(2)+" RETURNING version",
+		sealed, id).Scan(&c.Version); err != nil {
+		return nil, lostSave(d.wrap(op, err))
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, lostSave(d.wrap(op, err))
+	}
+	c.Sealed = slices.Clone(sealed)
+	return c, nil
+}
+
+// lostSave adds to a store error that the credentials were not saved.
+func lostSave(err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		se.Message = "the new sealed credentials were not saved: " + se.Message
+	}
+	return err
+}
+
+// DeleteConnector deletes the connector with the id; ErrNotFound when
+// there is none.
+func (s *Store) DeleteConnector(ctx context.Context, id string) error {
+	const op = "delete connector"
+	if err := s.connectorsReady(op); err != nil {
+		return err
+	}
+	if !validText(id) {
+		return notFound(op, id)
+	}
+	res, err := s.w.ExecContext(ctx, "DELETE FROM tributary_connectors WHERE id = "+s.d.ph(1), id)
+	if err != nil {
+		return s.d.wrap(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.d.wrap(op, err)
+	}
+	if n == 0 {
+		return notFound(op, id)
+	}
+	return nil
+}
