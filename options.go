@@ -254,7 +254,8 @@ type TokenStore interface {
 	// refresh must be called, if at all, before Refresh returns; its error
 	// should be returned as is or wrapped with %w, so that it keeps its
 	// meaning (a rejected refresh token is ErrUnauthorized). Any other error
-	// of Refresh (the store's own) is reported as a retryable ErrServer.
+	// of Refresh (the store's own) is reported as a retryable ErrServer,
+	// wrapped as is: it must not carry token values.
 	// When the process adopts a token saved by another, it adopts its
 	// refresh token too; WithTokenRefresh's callback still receives every
 	// token this process obtains from the endpoint.

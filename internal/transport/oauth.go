@@ -58,7 +58,10 @@ type TokenStore interface {
 	// it returns it without refreshing; otherwise it calls refresh with the
 	// saved refresh token ("" when nothing is saved: the process's own is
 	// used), saves what refresh returns and returns it. stale is the token
-	// this process holds (nil if none).
+	// this process holds (nil if none). refresh must be called before
+	// Refresh returns. Its errors are returned as they are (or wrapped with
+	// %w); others, the store's own, become ErrTokenUnavailable, wrapped as
+	// they are: they must not carry token values.
 	Refresh(ctx context.Context, stale *oauth2.Token, refresh func(ctx context.Context, refreshToken string) (*oauth2.Token, error)) (*oauth2.Token, error)
 }
 
