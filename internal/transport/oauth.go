@@ -67,7 +67,8 @@ type TokenStore interface {
 
 // OAuth returns an Auth that sends `Bearer <access token>` and refreshes the
 // token through the token endpoint when it expires. Refreshes are
-// serialized, so a single-use refresh token is never spent twice.
+// serialized, so a single-use refresh token is never spent twice by the
+// process; cfg.Store extends that to every process sharing the credentials.
 func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
 	hc := HTTPClient(cfg.HTTPClient, cfg.Timeouts, tokenTimeout)
 	conf := &oauth2.Config{
