@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,6 +44,9 @@ type Options struct {
 	MaxPageBytes int64
 	// OnTokenRefresh receives every token an OAuth refresh issues.
 	OnTokenRefresh func(*oauth2.Token)
+	// TokenStore, when set, takes every OAuth refresh, so that processes
+	// holding the same credentials spend each refresh token once.
+	TokenStore TokenStore
 	// Settings holds kind-specific settings (see each kind's With...
 	// functions), keyed by name.
 	Settings map[string]string
@@ -226,6 +230,41 @@ func WithUserAgent(ua string) Option { return func(o *Options) { o.UserAgent = u
 func WithTokenRefresh(fn func(*oauth2.Token)) Option {
 	return func(o *Options) { o.OnTokenRefresh = fn }
 }
+
+// TokenStore shares a connector's OAuth tokens between processes that hold
+// the same credentials, so that a refresh token is spent once across all of
+// them. Without one, two processes holding the same single-use refresh
+// token both spend it when their access tokens expire, and the second
+// refresh fails (ErrUnauthorized, invalid_grant).
+//
+// A store keeps one saved token per set of credentials (the service keys it
+// by connector). Besides the access and refresh tokens and the expiry, it
+// should keep the token response's extra fields that a kind reads
+// (Salesforce's instance_url, Gong's api_base_url_for_customer) and hand
+// them back with oauth2.Token.WithExtra.
+type TokenStore interface {
+	// Refresh is called in place of every refresh. Holding a lock that every
+	// process sharing the credentials respects, it loads the newest saved
+	// token; when that token differs from stale (another process refreshed
+	// meanwhile) and has not expired, it returns it without refreshing;
+	// otherwise it calls refresh with the saved refresh token ("" when none
+	// is saved: the connector's own is used), saves what refresh returns and
+	// returns it. stale is the token this process holds (nil if none).
+	//
+	// refresh must be called, if at all, before Refresh returns; its error
+	// should be returned as is or wrapped with %w, so that it keeps its
+	// meaning (a rejected refresh token is ErrUnauthorized). Any other error
+	// of Refresh (the store's own) is reported as a retryable ErrServer,
+	// wrapped as is: it must not carry token values.
+	// When the process adopts a token saved by another, it adopts its
+	// refresh token too; WithTokenRefresh's callback still receives every
+	// token this process obtains from the endpoint.
+	Refresh(ctx context.Context, stale *oauth2.Token, refresh func(ctx context.Context, refreshToken string) (*oauth2.Token, error)) (*oauth2.Token, error)
+}
+
+// WithTokenStore makes OAuth refreshes go through ts (see TokenStore), for
+// processes that share credentials. Kinds without OAuth ignore it.
+func WithTokenStore(ts TokenStore) Option { return func(o *Options) { o.TokenStore = ts } }
 
 // WithSetting sets a kind-specific setting; kinds export typed helpers.
 func WithSetting(key, value string) Option {

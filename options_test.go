@@ -1,8 +1,11 @@
 package tributary_test
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/tributary-dev/tributary"
 )
@@ -39,5 +42,20 @@ func TestPageLimit(t *testing.T) {
 	}
 	if got := tributary.NewOptions(tributary.WithMaxPageBytes(-5)).PageLimit(); got != tributary.DefaultMaxPageBytes {
 		t.Errorf("negative: %d", got)
+	}
+}
+
+type fakeStore struct{}
+
+func (fakeStore) Refresh(context.Context, *oauth2.Token, func(context.Context, string) (*oauth2.Token, error)) (*oauth2.Token, error) {
+	return nil, nil
+}
+
+func TestWithTokenStore(t *testing.T) {
+	if o := tributary.NewOptions(); o.TokenStore != nil {
+		t.Errorf("default TokenStore %v", o.TokenStore)
+	}
+	if o := tributary.NewOptions(tributary.WithTokenStore(fakeStore{})); o.TokenStore != (fakeStore{}) {
+		t.Errorf("TokenStore %v", o.TokenStore)
 	}
 }

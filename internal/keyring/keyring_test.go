@@ -389,5 +389,29 @@ func TestSigningKeys(t *testing.T) {
 	var empty keyring.Keyring
 	if id, k := empty.SigningKey("x"); id != "" || k != nil {
 		t.Error("an empty ring signs")
+
+func BenchmarkSealOpen(b *testing.B) {
+	k := mustParse(b, line("new", newKey)+"\n"+line("old", oldKey))
+	plain := bytes.Repeat([]byte("c"), 1024)
+	b.SetBytes(int64(len(plain)))
+	for b.Loop() {
+		sealed, err := k.Seal(plain, aad)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := k.Open(sealed, aad); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRewrap(b *testing.B) {
+	old := mustParse(b, line("old", oldKey))
+	k := mustParse(b, line("new", newKey)+"\n"+line("old", oldKey))
+	sealed, _ := old.Seal(bytes.Repeat([]byte("c"), 1024), aad)
+	for b.Loop() {
+		if _, _, err := k.Rewrap(sealed, aad); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -33,14 +33,42 @@ type OAuthConfig struct {
 	HTTPClient *http.Client
 	// Timeouts bound each token request, as they bound the connector's.
 	Timeouts Timeouts
-	// OnRefresh receives every token the endpoint issues, so a caller can
-	// save rotated refresh tokens; it is called before the token is used.
+	// OnRefresh receives every token the endpoint issues to this process,
+	// so a caller can save rotated refresh tokens; it is called before the
+	// token is used. A token adopted from Store (another process's) is not
+	// passed to it.
 	OnRefresh func(*oauth2.Token)
+	// OnToken, when set, receives every token this process starts using,
+	// its own (after OnRefresh) and those adopted from Store, before it is
+	// used: a kind reads what the token response says about the account
+	// (Gong's api_base_url_for_customer) there.
+	OnToken func(*oauth2.Token)
+	// Store, when set, takes every refresh, so that processes holding the
+	// same credentials spend each refresh token once (see TokenStore).
+	Store TokenStore
+}
+
+// TokenStore shares OAuth tokens between processes that hold the same
+// credentials, so that a refresh token is spent once across all of them.
+// It has the shape of tributary.TokenStore, which the kinds pass here.
+type TokenStore interface {
+	// Refresh is called in place of every refresh. Holding a lock that
+	// every process sharing the credentials respects, it loads the newest
+	// saved token; when that token differs from stale and has not expired,
+	// it returns it without refreshing; otherwise it calls refresh with the
+	// saved refresh token ("" when nothing is saved: the process's own is
+	// used), saves what refresh returns and returns it. stale is the token
+	// this process holds (nil if none). refresh must be called before
+	// Refresh returns. Its errors are returned as they are (or wrapped with
+	// %w); others, the store's own, become ErrTokenUnavailable, wrapped as
+	// they are: they must not carry token values.
+	Refresh(ctx context.Context, stale *oauth2.Token, refresh func(ctx context.Context, refreshToken string) (*oauth2.Token, error)) (*oauth2.Token, error)
 }
 
 // OAuth returns an Auth that sends `Bearer <access token>` and refreshes the
 // token through the token endpoint when it expires. Refreshes are
-// serialized, so a single-use refresh token is never spent twice.
+// serialized, so a single-use refresh token is never spent twice by the
+// process; cfg.Store extends that to every process sharing the credentials.
 func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
 	hc := HTTPClient(cfg.HTTPClient, cfg.Timeouts, tokenTimeout)
 	conf := &oauth2.Config{
@@ -48,11 +76,12 @@ func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
 		ClientSecret: cfg.ClientSecret,
 		Endpoint:     oauth2.Endpoint{TokenURL: cfg.TokenURL, AuthStyle: cfg.AuthStyle},
 	}
-	refresher := &rotating{conf: conf, hc: hc, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh}
+	refresher := &rotating{conf: conf, hc: hc, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh, onToken: cfg.OnToken, store: cfg.Store}
 	c := &tokenCache{src: refresher, now: time.Now, turn: make(chan struct{}, 1)}
 	if cfg.AccessToken != "" {
 		c.tok = &oauth2.Token{AccessToken: cfg.AccessToken, RefreshToken: cfg.RefreshToken, Expiry: cfg.Expiry, TokenType: "Bearer"}
 		c.given = true
+		c.last = c.tok
 	}
 	return &oauthAuth{cache: c}, c
 }
@@ -105,11 +134,12 @@ const freshFor = 30 * time.Second
 // single-use refresh token is never spent twice.
 type tokenCache struct {
 	turn     chan struct{} // held while a refresh runs
-	mu       sync.Mutex    // guards tok, given, obtained
+	mu       sync.Mutex    // guards tok, last, given, proven, obtained
 	src      *rotating
 	tok      *oauth2.Token
-	given    bool // tok is the caller's, of unknown age
-	proven   bool // a request with tok has succeeded
+	last     *oauth2.Token // the newest token held, kept when tok is dropped
+	given    bool          // tok is the caller's or another process's, of unknown age
+	proven   bool          // a request with tok has succeeded
 	obtained time.Time
 	now      func() time.Time
 }
@@ -140,12 +170,17 @@ func (c *tokenCache) TokenContext(ctx context.Context) (*oauth2.Token, error) {
 	if tok := c.current(); tok != nil {
 		return tok, nil // refreshed by the caller before us
 	}
-	tok, err := c.src.refreshContext(ctx)
+	c.mu.Lock()
+	stale := c.last
+	c.mu.Unlock()
+	tok, adopted, err := c.src.obtain(ctx, stale)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.tok, c.given, c.proven, c.obtained = tok, false, false, c.now()
+	// A token adopted from the store is of unknown standing, like the
+	// caller's: a 401 to it leads to a refresh.
+	c.tok, c.last, c.given, c.proven, c.obtained = tok, tok, adopted, false, c.now()
 	c.mu.Unlock()
 	return tok, nil
 }
@@ -209,11 +244,65 @@ var ErrTokenUnavailable = errors.New("the token endpoint is unavailable")
 // rotating refreshes with the newest refresh token it has seen and reports
 // each new token. tokenCache serializes its calls.
 type rotating struct {
-	mu        sync.Mutex
+	mu        sync.Mutex // guards refresh; held during a refresh
 	conf      *oauth2.Config
 	hc        *http.Client
 	refresh   string
 	onRefresh func(*oauth2.Token)
+	onToken   func(*oauth2.Token)
+	store     TokenStore
+}
+
+// obtain returns the token to use in place of stale: refreshed by this
+// process, or, with a store, perhaps adopted from another process (adopted
+// true), whose refresh token this process then holds too.
+func (r *rotating) obtain(ctx context.Context, stale *oauth2.Token) (tok *oauth2.Token, adopted bool, err error) {
+	if r.store == nil {
+		tok, err = r.refreshContext(ctx)
+	} else {
+		tok, adopted, err = r.viaStore(ctx, stale)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if r.onToken != nil {
+		r.onToken(tok)
+	}
+	return tok, adopted, nil
+}
+
+// viaStore refreshes through the store.
+func (r *rotating) viaStore(ctx context.Context, stale *oauth2.Token) (*oauth2.Token, bool, error) {
+	var own *oauth2.Token // the token this process obtained, if it refreshed
+	var refreshErr error
+	tok, err := r.store.Refresh(ctx, stale, func(ctx context.Context, refreshToken string) (*oauth2.Token, error) {
+		t, err := r.refreshWith(ctx, refreshToken)
+		if err != nil {
+			refreshErr = err
+			return nil, err
+		}
+		own = t
+		return t, nil
+	})
+	switch {
+	case err != nil && refreshErr != nil && errors.Is(err, refreshErr):
+		return nil, false, err
+	case err != nil && ctx.Err() != nil:
+		return nil, false, ctx.Err()
+	case err != nil:
+		// The store's own failure (its database, its lock) says nothing
+		// about the credentials: it may pass.
+		return nil, false, fmt.Errorf("%w: the token store failed: %w", ErrTokenUnavailable, err)
+	case tok == nil || tok.AccessToken == "":
+		return nil, false, fmt.Errorf("%w: the token store returned no access token", ErrTokenUnavailable)
+	}
+	adopted := own == nil || own.AccessToken != tok.AccessToken
+	if adopted && tok.RefreshToken != "" {
+		r.mu.Lock()
+		r.refresh = tok.RefreshToken
+		r.mu.Unlock()
+	}
+	return tok, adopted, nil
 }
 
 // Token implements oauth2.TokenSource.
@@ -233,8 +322,17 @@ const (
 // with it, and a transient failure is tried again (at most tokenAttempts
 // times), never past ctx.
 func (r *rotating) refreshContext(ctx context.Context) (*oauth2.Token, error) {
+	return r.refreshWith(ctx, "")
+}
+
+// refreshWith is refreshContext with the refresh token rt ("": the newest
+// this process holds), which it then holds.
+func (r *rotating) refreshWith(ctx context.Context, rt string) (*oauth2.Token, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if rt != "" {
+		r.refresh = rt
+	}
 	if r.refresh == "" {
 		return nil, errors.New("the access token expired and no refresh token was given")
 	}

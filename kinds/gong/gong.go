@@ -222,19 +222,17 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			}
 		}
 		s := &session{given: creds.AccessToken, saved: creds.APIBaseURL, initial: initial.String(), https: initial.Scheme == "https"}
-		onRefresh := o.OnTokenRefresh
+		// learn sees every token used, including those another process
+		// refreshed (adopted through the token store).
 		s.refreshed, s.ts = transport.OAuth(transport.OAuthConfig{
 			TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInHeader,
 			ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
 			RefreshToken: creds.RefreshToken,
 			HTTPClient:   o.HTTPClient,
 			Timeouts:     engine.Timeouts(o),
-			OnRefresh: func(tok *oauth2.Token) {
-				s.learn(tok)
-				if onRefresh != nil {
-					onRefresh(tok)
-				}
-			},
+			OnRefresh:    o.OnTokenRefresh,
+			OnToken:      s.learn,
+			Store:        o.TokenStore,
 		})
 		setup.Auth = s
 		setup.ResolveBaseURL = s.baseURL

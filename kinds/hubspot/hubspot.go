@@ -234,7 +234,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInParams,
 			ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
 			AccessToken: creds.AccessToken, RefreshToken: creds.RefreshToken,
-			HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh,
+			HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh, Store: o.TokenStore,
 		})
 	}
 	paces, err := engine.PaceFrom(Type, SettingAPIRate, o.Settings, engine.Rate{N: DefaultAPIRate, Per: 10 * time.Second}, engine.AllRequests)

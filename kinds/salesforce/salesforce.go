@@ -263,7 +263,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInParams,
 		ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
 		AccessToken: given, RefreshToken: creds.RefreshToken,
-		HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh,
+		HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh, Store: o.TokenStore,
 	})
 	s := &session{ts: ts, instanceURL: strings.TrimRight(creds.InstanceURL, "/"), httpsOnly: strings.HasPrefix(tokenURL, "https://")}
 	base := s.instanceURL

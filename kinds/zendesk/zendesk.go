@@ -211,7 +211,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			TokenURL: tokenURL, AuthStyle: oauth2.AuthStyleInParams,
 			ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
 			AccessToken: creds.AccessToken, RefreshToken: creds.RefreshToken,
-			HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh,
+			HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o), OnRefresh: o.OnTokenRefresh, Store: o.TokenStore,
 		})
 	default:
 		auth = transport.Bearer(creds.AccessToken)

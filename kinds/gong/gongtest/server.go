@@ -198,6 +198,15 @@ func (s *Server) RefreshToken() string {
 	return s.refresh
 }
 
+// ExpireAccessTokens makes every access token the token endpoint has issued
+// so far answer 401, as an expired one does, so that a test can make its
+// clients refresh when it chooses.
+func (s *Server) ExpireAccessTokens() {
+	s.mu.Lock()
+	clear(s.issued)
+	s.mu.Unlock()
+}
+
 // Calls returns the number of synthetic calls.
 func (s *Server) Calls() int { return s.cfg.calls }
 

@@ -378,6 +378,10 @@ func TestOAuthRefreshIsSingleUse(t *testing.T) {
 	if r := refresh(next, client); r.status != 200 {
 		t.Errorf("rotated refresh token: %d %s", r.status, r.raw)
 	}
+	s.ExpireAccessTokens()
+	if r := call(t, "GET", s.URL+"/v2/users", nil, map[string]string{"Authorization": "Bearer " + access}); r.status != 401 {
+		t.Errorf("expired access token: %d %s", r.status, r.raw)
+	}
 }
 
 func TestStats(t *testing.T) {
