@@ -389,6 +389,8 @@ func TestSigningKeys(t *testing.T) {
 	var empty keyring.Keyring
 	if id, k := empty.SigningKey("x"); id != "" || k != nil {
 		t.Error("an empty ring signs")
+	}
+}
 
 func BenchmarkSealOpen(b *testing.B) {
 	k := mustParse(b, line("new", newKey)+"\n"+line("old", oldKey))
