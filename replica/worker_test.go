@@ -1,0 +1,301 @@
+package replica_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// The worker tests keep the copies of two connectors, each under a name
+// that is not its kind's, in one store.
+var workerKinds = map[string]string{"zd-a": "zendesk-support", "hs-b": "hubspot"}
+
+func workerNames() []string {
+	names := make([]string, 0, len(workerKinds))
+	for n := range workerKinds {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func workerCase(name string) kindCase {
+	i := slices.IndexFunc(kindCases(), func(kc kindCase) bool { return kc.kind == workerKinds[name] })
+	return kindCases()[i]
+}
+
+// openWorkerConn opens the connector name at url.
+func openWorkerConn(name, url string, extra ...tributary.Option) (tributary.Connector, error) {
+	kc := workerCase(name)
+	opts := append([]tributary.Option{tributary.WithBaseURL(url), tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})}, kc.opts...)
+	return kinds.Open(kc.kind, kc.creds, append(opts, extra...)...)
+}
+
+// workerOpener opens the connectors at urls (by name), counting opens.
+func workerOpener(urls map[string]string, opens *atomic.Int64, extra ...tributary.Option) replica.Opener {
+	return func(_ context.Context, name string) (tributary.Connector, error) {
+		url, ok := urls[name]
+		if !ok {
+			return nil, fmt.Errorf("no connector %q", name)
+		}
+		if opens != nil {
+			opens.Add(1)
+		}
+		return openWorkerConn(name, url, extra...)
+	}
+}
+
+// workerReplicaOptions are the options of each connector's copies.
+func workerReplicaOptions(t *testing.T) func(string) []replica.Option {
+	return func(name string) []replica.Option { return kindOptions(t, workerCase(name), nil) }
+}
+
+// span is one sync of a copy, as the worker reported it.
+type span struct {
+	owner      string
+	start, end time.Time
+	err        error
+}
+
+// syncLog collects the syncs the workers report and finds two syncs of
+// one copy that overlap in time.
+type syncLog struct {
+	mu    sync.Mutex
+	runs  map[[2]string][]span
+	clash []string
+}
+
+func newSyncLog() *syncLog { return &syncLog{runs: map[[2]string][]span{}} }
+
+func (l *syncLog) add(connector, entity string, s span) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := [2]string{connector, entity}
+	for _, o := range l.runs[k] {
+		if s.start.Before(o.end) && o.start.Before(s.end) {
+			l.clash = append(l.clash, fmt.Sprintf("%s %s: %s synced %s–%s while %s synced %s–%s", connector, entity,
+				s.owner, s.start.Format("15:04:05.000"), s.end.Format("15:04:05.000"), o.owner, o.start.Format("15:04:05.000"), o.end.Format("15:04:05.000")))
+		}
+	}
+	l.runs[k] = append(l.runs[k], s)
+}
+
+// report is a WithReport callback for worker owner.
+func (l *syncLog) report(owner string) func(string, replica.EntityReport, error) {
+	return func(connector string, rep replica.EntityReport, err error) {
+		end := time.Now()
+		l.add(connector, rep.Entity, span{owner: owner, start: end.Add(-rep.Took), end: end, err: err})
+	}
+}
+
+// syncedSince reports whether every copy of names had a successful sync
+// that began after t.
+func (l *syncLog) syncedSince(t time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, name := range workerNames() {
+		for _, e := range workerCase(name).entities {
+			if !slices.ContainsFunc(l.runs[[2]string{name, e}], func(s span) bool { return s.err == nil && s.start.After(t) }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (l *syncLog) check(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range l.clash {
+		t.Errorf("two syncs of one copy at once: %s", c)
+	}
+}
+
+// registerWorkerCopies registers every copy of the worker tests.
+func registerWorkerCopies(t *testing.T, st *store.Store) int {
+	t.Helper()
+	n := 0
+	for _, name := range workerNames() {
+		es := workerCase(name).entities
+		if err := st.Register(context.Background(), name, es...); err != nil {
+			t.Fatal(err)
+		}
+		n += len(es)
+	}
+	return n
+}
+
+// checkWorkerCopies checks that every copy in st equals a fresh full walk
+// of its fake, holds each record once, and keeps no record deleted at
+// the source live.
+func checkWorkerCopies(t *testing.T, st *store.Store, urls map[string]string, gone map[string]map[string]map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	for _, name := range workerNames() {
+		kc := workerCase(name)
+		conn, err := openWorkerConn(name, urls[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := append(kindOptions(t, kc, conn), replica.WithName(name))
+		fresh, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/fresh.db"), append(opts, replica.WithoutFeeds())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.Sync(ctx, kc.entities...); err != nil {
+			t.Fatal(err)
+		}
+		r, err := replica.Open(ctx, conn, replica.Store(st), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range kc.entities {
+			sameCopies(t, name, e, r, fresh, gone[name][e])
+			live, _ := contents(t, st, name, e)
+			if n, err := st.Count(ctx, name, e); err != nil || n != int64(len(live)) {
+				t.Errorf("%s %s: %d live rows for %d distinct records (%v)", name, e, n, len(live), err)
+			}
+		}
+		fresh.Close()
+	}
+}
+
+// startWorkerFakes starts the fakes of the worker tests and returns them
+// and their URLs by connector name.
+func startWorkerFakes(t *testing.T) (map[string]mutableFake, map[string]string) {
+	fakes, urls := map[string]mutableFake{}, map[string]string{}
+	for _, name := range workerNames() {
+		f, url := workerCase(name).start()
+		t.Cleanup(f.Close)
+		fakes[name], urls[name] = f, url
+	}
+	return fakes, urls
+}
+
+func mutateWorkerFakes(t *testing.T, rng *rand.Rand, fakes map[string]mutableFake, gone map[string]map[string]map[string]bool) {
+	t.Helper()
+	for _, name := range workerNames() {
+		if gone[name] == nil {
+			gone[name] = map[string]map[string]bool{}
+		}
+		mutate(t, rng, fakes[name], workerCase(name).entities, gone[name])
+	}
+}
+
+// Three workers in one process share the copies of two connectors: a
+// round of RunOnce syncs every copy exactly once; after changes at the
+// sources, Run keeps them current; every copy equals a fresh walk, and no
+// copy is ever synced by two workers at once.
+func TestWorkersShareCopies(t *testing.T) {
+	for _, bname := range []string{"sqlite", "postgres"} {
+		t.Run(bname, func(t *testing.T) {
+			ctx := context.Background()
+			var st *store.Store
+			var err error
+			if bname == "sqlite" {
+				st, err = store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+			} else {
+				st, err = store.OpenPostgres(ctx, pgtest.DSN(t))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			testWorkersShareCopies(t, st)
+		})
+	}
+}
+
+func testWorkersShareCopies(t *testing.T, st *store.Store) {
+	ctx := context.Background()
+	fakes, urls := startWorkerFakes(t)
+	copies := registerWorkerCopies(t, st)
+	log := newSyncLog()
+	var opens atomic.Int64
+	workers := func(every time.Duration) []*replica.Worker {
+		var ws []*replica.Worker
+		for i := range 3 {
+			owner := fmt.Sprintf("w%d", i)
+			ws = append(ws, replica.NewWorker(st, workerOpener(urls, &opens), replica.WithOwner(owner), replica.WithEvery(every),
+				replica.WithPoll(20*time.Millisecond), replica.WithReplicaOptionsFor(workerReplicaOptions(t)), replica.WithReport(log.report(owner))))
+		}
+		return ws
+	}
+
+	// A round: every copy synced once, each by one worker.
+	var wg sync.WaitGroup
+	counts := make([]int, 3)
+	for i, w := range workers(time.Hour) {
+		wg.Go(func() {
+			n, err := w.RunOnce(ctx)
+			if err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+			counts[i] = n
+		})
+	}
+	wg.Wait()
+	if total := counts[0] + counts[1] + counts[2]; total != copies {
+		t.Fatalf("the workers ran %v syncs, %d in all, for %d copies", counts, total, copies)
+	}
+	log.check(t)
+	gone := map[string]map[string]map[string]bool{}
+	checkWorkerCopies(t, st, urls, gone)
+	// Nothing is due within the hour.
+	if n, err := workers(time.Hour)[0].RunOnce(ctx); n != 0 || err != nil {
+		t.Fatalf("a second round within the hour ran %d syncs: %v", n, err)
+	}
+
+	// Changes at the sources; workers that sync every copy as soon as it
+	// was synced (WithEvery 0) keep them current until stopped.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2 {
+		mutateWorkerFakes(t, rng, fakes, gone)
+		changed := time.Now()
+		rctx, stop := context.WithCancel(ctx)
+		for i, w := range workers(0) {
+			wg.Go(func() {
+				if err := w.Run(rctx); err != nil {
+					t.Errorf("worker %d: %v", i, err)
+				}
+			})
+		}
+		deadline := time.Now().Add(time.Minute)
+		for !log.syncedSince(changed) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop()
+		wg.Wait()
+		if !log.syncedSince(changed) {
+			t.Fatal("the workers did not sync every copy within a minute")
+		}
+	}
+	log.check(t)
+	checkWorkerCopies(t, st, urls, gone)
+	for _, runs := range log.runs {
+		for _, s := range runs {
+			if s.err != nil && !errors.Is(s.err, context.Canceled) {
+				t.Errorf("a sync failed: %v", s.err)
+			}
+		}
+	}
+	t.Logf("%d syncs in all, %d connectors opened", func() (n int) {
+		for _, r := range log.runs {
+			n += len(r)
+		}
+		return n
+	}(), opens.Load())
+}
