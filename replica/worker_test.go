@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -143,33 +144,39 @@ func registerWorkerCopies(t *testing.T, st *store.Store) int {
 // the source live.
 func checkWorkerCopies(t *testing.T, st *store.Store, urls map[string]string, gone map[string]map[string]map[string]bool) {
 	t.Helper()
-	ctx := context.Background()
 	for _, name := range workerNames() {
-		kc := workerCase(name)
-		conn, err := openWorkerConn(name, urls[name])
-		if err != nil {
-			t.Fatal(err)
+		checkCopies(t, st, urls[name], name, workerCase(name).entities, gone[name])
+	}
+}
+
+// checkCopies checks the copies of connector name's entities.
+func checkCopies(t *testing.T, st *store.Store, url, name string, entities []string, gone map[string]map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	kc := workerCase(name)
+	conn, err := openWorkerConn(name, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(kindOptions(t, kc, conn), replica.WithName(name))
+	fresh, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/fresh.db"), append(opts, replica.WithoutFeeds())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.Sync(ctx, entities...); err != nil {
+		t.Fatal(err)
+	}
+	r, err := replica.Open(ctx, conn, replica.Store(st), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entities {
+		sameCopies(t, name, e, r, fresh, gone[e])
+		live, _ := contents(t, st, name, e)
+		if n, err := st.Count(ctx, name, e); err != nil || n != int64(len(live)) {
+			t.Errorf("%s %s: %d live rows for %d distinct records (%v)", name, e, n, len(live), err)
 		}
-		opts := append(kindOptions(t, kc, conn), replica.WithName(name))
-		fresh, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/fresh.db"), append(opts, replica.WithoutFeeds())...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := fresh.Sync(ctx, kc.entities...); err != nil {
-			t.Fatal(err)
-		}
-		r, err := replica.Open(ctx, conn, replica.Store(st), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range kc.entities {
-			sameCopies(t, name, e, r, fresh, gone[name][e])
-			live, _ := contents(t, st, name, e)
-			if n, err := st.Count(ctx, name, e); err != nil || n != int64(len(live)) {
-				t.Errorf("%s %s: %d live rows for %d distinct records (%v)", name, e, n, len(live), err)
-			}
-		}
-		fresh.Close()
 	}
 }
 
@@ -298,4 +305,186 @@ func testWorkersShareCopies(t *testing.T, st *store.Store) {
 		}
 		return n
 	}(), opens.Load())
+}
+
+// gate holds the first response that arrives after it is armed until it
+// is opened: a worker that stalls between reading a page and writing it.
+type gate struct {
+	base    http.RoundTripper
+	armed   atomic.Bool
+	held    chan struct{} // closed when a response is held
+	release chan struct{}
+	once    sync.Once
+}
+
+func newGate() *gate {
+	return &gate{base: http.DefaultTransport, held: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := g.base.RoundTrip(req)
+	if err == nil && g.armed.CompareAndSwap(true, false) {
+		g.once.Do(func() { close(g.held) })
+		<-g.release
+	}
+	return resp, err
+}
+
+// A worker whose claim lapses while it stalls (here: between reading a
+// page of changes and writing it, its renewals stalled too) loses the
+// copy to another worker, and the page it read before the other worker's
+// sync is not written over that sync: SyncClaimed ends with ErrLeaseLost.
+func TestLostLeaseWritesNothing(t *testing.T) {
+	for _, bname := range []string{"sqlite", "postgres"} {
+		t.Run(bname, func(t *testing.T) {
+			ctx := context.Background()
+			var st *store.Store
+			var err error
+			if bname == "sqlite" {
+				st, err = store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+			} else {
+				st, err = store.OpenPostgres(ctx, pgtest.DSN(t))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			testLostLease(t, st)
+		})
+	}
+}
+
+func testLostLease(t *testing.T, st *store.Store) {
+	ctx := context.Background()
+	const name, entity = "zd-a", "tickets"
+	fakes, urls := startWorkerFakes(t)
+	fake := fakes[name]
+	g := newGate()
+	connA, err := openWorkerConn(name, urls[name], tributary.WithHTTPClient(&http.Client{Transport: g}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	connB, err := openWorkerConn(name, urls[name])
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(workerReplicaOptions(t)(name), replica.WithName(name))
+	ra, err := replica.Open(ctx, connA, replica.Store(st), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := replica.Open(ctx, connB, replica.Store(st), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.Sync(ctx, entity); err != nil {
+		t.Fatal(err)
+	}
+
+	// A ticket changes; worker a reads the change and stalls.
+	id := fake.IDs(entity)[0]
+	fake.Clock().Advance(10 * time.Minute)
+	if err := fake.Update(entity, id); err != nil {
+		t.Fatal(err)
+	}
+	fake.Clock().Advance(2 * time.Minute)
+	const ttl = 300 * time.Millisecond
+	ca, err := st.Claim(ctx, name, entity, "a", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.armed.Store(true)
+	type result struct {
+		rep replica.EntityReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := replica.SyncClaimedRenewing(ctx, ra, ca, ttl, time.Hour)
+		done <- result{rep, err}
+	}()
+	select {
+	case <-g.held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("worker a read nothing")
+	}
+	stale, _ := contents(t, st, name, entity)
+
+	// Its claim lapses; worker b takes the copy over, after the ticket
+	// changed again, and syncs it.
+	time.Sleep(ttl + 100*time.Millisecond)
+	cb, err := st.Claim(ctx, name, entity, "b", time.Minute)
+	if err != nil {
+		t.Fatalf("taking the lapsed claim over: %v", err)
+	}
+	fake.Clock().Advance(10 * time.Minute)
+	if err := fake.Update(entity, id); err != nil {
+		t.Fatal(err)
+	}
+	fake.Clock().Advance(2 * time.Minute)
+	repB, err := rb.SyncClaimed(ctx, cb)
+	if err != nil {
+		t.Fatalf("worker b: %v", err)
+	}
+	newer, _ := contents(t, st, name, entity)
+	if newer[id] == stale[id] {
+		t.Fatalf("worker b's sync did not change ticket %s (report %+v)", id, repB)
+	}
+
+	// Worker a wakes up with its page: it writes nothing.
+	close(g.release)
+	res := <-done
+	if !errors.Is(res.err, store.ErrLeaseLost) {
+		t.Fatalf("worker a after losing its claim: %v (report %+v)", res.err, res.rep)
+	}
+	after, _ := contents(t, st, name, entity)
+	if after[id] != newer[id] || len(after) != len(newer) {
+		t.Errorf("worker a overwrote ticket %s:\nb wrote %s\nnow    %s", id, newer[id], after[id])
+	}
+	if err := cb.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkCopies(t, st, urls[name], name, []string{entity}, nil)
+
+	// The renewer keeps a claim while a sync outlasts its TTL: nobody
+	// takes it over meanwhile.
+	cc, err := st.Claim(ctx, name, entity, "c", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2 := newGate()
+	connC, _ := openWorkerConn(name, urls[name], tributary.WithHTTPClient(&http.Client{Transport: g2}))
+	rc, err := replica.Open(ctx, connC, replica.Store(st), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2.armed.Store(true)
+	go func() {
+		rep, err := rc.SyncClaimed(ctx, cc)
+		done <- result{rep, err}
+	}()
+	<-g2.held
+	time.Sleep(3 * ttl)
+	if _, err := st.Claim(ctx, name, entity, "d", ttl); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Errorf("a claim renewed in the background was taken: %v", err)
+	}
+	close(g2.release)
+	if res := <-done; res.err != nil {
+		t.Errorf("a sync under a renewed claim: %v", res.err)
+	}
+
+	// A claim for another connector, or an in-memory replica.
+	if _, err := rc.SyncClaimed(ctx, cb); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("a released claim of the right copy: %v", err)
+	}
+	other, err := st.Claim(ctx, "hs-b", "contacts", "e", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rc.SyncClaimed(ctx, other); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("a claim of another connector: %v", err)
+	}
+	if _, err := replica.New(connB, replica.WithName("hs-b")).SyncClaimed(ctx, other); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("an in-memory replica: %v", err)
+	}
 }
