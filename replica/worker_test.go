@@ -1,14 +1,21 @@
 package replica_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -487,4 +494,233 @@ func testLostLease(t *testing.T, st *store.Store) {
 	if _, err := replica.New(connB, replica.WithName("hs-b")).SyncClaimed(ctx, other); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("an in-memory replica: %v", err)
 	}
+}
+
+// The process test: three worker processes (this test binary, run
+// again) share one store and the fakes the parent serves; the parent
+// kills one with SIGKILL while it syncs, changes the sources, and waits
+// until the survivors have synced every copy since, the killed worker's
+// included once its claim lapsed.
+
+const (
+	workerEnvDB, workerEnvURLs = "TRIBUTARY_REPLICA_WORKER_DB", "TRIBUTARY_REPLICA_WORKER_URLS"
+	workerEnvID, workerEnvStop = "TRIBUTARY_REPLICA_WORKER_ID", "TRIBUTARY_REPLICA_WORKER_STOP"
+	workerTTL                  = time.Second
+)
+
+// slowTransport delays every request: syncs long enough to be killed in.
+type slowTransport struct{ d time.Duration }
+
+func (s slowTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	time.Sleep(s.d)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestReplicaWorkerChild is one worker process: it runs a Worker until
+// the stop file appears, printing "progress C E T" after every page it
+// writes and "synced C E START END ok|error" after every sync.
+func TestReplicaWorkerChild(t *testing.T) {
+	db := os.Getenv(workerEnvDB)
+	if db == "" {
+		t.Skip("run by TestKilledWorker")
+	}
+	urls := map[string]string{}
+	for _, kv := range strings.Split(os.Getenv(workerEnvURLs), ";") {
+		k, v, _ := strings.Cut(kv, "=")
+		urls[k] = v
+	}
+	id, stopFile := os.Getenv(workerEnvID), os.Getenv(workerEnvStop)
+	ctx, stop := context.WithCancel(context.Background())
+	st, err := openStore(ctx, db)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(3)
+	}
+	var out sync.Mutex
+	say := func(format string, a ...any) {
+		out.Lock()
+		defer out.Unlock()
+		fmt.Printf(format+"\n", a...)
+	}
+	optsFor := func(name string) []replica.Option {
+		opts := append(kindOptions(t, workerCase(name), nil), replica.WithBatch(100),
+			replica.WithProgress(func(p replica.Progress) { say("progress %s %s %d", name, p.Entity, time.Now().UnixNano()) }))
+		if workerKinds[name] == "zendesk-support" {
+			opts = append(opts, replica.WithParams("tickets", crashParams))
+		}
+		return opts
+	}
+	w := replica.NewWorker(st, workerOpener(urls, nil, tributary.WithHTTPClient(&http.Client{Transport: slowTransport{20 * time.Millisecond}})),
+		replica.WithOwner(id), replica.WithLeaseTTL(workerTTL), replica.WithEvery(300*time.Millisecond), replica.WithPoll(50*time.Millisecond),
+		replica.WithReplicaOptionsFor(optsFor),
+		replica.WithReport(func(connector string, rep replica.EntityReport, err error) {
+			end := time.Now()
+			res := "ok"
+			if err != nil {
+				res = "error " + strings.ReplaceAll(err.Error(), "\n", " ")
+			}
+			say("synced %s %s %d %d %s", connector, rep.Entity, end.Add(-rep.Took).UnixNano(), end.UnixNano(), res)
+		}))
+	go func() {
+		for {
+			if _, err := os.Stat(stopFile); err == nil {
+				stop()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	if err := w.Run(ctx); err != nil {
+		say("error %v", err)
+		os.Exit(4)
+	}
+	os.Exit(0)
+}
+
+func TestKilledWorker(t *testing.T) {
+	killWorker(t, t.TempDir()+"/copies.db")
+}
+
+func TestKilledWorkerPostgres(t *testing.T) {
+	killWorker(t, pgtest.DSN(t))
+}
+
+func killWorker(t *testing.T, db string) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	ctx := context.Background()
+	st, err := openStore(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fakes, urls := startWorkerFakes(t)
+	registerWorkerCopies(t, st)
+	var pairs []string
+	for _, name := range workerNames() {
+		pairs = append(pairs, name+"="+urls[name])
+	}
+	stopFile := filepath.Join(t.TempDir(), "stop")
+
+	type event struct {
+		worker int
+		f      []string
+		line   string
+	}
+	events := make(chan event, 10000)
+	var cmds []*exec.Cmd
+	var readers sync.WaitGroup
+	for i := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestReplicaWorkerChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), workerEnvDB+"="+db, workerEnvURLs+"="+strings.Join(pairs, ";"),
+			workerEnvID+"="+fmt.Sprintf("worker-%d", i), workerEnvStop+"="+stopFile)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		readers.Go(func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				if f := strings.Fields(sc.Text()); len(f) > 0 && (f[0] == "progress" || f[0] == "synced" || f[0] == "error") {
+					events <- event{i, f, sc.Text()}
+				}
+			}
+		})
+	}
+	defer func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+
+	log := newSyncLog()
+	unix := func(s string) time.Time { n, _ := strconv.ParseInt(s, 10, 64); return time.Unix(0, n) }
+	var (
+		synced            int
+		killed            bool
+		killedAt, changed time.Time
+		victim            [2]string
+		victimFrom        time.Time
+		gone              = map[string]map[string]map[string]bool{}
+		rng               = rand.New(rand.NewPCG(5, 6))
+	)
+	handle := func(ev event) {
+		switch ev.f[0] {
+		case "error":
+			t.Fatalf("worker %d: %s", ev.worker, ev.line)
+		case "synced":
+			if len(ev.f) < 6 {
+				t.Fatalf("worker %d: %s", ev.worker, ev.line)
+			}
+			var err error
+			if ev.f[5] != "ok" {
+				err = errors.New(strings.Join(ev.f[5:], " "))
+				if !strings.Contains(ev.line, "context canceled") {
+					t.Errorf("worker %d: %s", ev.worker, ev.line)
+				}
+			}
+			log.add(ev.f[1], ev.f[2], span{owner: fmt.Sprint("worker-", ev.worker), start: unix(ev.f[3]), end: unix(ev.f[4]), err: err})
+			synced++
+		case "progress":
+			if !killed && ev.worker == 0 && synced >= 2 {
+				// Kill worker 0 in the middle of this sync.
+				_ = cmds[0].Process.Signal(syscall.SIGKILL)
+				killed, killedAt = true, time.Now()
+				victim, victimFrom = [2]string{ev.f[1], ev.f[2]}, unix(ev.f[3])
+				if _, err := st.Claim(ctx, victim[0], victim[1], "probe", time.Minute); !errors.Is(err, store.ErrLeaseHeld) {
+					t.Fatalf("the killed worker held no claim on %v: %v", victim, err)
+				}
+				// The killed worker's last sync ran until it was killed.
+				log.add(victim[0], victim[1], span{owner: "worker-0 (killed)", start: victimFrom, end: killedAt})
+				mutateWorkerFakes(t, rng, fakes, gone)
+				changed = time.Now()
+			}
+		}
+	}
+	deadline := time.After(time.Minute)
+	for !killed || !log.syncedSince(changed) {
+		select {
+		case ev := <-events:
+			handle(ev)
+		case <-deadline:
+			t.Fatalf("the workers did not sync every copy within a minute (killed: %v)", killed)
+		}
+	}
+	if err := os.WriteFile(stopFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cmds[1:] {
+		if err := c.Wait(); err != nil {
+			t.Errorf("worker %d: %v", i+1, err)
+		}
+	}
+	_ = cmds[0].Wait()
+	cmds = nil
+	readers.Wait()
+	close(events)
+	for ev := range events {
+		handle(ev)
+	}
+	log.check(t)
+
+	// The victim's copy was taken over once its claim lapsed.
+	var takeover time.Time
+	for _, s := range log.runs[victim] {
+		if s.owner != "worker-0" && s.owner != "worker-0 (killed)" && s.start.After(killedAt) && (takeover.IsZero() || s.start.Before(takeover)) {
+			takeover = s.start
+		}
+	}
+	if takeover.IsZero() {
+		t.Fatalf("%v, held by the killed worker, was not synced again", victim)
+	}
+	checkWorkerCopies(t, st, urls, gone)
+	t.Logf("worker 0 killed while syncing %s %s; taken over %s later (TTL %s); %d syncs in all",
+		victim[0], victim[1], takeover.Sub(killedAt).Round(time.Millisecond), workerTTL, synced)
 }
