@@ -724,3 +724,74 @@ func killWorker(t *testing.T, db string) {
 	t.Logf("worker 0 killed while syncing %s %s; taken over %s later (TTL %s); %d syncs in all",
 		victim[0], victim[1], takeover.Sub(killedAt).Round(time.Millisecond), workerTTL, synced)
 }
+
+// A copy whose connector does not open is reported, and tried again
+// only after a back-off that doubles, by any worker; the other copies are
+// synced meanwhile. RunOnce returns the failure with its count.
+func TestWorkerBacksOffAFailingCopy(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, urls := startWorkerFakes(t)
+	if err := st.Register(ctx, "zd-a", "groups"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Register(ctx, "broken", "things"); err != nil {
+		t.Fatal(err)
+	}
+	errBroken := errors.New("no such account")
+	open := workerOpener(urls, nil)
+	opener := func(ctx context.Context, name string) (tributary.Connector, error) {
+		if name == "broken" {
+			return nil, errBroken
+		}
+		return open(ctx, name)
+	}
+	var mu sync.Mutex
+	reports := map[string][]error{}
+	report := func(connector string, rep replica.EntityReport, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports[connector] = append(reports[connector], err)
+	}
+	w := replica.NewWorker(st, opener, replica.WithOwner("a"), replica.WithEvery(time.Hour), replica.WithPoll(300*time.Millisecond),
+		replica.WithReplicaOptionsFor(workerReplicaOptions(t)), replica.WithReport(report))
+	n, err := w.RunOnce(ctx)
+	if n != 2 || !errors.Is(err, errBroken) || !strings.Contains(err.Error(), "broken things") {
+		t.Fatalf("RunOnce: %d syncs, %v", n, err)
+	}
+	// Held for the back-off: another worker does not retry it at once.
+	other := replica.NewWorker(st, opener, replica.WithOwner("b"), replica.WithEvery(time.Hour), replica.WithReport(report))
+	if n, err := other.RunOnce(ctx); n != 0 || err != nil {
+		t.Fatalf("another worker retried the failed copy at once: %d syncs, %v", n, err)
+	}
+
+	// A worker runs for a while: once the first back-off is over, the
+	// broken copy is tried again a few times, with a back-off that
+	// doubles (20, 40, 80, 160, 320 ms), not in a loop.
+	const poll = 20 * time.Millisecond
+	w = replica.NewWorker(st, opener, replica.WithOwner("c"), replica.WithEvery(time.Hour), replica.WithPoll(poll), replica.WithReport(report))
+	rctx, stop := context.WithTimeout(ctx, time.Second)
+	defer stop()
+	if err := w.Run(rctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	tries := len(reports["broken"]) - 1
+	if tries < 3 || tries > 8 {
+		t.Errorf("the broken copy was tried %d times in a second with a back-off from %s", tries, poll)
+	}
+	for _, err := range reports["broken"] {
+		if !errors.Is(err, errBroken) {
+			t.Errorf("reported: %v", err)
+		}
+	}
+	if len(reports["zd-a"]) != 1 || reports["zd-a"][0] != nil {
+		t.Errorf("the working copy's reports: %v", reports["zd-a"])
+	}
+	t.Logf("the broken copy was tried %d times", tries)
+}
