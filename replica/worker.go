@@ -188,7 +188,8 @@ func WithReplicaOptionsFor(f func(connector string) []Option) WorkerOption {
 
 // WithReport calls f after each claimed sync, from the worker's
 // goroutine, with what it did or why it failed (the service counts
-// metrics from it). f must not block for long.
+// metrics from it); a sync stopped because Run's context ended is
+// reported with the error it ended with. f must not block for long.
 func WithReport(f func(connector string, rep EntityReport, err error)) WorkerOption {
 	return func(w *Worker) { w.report = f }
 }
@@ -400,6 +401,16 @@ func (w *Worker) replica(ctx context.Context, connector string) (*Replica, error
 	}
 	w.replicas[connector] = r
 	return r, nil
+}
+
+// Forget drops what the worker keeps of connector (its connector and
+// replica, opened on the first claim): the next claim of its copies opens
+// it again, for example after its credentials changed. A sync in progress
+// finishes with the old one.
+func (w *Worker) Forget(connector string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.replicas, connector)
 }
 
 // forget drops the cached replica r of connector (after a failure: the

@@ -795,3 +795,29 @@ func TestWorkerBacksOffAFailingCopy(t *testing.T) {
 	}
 	t.Logf("the broken copy was tried %d times", tries)
 }
+
+// Forget makes the next claim open the connector again.
+func TestWorkerForgetReopens(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, urls := startWorkerFakes(t)
+	if err := st.Register(ctx, "zd-a", "groups", "organizations"); err != nil {
+		t.Fatal(err)
+	}
+	var opens atomic.Int64
+	w := replica.NewWorker(st, workerOpener(urls, &opens), replica.WithEvery(0), replica.WithReplicaOptionsFor(workerReplicaOptions(t)))
+	if n, err := w.RunOnce(ctx); n != 2 || err != nil || opens.Load() != 1 {
+		t.Fatalf("%d syncs, %d opens: %v", n, opens.Load(), err)
+	}
+	w.Forget("zd-a")
+	if n, err := w.RunOnce(ctx); n != 2 || err != nil || opens.Load() != 2 {
+		t.Fatalf("after Forget: %d syncs, %d opens: %v", n, opens.Load(), err)
+	}
+	if !strings.HasPrefix(w.Owner(), func() string { h, _ := os.Hostname(); return h }()+"-") {
+		t.Errorf("default owner %q", w.Owner())
+	}
+}
