@@ -13,6 +13,13 @@
 // entity's copy is replaced at once when its walk has finished, so a search
 // sees the old copy or the new one, never a mix. A walk that fails leaves
 // the old copy in place.
+//
+// A durable replica's copies can be kept current by Workers instead of
+// explicit Syncs: each worker claims the most overdue copy registered in
+// the store (store.Register), syncs it under the claim (SyncClaimed) and
+// goes on; several workers, in one process or many on one database,
+// share the copies, and a dead worker's copies are taken over once its
+// claims lapse.
 package replica
 
 import (

@@ -125,7 +125,7 @@ func (r *Replica) syncAll(ctx context.Context, full bool, entities []string) (*R
 	defer r.syncMu.Unlock()
 	rep := &Report{}
 	for _, entity := range entities {
-		er, err := r.syncOne(ctx, entity, full)
+		er, err := r.syncOne(ctx, entity, full, nil)
 		if err != nil {
 			return rep, err
 		}
@@ -141,7 +141,9 @@ func (r *Replica) usage() tributary.Usage {
 	return tributary.Usage{}
 }
 
-func (r *Replica) syncOne(ctx context.Context, entity string, full bool) (EntityReport, error) {
+// syncOne brings entity's copy up to date; a durable copy's loads take
+// lopts (store.Fenced under a claim).
+func (r *Replica) syncOne(ctx context.Context, entity string, full bool, lopts []store.LoadOption) (EntityReport, error) {
 	start, u0 := time.Now(), r.usage()
 	rep := EntityReport{Entity: entity, Mode: Full}
 	schema, id, err := r.schemaOf(entity)
@@ -149,7 +151,7 @@ func (r *Replica) syncOne(ctx context.Context, entity string, full bool) (Entity
 		return rep, err
 	}
 	if r.st != nil {
-		err = r.syncStore(ctx, entity, schema, id, full, &rep)
+		err = r.syncStore(ctx, entity, schema, id, full, lopts, &rep)
 	} else {
 		err = r.syncMemory(ctx, entity, schema, id, &rep)
 	}
@@ -251,7 +253,7 @@ func (r *Replica) feedOf(entity string) *tributary.Feed {
 }
 
 // syncStore brings a durable copy up to date.
-func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Schema, id string, full bool, rep *EntityReport) error {
+func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Schema, id string, full bool, lopts []store.LoadOption, rep *EntityReport) error {
 	spec := store.Spec{Connector: r.name, Entity: entity, Schema: schema, IDField: id}
 	feed := r.feedOf(entity)
 	var st state
@@ -273,14 +275,14 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		rep.Reason, full = "the copy was made without the change feed", true
 	}
 	if full {
-		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, lopts, rep) })
 	}
 	rep.Mode = Incremental
-	err = r.update(ctx, spec, feed, st, rep)
+	err = r.update(ctx, spec, feed, st, lopts, rep)
 	if errors.Is(err, store.ErrNotSynced) {
 		// The copy was made with other searchable fields.
 		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
-		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, lopts, rep) })
 	}
 	if err != nil || feed.FindsDeletions() {
 		return err
@@ -302,7 +304,7 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	}
 	inc := *rep
 	*rep = EntityReport{Entity: entity, Mode: Full, Reason: reason}
-	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, rep) })
+	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, lopts, rep) })
 	rep.Pages += inc.Pages
 	return err
 }
@@ -332,9 +334,9 @@ func (r *Replica) restarting(ctx context.Context, load func() error) error {
 // the beginning when it has one, so that the copy gets a checkpoint),
 // and makes it the live copy when the walk is complete, with the previous
 // copy's missing records kept as deletions.
-func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary.Feed, rep *EntityReport) (err error) {
+func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary.Feed, lopts []store.LoadOption, rep *EntityReport) (err error) {
 	began := time.Now()
-	l, err := r.st.BeginFull(ctx, spec, store.Tombstones())
+	l, err := r.st.BeginFull(ctx, spec, append([]store.LoadOption{store.Tombstones()}, lopts...)...)
 	if err != nil {
 		return err
 	}
@@ -388,8 +390,8 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 
 // update reads entity's change feed from the copy's checkpoint into the
 // live copy, a page a transaction.
-func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.Feed, st state, rep *EntityReport) error {
-	u, err := r.st.BeginUpdate(ctx, spec)
+func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.Feed, st state, lopts []store.LoadOption, rep *EntityReport) error {
+	u, err := r.st.BeginUpdate(ctx, spec, lopts...)
 	if err != nil {
 		return err
 	}
@@ -432,6 +434,6 @@ func (r *Replica) syncIfMissing(ctx context.Context, entity string) error {
 	if r.current(entity) != nil {
 		return nil
 	}
-	_, err := r.syncOne(ctx, entity, false)
+	_, err := r.syncOne(ctx, entity, false, nil)
 	return err
 }

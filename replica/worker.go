@@ -1,0 +1,427 @@
+package replica
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// minRenewTTL is how long SyncClaimed renews a claim for when the claim
+// had (by this machine's clock) no time left when the sync began.
+const minRenewTTL = time.Second
+
+// SyncClaimed brings the copy that c claims (c.Entity) up to date, as Sync
+// does (incrementally when it can), with every write fenced by c
+// (store.Fenced): once another worker has taken the copy over, nothing
+// more is written and SyncClaimed returns an error matching
+// store.ErrLeaseLost. While it runs, the claim is renewed in the
+// background every third of the time it had left when SyncClaimed began,
+// for that time (a Worker renews for its lease TTL instead); a renewal
+// that finds the claim lost stops the sync at once. The replica must be
+// durable (Open) and its name (WithName) must be c.Connector.
+func (r *Replica) SyncClaimed(ctx context.Context, c *store.Claim) (EntityReport, error) {
+	if c == nil {
+		return EntityReport{}, fmt.Errorf("replica: SyncClaimed without a claim: %w", store.ErrInvalid)
+	}
+	ttl := time.Until(c.Expires)
+	if ttl < minRenewTTL {
+		ttl = minRenewTTL
+	}
+	return r.syncClaimed(ctx, c, ttl, ttl/3)
+}
+
+// syncClaimed is SyncClaimed renewing c for ttl every renewEvery.
+func (r *Replica) syncClaimed(ctx context.Context, c *store.Claim, ttl, renewEvery time.Duration) (EntityReport, error) {
+	if c == nil {
+		return EntityReport{}, fmt.Errorf("replica: SyncClaimed without a claim: %w", store.ErrInvalid)
+	}
+	rep := EntityReport{Entity: c.Entity, Mode: Full}
+	if r.st == nil {
+		return rep, fmt.Errorf("replica: %s %s: a claimed sync needs a durable replica (replica.Open with a store): %w", c.Connector, c.Entity, store.ErrInvalid)
+	}
+	if c.Connector != r.name {
+		return rep, fmt.Errorf("replica: the claim is for connector %q, but this replica keeps its copies as %q (WithName): %w", c.Connector, r.name, store.ErrInvalid)
+	}
+	sctx, stopSync := context.WithCancelCause(ctx)
+	defer stopSync(nil)
+	rctx, stopRenew := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(renewEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-tick.C:
+				// Another error (the database unreachable for a moment) is
+				// tried again at the next tick; the fence keeps the copy
+				// safe should the claim lapse meanwhile.
+				if err := c.Renew(rctx, ttl); errors.Is(err, store.ErrLeaseLost) {
+					stopSync(err)
+					return
+				}
+			}
+		}
+	})
+	// The renewer runs while this waits for another sync of the replica
+	// (another entity of the connector) to end.
+	r.syncMu.Lock()
+	rep, err := r.syncOne(sctx, c.Entity, false, []store.LoadOption{store.Fenced(c)})
+	r.syncMu.Unlock()
+	stopRenew()
+	wg.Wait()
+	if cause := context.Cause(sctx); err != nil && errors.Is(cause, store.ErrLeaseLost) && !errors.Is(err, store.ErrLeaseLost) {
+		err = fmt.Errorf("%w (the sync stopped: %w)", cause, err)
+	}
+	return rep, err
+}
+
+// Opener returns the connector whose copies are named connector (its id
+// in the store).
+type Opener func(ctx context.Context, connector string) (tributary.Connector, error)
+
+// Worker keeps every copy registered in a store current: it claims the
+// entity whose copy is the most overdue, syncs it under the claim,
+// releases it and goes on. Several workers (in one process or many, on
+// one database) share the work; a dead worker's claims expire and are
+// taken over.
+//
+// The worker syncs what is registered in the store and nothing else:
+// registering is the caller's job, st.Register(ctx, connector,
+// entities...), where connector is the name the Opener knows the
+// connector by (and the name the copies are kept under). A copy
+// synchronized by a Replica outside any worker is registered too.
+//
+// A Worker runs one sync at a time per Run or RunOnce call; start several
+// Workers for more at once. It is safe for concurrent use.
+type Worker struct {
+	st       *store.Store
+	open     Opener
+	owner    string
+	every    time.Duration
+	ttl      time.Duration
+	poll     time.Duration
+	log      *slog.Logger
+	ropts    []Option
+	roptsFor func(connector string) []Option
+	report   func(connector string, rep EntityReport, err error)
+
+	mu       sync.Mutex
+	replicas map[string]*Replica // by connector
+	fails    map[copyKey]int     // consecutive failures of a copy
+}
+
+type copyKey struct{ connector, entity string }
+
+// WorkerOption configures a Worker.
+type WorkerOption func(*Worker)
+
+// WithOwner names the worker in the claims it takes (default: the host
+// name, the process id and a random suffix). Every worker needs its own.
+func WithOwner(owner string) WorkerOption {
+	return func(w *Worker) {
+		if owner != "" {
+			w.owner = owner
+		}
+	}
+}
+
+// WithEvery sets how often a copy is synchronized: a copy synchronized
+// less than d ago is not due (default 5 minutes).
+func WithEvery(d time.Duration) WorkerOption { return func(w *Worker) { w.every = max(d, 0) } }
+
+// WithLeaseTTL sets how long a claim lasts unless renewed (default one
+// minute): how long a dead worker's copy waits before another takes it
+// over. The claim is renewed every third of it while the sync runs.
+func WithLeaseTTL(d time.Duration) WorkerOption {
+	return func(w *Worker) {
+		if d > 0 {
+			w.ttl = d
+		}
+	}
+}
+
+// WithPoll sets how long an idle worker waits before it looks for a due
+// copy again (default: the smaller of WithEvery's duration and 5
+// seconds). It is also the first back-off of a copy whose sync failed.
+func WithPoll(d time.Duration) WorkerOption {
+	return func(w *Worker) {
+		if d > 0 {
+			w.poll = d
+		}
+	}
+}
+
+// WithWorkerLogger makes the worker log failures and take-overs to l
+// (default: nowhere).
+func WithWorkerLogger(l *slog.Logger) WorkerOption {
+	return func(w *Worker) {
+		if l != nil {
+			w.log = l
+		}
+	}
+}
+
+// WithReplicaOptions passes opts to replica.Open for every connector
+// (WithName is the worker's: the connector's name in the store).
+func WithReplicaOptions(opts ...Option) WorkerOption {
+	return func(w *Worker) { w.ropts = append(w.ropts, opts...) }
+}
+
+// WithReplicaOptionsFor passes f(connector) to replica.Open for that
+// connector, after WithReplicaOptions' (for example the params of
+// GitHub's issues, which name a repository).
+func WithReplicaOptionsFor(f func(connector string) []Option) WorkerOption {
+	return func(w *Worker) { w.roptsFor = f }
+}
+
+// WithReport calls f after each claimed sync, from the worker's
+// goroutine, with what it did or why it failed (the service counts
+// metrics from it); a sync stopped because Run's context ended is
+// reported with the error it ended with. f must not block for long.
+func WithReport(f func(connector string, rep EntityReport, err error)) WorkerOption {
+	return func(w *Worker) { w.report = f }
+}
+
+// NewWorker returns a worker that keeps the copies registered in st
+// current, opening their connectors with open.
+func NewWorker(st *store.Store, open Opener, opts ...WorkerOption) *Worker {
+	w := &Worker{st: st, open: open, every: 5 * time.Minute, ttl: time.Minute,
+		replicas: map[string]*Replica{}, fails: map[copyKey]int{}}
+	for _, o := range opts {
+		o(w)
+	}
+	if w.owner == "" {
+		w.owner = defaultOwner()
+	}
+	if w.poll == 0 {
+		w.poll = min(w.every, 5*time.Second)
+		if w.poll <= 0 {
+			w.poll = 100 * time.Millisecond
+		}
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	return w
+}
+
+func defaultOwner() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return host + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
+}
+
+// Owner returns the name the worker claims copies under.
+func (w *Worker) Owner() string { return w.owner }
+
+// Run syncs due copies until ctx ends, then returns nil once the sync in
+// progress has written its current page (the copy's claim is released
+// then, for another worker to go on). A copy whose connector does not
+// open or whose sync fails is logged and reported, and not synchronized
+// again, by this worker or another, for a back-off: WithPoll's duration,
+// doubling with every consecutive failure up to WithEvery's (the claim
+// is kept, unrenewed, for that long, then lapses). Errors of the store
+// itself are logged and tried again after WithPoll's duration.
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		c, err := w.st.ClaimNext(ctx, w.owner, w.ttl, w.every)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.log.Error("replica worker: looking for a due copy", "owner", w.owner, "err", err)
+			}
+		}
+		if c != nil {
+			_ = w.handle(ctx, c)
+			continue
+		}
+		t := time.NewTimer(w.poll)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+// RunOnce claims and syncs due copies until none is left (each at most
+// once), and returns how many syncs it ran, failed ones included, with
+// the failures joined (each names its copy; the others were synchronized
+// all the same). A copy another worker holds is left to it.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	if err := w.check(); err != nil {
+		return 0, err
+	}
+	done := map[copyKey]bool{}
+	var errs []error
+	n := 0
+	for ctx.Err() == nil {
+		c, err := w.st.ClaimNext(ctx, w.owner, w.ttl, w.every)
+		if err != nil {
+			return n, errors.Join(append(errs, fmt.Errorf("replica worker: looking for a due copy: %w", err))...)
+		}
+		if c == nil {
+			break
+		}
+		k := copyKey{c.Connector, c.Entity}
+		if done[k] {
+			// Due again already (WithEvery shorter than a round): the
+			// round is over.
+			w.release(ctx, c)
+			break
+		}
+		done[k] = true
+		n++
+		if err := w.handle(ctx, c); err != nil {
+			errs = append(errs, fmt.Errorf("replica worker: %s %s: %w", c.Connector, c.Entity, err))
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+func (w *Worker) check() error {
+	if w.st == nil || w.open == nil {
+		return fmt.Errorf("replica worker: a worker needs a store and an opener: %w", store.ErrInvalid)
+	}
+	return nil
+}
+
+// handle syncs the copy c claims and releases the claim (or keeps it for
+// a back-off after a failure).
+func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
+	k := copyKey{c.Connector, c.Entity}
+	rep := EntityReport{Entity: c.Entity, Mode: Full}
+	r, err := w.replica(ctx, c.Connector)
+	if err == nil {
+		rep, err = r.syncClaimed(ctx, c, w.ttl, w.ttl/3)
+	}
+	switch {
+	case err == nil:
+		w.setFails(k, 0)
+		w.release(ctx, c)
+	case errors.Is(err, store.ErrLeaseLost):
+		// Another worker has the copy now; nothing to release.
+		w.log.Warn("replica worker: claim lost, another worker took the copy over", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "err", err)
+	case ctx.Err() != nil:
+		// Stopping: let another worker take the copy over at once.
+		w.release(ctx, c)
+	default:
+		n := w.setFails(k, 1)
+		wait := w.backoff(n)
+		w.forget(c.Connector, r)
+		w.log.Error("replica worker: sync failed", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "failures", n, "retry_in", wait, "err", err)
+		// Keep the claim, unrenewed, for the back-off: no worker takes
+		// the copy before it lapses.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if rerr := c.Renew(actx, wait); rerr != nil && !errors.Is(rerr, store.ErrLeaseLost) {
+			_ = c.Release(actx)
+		}
+		cancel()
+	}
+	if w.report != nil {
+		w.report(c.Connector, rep, err)
+	}
+	return err
+}
+
+// backoff is how long a copy that failed n times in a row waits.
+func (w *Worker) backoff(n int) time.Duration {
+	limit := max(w.every, w.poll)
+	d := w.poll
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+func (w *Worker) setFails(k copyKey, add int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if add == 0 {
+		delete(w.fails, k)
+		return 0
+	}
+	w.fails[k] += add
+	return w.fails[k]
+}
+
+// release gives c up, even when ctx has ended.
+func (w *Worker) release(ctx context.Context, c *store.Claim) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := c.Release(actx); err != nil {
+		w.log.Warn("replica worker: releasing a claim (it lapses by itself)", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "err", err)
+	}
+}
+
+// replica returns the worker's replica of connector, opening it the
+// first time.
+func (w *Worker) replica(ctx context.Context, connector string) (*Replica, error) {
+	w.mu.Lock()
+	r := w.replicas[connector]
+	w.mu.Unlock()
+	if r != nil {
+		return r, nil
+	}
+	conn, err := w.open(ctx, connector)
+	if err != nil {
+		return nil, fmt.Errorf("opening connector %q: %w", connector, err)
+	}
+	if conn == nil {
+		return nil, fmt.Errorf("opening connector %q: the opener returned no connector: %w", connector, store.ErrInvalid)
+	}
+	opts := append([]Option(nil), w.ropts...)
+	if w.roptsFor != nil {
+		opts = append(opts, w.roptsFor(connector)...)
+	}
+	r, err = Open(ctx, conn, Store(w.st), append(opts, WithName(connector))...)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if had := w.replicas[connector]; had != nil {
+		return had, nil
+	}
+	w.replicas[connector] = r
+	return r, nil
+}
+
+// Forget drops what the worker keeps of connector (its connector and
+// replica, opened on the first claim): the next claim of its copies opens
+// it again, for example after its credentials changed. A sync in progress
+// finishes with the old one.
+func (w *Worker) Forget(connector string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.replicas, connector)
+}
+
+// forget drops the cached replica r of connector (after a failure: the
+// connector is opened again next time).
+func (w *Worker) forget(connector string, r *Replica) {
+	if r == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.replicas[connector] == r {
+		delete(w.replicas, connector)
+	}
+}
