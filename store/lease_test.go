@@ -85,3 +85,35 @@ func TestClaimsFenceLoads(t *testing.T) {
 		t.Fatalf("a claim without a connector: %v", err)
 	}
 }
+
+// Copies reports registration, claims and synchronization without reading
+// any copy.
+func TestCopies(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Register(ctx, "c1", "tickets", "users"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Claim(ctx, "c1", "users", "w1", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Copies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Entity != "tickets" || got[0].Owner != "" || !got[0].SyncedAt.IsZero() ||
+		got[1].Entity != "users" || got[1].Owner != "w1" || got[1].Expires.Before(time.Now()) {
+		t.Fatalf("Copies: %+v", got)
+	}
+	if err := c.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Copies(ctx); got[1].Owner != "" {
+		t.Errorf("after Release: %+v", got[1])
+	}
+}

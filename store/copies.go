@@ -1,0 +1,54 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// CopyState is what the store knows of one registered copy's
+// synchronization, without reading its records.
+type CopyState struct {
+	Connector, Entity string
+	// SyncedAt is when the copy was last brought up to date (zero: never).
+	SyncedAt time.Time
+	// Syncing reports a full load under way (or left by a dead process).
+	Syncing bool
+	// Owner holds the copy's claim until Expires ("" when unclaimed or
+	// the claim lapsed).
+	Owner   string
+	Expires time.Time
+}
+
+// Copies lists every registered copy's synchronization state, by connector
+// then entity. Unlike Stats it counts nothing and touches no copy's table:
+// it is cheap enough for every scrape of a monitoring system.
+func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+
+		" FROM tributary_entities ORDER BY connector, entity")
+	if err != nil {
+		return nil, s.d.wrap("copies", err)
+	}
+	defer rows.Close()
+	var out []CopyState
+	for rows.Next() {
+		var c CopyState
+		var synced, expires sql.NullInt64
+		var owner sql.NullString
+		var now int64
+		if err := rows.Scan(&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now); err != nil {
+			return nil, s.d.wrap("copies", err)
+		}
+		if synced.Valid {
+			c.SyncedAt = time.UnixMilli(synced.Int64).UTC()
+		}
+		if owner.Valid && expires.Valid && expires.Int64 >= now {
+			c.Owner, c.Expires = owner.String, time.UnixMilli(expires.Int64).UTC()
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.d.wrap("copies", err)
+	}
+	return out, nil
+}
