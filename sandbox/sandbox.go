@@ -109,16 +109,16 @@ func (s *Sandbox) Credentials(connectorType string) map[string]any {
 	return out
 }
 
-// Open starts the fake of connectorType if needed and opens a direct-mode
-// connector against it; opts are added after the sandbox's own.
-func (s *Sandbox) Open(connectorType string, opts ...tributary.Option) (tributary.Connector, error) {
+// Options starts the fake of connectorType if needed and returns the
+// options that point a connector of that kind at it: its base URL, and no
+// pacing to the vendor's rate limits, which the fakes do not enforce.
+// `tributary serve --sandbox` gives them to every connector it opens.
+func (s *Sandbox) Options(connectorType string) ([]tributary.Option, error) {
 	u, err := s.URL(connectorType)
 	if err != nil {
 		return nil, err
 	}
 	own := []tributary.Option{tributary.WithBaseURL(u)}
-	// The fakes do not enforce the vendors' rate limits: no pacing to
-	// them.
 	switch connectorType {
 	case zendesk.Type:
 		own = append(own, zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
@@ -126,6 +126,16 @@ func (s *Sandbox) Open(connectorType string, opts ...tributary.Option) (tributar
 		own = append(own, hubspot.WithAPIRateLimit(0, 0))
 	case gong.Type:
 		own = append(own, gong.WithAPIRateLimit(0, 0))
+	}
+	return own, nil
+}
+
+// Open starts the fake of connectorType if needed and opens a direct-mode
+// connector against it; opts are added after the sandbox's own.
+func (s *Sandbox) Open(connectorType string, opts ...tributary.Option) (tributary.Connector, error) {
+	own, err := s.Options(connectorType)
+	if err != nil {
+		return nil, err
 	}
 	return kinds.Open(connectorType, s.Credentials(connectorType), append(own, opts...)...)
 }
