@@ -1,0 +1,341 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+	"unicode"
+
+	"golang.org/x/oauth2"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// live is a connector this process has opened: its row (without the
+// sealed credentials), the connector, and its replica once searched.
+type live struct {
+	row  store.Connector
+	conn tributary.Connector
+
+	rep    *replica.Replica
+	repErr error
+}
+
+// sealed is what the credentials are sealed as.
+type sealed struct {
+	Credentials map[string]any `json:"credentials"`
+}
+
+// idRE is the shape of a connector id; anything else is not found before
+// the store is asked.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// maxName bounds external_user_id and name.
+const maxName = 256
+
+// create is the connector creation endpoint.
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		ExternalUserID    string         `json:"external_user_id"`
+		ConnectorType     string         `json:"connector_type"`
+		Name              string         `json:"name"`
+		Credentials       map[string]any `json:"credentials"`
+		ReplicationConfig map[string]any `json:"replication_config"`
+	}
+	if !s.decode(w, r, &body) {
+		return
+	}
+	sc, _ := scopeOf(r.Context())
+	bad := func(param, msg string) { s.fail(w, r, http.StatusBadRequest, "invalid_params", msg, param) }
+	switch {
+	case body.ExternalUserID == "":
+		bad("external_user_id", "external_user_id is required")
+		return
+	case !printable(body.ExternalUserID):
+		bad("external_user_id", fmt.Sprintf("external_user_id must be at most %d printable characters", maxName))
+		return
+	case !printable(body.Name) && body.Name != "":
+		bad("name", fmt.Sprintf("name must be at most %d printable characters", maxName))
+		return
+	case body.ConnectorType == "":
+		bad("connector_type", "connector_type is required")
+		return
+	case body.Credentials == nil:
+		bad("credentials", "credentials is required")
+		return
+	}
+	if sc.user != "" && sc.user != body.ExternalUserID {
+		s.fail(w, r, http.StatusForbidden, "forbidden", "this token may only create connectors of its own external user", "external_user_id")
+		return
+	}
+	info(r).kind = body.ConnectorType
+	if err := kinds.CheckCredentials(body.ConnectorType, body.Credentials); err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	if err := kinds.CheckReplicationConfig(body.ConnectorType, body.ReplicationConfig); err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	id := "conn_" + randomID(12)
+	row := store.Connector{ID: id, Tenant: sc.client, ExternalUserID: body.ExternalUserID, Kind: body.ConnectorType, Name: body.Name}
+	conn, err := s.open(row, body.Credentials)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	if body.ReplicationConfig != nil {
+		row.Replication, _ = json.Marshal(body.ReplicationConfig)
+	}
+	if row.Sealed, err = s.seal(id, body.Credentials); err != nil {
+		s.fail(w, r, http.StatusInternalServerError, "server_error", "could not seal the credentials", "")
+		return
+	}
+	created, err := s.st.CreateConnector(r.Context(), row)
+	if err != nil {
+		s.storeFailed(w, r, "create", err)
+		return
+	}
+	if ents := searchable(conn); len(ents) > 0 {
+		if err := s.st.Register(r.Context(), id, ents...); err != nil {
+			s.storeFailed(w, r, "create", err)
+			return
+		}
+	}
+	created.Sealed = nil
+	s.mu.Lock()
+	s.conns[id] = &live{row: *created, conn: conn}
+	s.mu.Unlock()
+	info(r).connector = id
+	s.log.Info("connector created", "request_id", info(r).id, "connector", id, "kind", row.Kind, "client", sc.client)
+	s.writeJSON(w, http.StatusCreated, map[string]any{"id": id, "connector_type": row.Kind, "name": row.Name,
+		"external_user_id": row.ExternalUserID, "created_at": created.Created.UTC().Format(time.RFC3339)})
+}
+
+// printable reports whether s is a short run of printable characters.
+func printable(s string) bool {
+	if len(s) > maxName {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchable lists the entities of conn that the background sync keeps:
+// those that offer search and can be listed without parameters. An entity
+// whose list needs some (GitHub's owner and repo, Salesforce's SOQL) is
+// synchronized by nobody, and its search answers with the list's error.
+func searchable(conn tributary.Connector) []string {
+	var out []string
+next:
+	for _, e := range conn.Entities() {
+		if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 || !e.Supports(tributary.ActionList) {
+			continue
+		}
+		for _, p := range e.Params[tributary.ActionList] {
+			if p.Required {
+				continue next
+			}
+		}
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// open opens a connector of row's kind with creds; OAuth refreshes go
+// through the store so that every process spends a refresh token once.
+func (s *Server) open(row store.Connector, creds map[string]any) (tributary.Connector, error) {
+	opts := append([]tributary.Option{}, s.cfg.ConnectorOptions[row.Kind]...)
+	opts = append(opts, tributary.WithTokenStore(&tokenStore{s: s, id: row.ID}))
+	return kinds.Open(row.Kind, creds, opts...)
+}
+
+// seal seals credentials for connector id.
+func (s *Server) seal(id string, creds map[string]any) ([]byte, error) {
+	b, err := json.Marshal(sealed{Credentials: creds})
+	if err != nil {
+		return nil, err
+	}
+	return s.keys.Seal(b, []byte(id))
+}
+
+// errSealed: a connector's credentials do not open with this process's
+// keys (a key missing from Config.Keys, or a damaged row).
+var errSealed = errors.New("the connector's credentials do not open with this service's keys")
+
+// unseal opens a connector's credentials.
+func (s *Server) unseal(row *store.Connector) (map[string]any, error) {
+	b, err := s.keys.Open(row.Sealed, []byte(row.ID))
+	if err != nil {
+		return nil, fmt.Errorf("%w: connector %s: %w", errSealed, row.ID, err)
+	}
+	var sl sealed
+	if err := json.Unmarshal(b, &sl); err != nil {
+		return nil, fmt.Errorf("%w: connector %s: %w", errSealed, row.ID, err)
+	}
+	return sl.Credentials, nil
+}
+
+// errNoConnector: no connector with this id is visible to the caller
+// (another tenant's is not revealed).
+var errNoConnector = errors.New("no such connector")
+
+// connector returns the opened connector id, when sc may use it.
+func (s *Server) connector(ctx context.Context, sc scope, id string) (*live, error) {
+	if !idRE.MatchString(id) {
+		return nil, errNoConnector
+	}
+	s.mu.Lock()
+	l, ok := s.conns[id]
+	s.mu.Unlock()
+	if !ok {
+		var err error
+		if l, err = s.load(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	if !sc.allows(l.row.Tenant, l.row.ExternalUserID) {
+		return nil, errNoConnector
+	}
+	return l, nil
+}
+
+// load opens connector id from the store and caches it.
+func (s *Server) load(ctx context.Context, id string) (*live, error) {
+	row, err := s.st.Connector(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNoConnector
+	}
+	if err != nil {
+		return nil, err
+	}
+	creds, err := s.unseal(row)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.open(*row, creds)
+	if err != nil {
+		return nil, err
+	}
+	row.Sealed = nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.conns[id]; ok { // opened meanwhile
+		return l, nil
+	}
+	l := &live{row: *row, conn: conn}
+	s.conns[id] = l
+	return l, nil
+}
+
+// openForSync is the background sync's opener.
+func (s *Server) openForSync(ctx context.Context, id string) (tributary.Connector, error) {
+	l, err := s.connectorAny(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return l.conn, nil
+}
+
+// connectorAny returns connector id whoever owns it (for the sync).
+func (s *Server) connectorAny(ctx context.Context, id string) (*live, error) {
+	s.mu.Lock()
+	l, ok := s.conns[id]
+	s.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	return s.load(ctx, id)
+}
+
+// tokenStore serializes a connector's OAuth refreshes across processes
+// through the store: the refresh runs holding the connector's row lock,
+// and the rotated tokens are sealed and saved in the same transaction.
+type tokenStore struct {
+	s  *Server
+	id string
+}
+
+// Refresh implements tributary.TokenStore.
+func (t *tokenStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh func(ctx context.Context, refreshToken string) (*oauth2.Token, error)) (*oauth2.Token, error) {
+	var out *oauth2.Token
+	_, err := t.s.st.LockConnector(ctx, t.id, func(ctx context.Context, row *store.Connector) ([]byte, error) {
+		creds, err := t.s.unseal(row)
+		if err != nil {
+			return nil, err
+		}
+		access, _ := creds["access_token"].(string)
+		rt, _ := creds["refresh_token"].(string)
+		if access != "" && (stale == nil || access != stale.AccessToken) {
+			// Another process refreshed since this one read its token.
+			out = &oauth2.Token{AccessToken: access, RefreshToken: rt, TokenType: "Bearer"}
+			return nil, nil
+		}
+		tok, err := refresh(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		creds["access_token"] = tok.AccessToken
+		if tok.RefreshToken != "" {
+			creds["refresh_token"] = tok.RefreshToken
+		}
+		out = tok
+		return t.s.seal(row.ID, creds)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RotateKeys re-seals, under the primary key, every connector's
+// credentials sealed under another key, while the service runs: each
+// connector is rewritten in its own transaction, and a connector whose
+// credentials changed meanwhile is read again. It returns how many it
+// rewrote. Run it after putting a new key first in Config.Keys (every
+// process must have the new key before any runs this), then drop the old
+// key once it returns.
+func (s *Server) RotateKeys(ctx context.Context) (int, error) {
+	rows, err := s.st.ListConnectors(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, row := range rows {
+		for {
+			out, changed, err := s.keys.Rewrap(row.Sealed, []byte(row.ID))
+			if err != nil {
+				return n, fmt.Errorf("connector %s: %w", row.ID, err)
+			}
+			if !changed {
+				break
+			}
+			_, err = s.st.UpdateSealed(ctx, row.ID, row.Version, out)
+			if errors.Is(err, store.ErrConflict) {
+				fresh, err := s.st.Connector(ctx, row.ID)
+				if err != nil {
+					return n, err
+				}
+				row = *fresh
+				continue
+			}
+			if err != nil {
+				return n, err
+			}
+			n++
+			break
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,348 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/hosted"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/search"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// execute is the execute endpoint of connector id.
+func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	info(r).connector = id
+	sc, _ := scopeOf(r.Context())
+	var req tributary.Request
+	if !s.decode(w, r, &req) {
+		return
+	}
+	l, err := s.connector(r.Context(), sc, id)
+	if errors.Is(err, errNoConnector) {
+		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
+		return
+	}
+	if err != nil {
+		s.storeFailed(w, r, "execute", err)
+		return
+	}
+	info(r).kind, info(r).action = l.row.Kind, string(req.Action)
+	start := time.Now()
+	var conn = l.conn
+	if req.Action == tributary.ActionSearch {
+		rep, err := s.replicaOf(r.Context(), l)
+		if err != nil {
+			s.storeFailed(w, r, "search", err)
+			return
+		}
+		conn = searching{Connector: l.conn, Searcher: &syncingSearcher{s: s, l: l, rep: rep}}
+	}
+	u0 := usageOf(l.conn)
+	res, err := tributary.Execute(r.Context(), conn, req)
+	s.metrics.vendor(l.row.Kind, usageOf(l.conn).Sub(u0))
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	if res.Download != nil {
+		s.stream(w, r, res)
+		return
+	}
+	var result any
+	switch {
+	case res.Search != nil:
+		result = res.Search
+	case req.Action == tributary.ActionGet && len(res.Records) == 1:
+		result = res.Records[0]
+	default:
+		recs := res.Records
+		if recs == nil {
+			recs = []tributary.Record{}
+		}
+		result = recs
+	}
+	meta := res.Meta
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{
+		"status": "success", "result": result, "connector_metadata": meta,
+		"execution_metadata": map[string]any{"connector_instance_id": id, "request_id": info(r).id,
+			"execution_time_ms": time.Since(start).Milliseconds()},
+	})
+}
+
+func usageOf(c tributary.Connector) tributary.Usage {
+	if m, ok := c.(tributary.Metered); ok {
+		return m.Usage()
+	}
+	return tributary.Usage{}
+}
+
+// searching adds a Searcher to a connector.
+type searching struct {
+	tributary.Connector
+	tributary.Searcher
+}
+
+// replicaOf returns the durable replica of a connector, over the server's
+// store, opened once.
+func (s *Server) replicaOf(ctx context.Context, l *live) (*replica.Replica, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.rep == nil && l.repErr == nil {
+		l.rep, l.repErr = replica.Open(ctx, l.conn, replica.Store(s.st), replica.WithName(l.row.ID))
+	}
+	return l.rep, l.repErr
+}
+
+// syncingSearcher answers search from the store; an entity never
+// synchronized is synchronized first, under the store's claim so that one
+// process does it while the others wait for it.
+type syncingSearcher struct {
+	s   *Server
+	l   *live
+	rep *replica.Replica
+}
+
+// syncPoll is how long a search waits for another process's first
+// synchronization of the entity before it polls again.
+const syncPoll = 200 * time.Millisecond
+
+// Search implements tributary.Searcher.
+func (ss *syncingSearcher) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
+	for {
+		res, err := ss.rep.Search(ctx, entity, q)
+		if err == nil || !errors.Is(err, store.ErrNotSynced) {
+			return res, err
+		}
+		if err := ss.s.syncNow(ctx, ss.l, ss.rep, entity); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// syncNow synchronizes an entity that has no copy yet: under its claim
+// when this process gets it, or by waiting for the process that holds it.
+func (s *Server) syncNow(ctx context.Context, l *live, rep *replica.Replica, entity string) error {
+	key := l.row.ID + "/" + entity
+	s.syncMu.Lock()
+	if ch, ok := s.syncing[key]; ok { // this process is at it already
+		s.syncMu.Unlock()
+		select {
+		case <-ch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	ch := make(chan struct{})
+	s.syncing[key] = ch
+	s.syncMu.Unlock()
+	defer func() {
+		s.syncMu.Lock()
+		delete(s.syncing, key)
+		s.syncMu.Unlock()
+		close(ch)
+	}()
+	c, err := s.st.Claim(ctx, l.row.ID, entity, s.owner+"/search", s.cfg.LeaseTTL)
+	if errors.Is(err, store.ErrLeaseHeld) {
+		t := time.NewTimer(syncPoll)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil // the caller searches again
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer c.Release(context.WithoutCancel(ctx))
+	rp, err := rep.SyncClaimed(ctx, c)
+	s.synced(l.row.ID, rp, err)
+	return err
+}
+
+// stream answers a download: the file's bytes as they come, with the
+// range and validator the source gave.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, res *tributary.Result) {
+	st := res.Download
+	defer st.Close()
+	if ir := r.Header.Get("If-Range"); ir != "" && st.Validator != "" && ir != st.Validator {
+		s.fail(w, r, http.StatusPreconditionFailed, "unexpected_response", "the file changed since the validator "+strconv.Quote(ir), "")
+		return
+	}
+	if st.ContentType != "" {
+		w.Header().Set("Content-Type", st.ContentType)
+	}
+	if st.Validator != "" {
+		w.Header().Set("ETag", st.Validator)
+	}
+	status := http.StatusOK
+	if st.Range != nil {
+		size := "*"
+		if st.Range.Size >= 0 {
+			size = strconv.FormatInt(st.Range.Size, 10)
+		}
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%s", st.Range.First, st.Range.Last, size))
+		w.Header().Set("Content-Length", strconv.FormatInt(st.Range.Last-st.Range.First+1, 10))
+		status = http.StatusPartialContent
+	} else if st.Size >= 0 {
+		w.Header().Set("Content-Length", strconv.FormatInt(st.Size, 10))
+	}
+	w.WriteHeader(status)
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := st.Read(buf)
+		if n > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(WriteStall))
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			info(r).bytes += int64(n)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				// The status is sent: cut the response so the client sees a
+				// short body, not a whole one.
+				s.log.Warn("download cut", "request_id", info(r).id, "err", err)
+				panic(http.ErrAbortHandler)
+			}
+			return
+		}
+	}
+}
+
+// decode reads a JSON body of at most Config.MaxBody bytes into v, with
+// numbers kept exact; it answers 400 or 413 itself and reports false.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		s.fail(w, r, http.StatusUnsupportedMediaType, "invalid_params", "the body must be application/json", "")
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		s.fail(w, r, http.StatusRequestEntityTooLarge, "invalid_params", fmt.Sprintf("the body is larger than %d bytes", s.cfg.MaxBody), "")
+		return false
+	}
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, "invalid_params", "the body could not be read", "")
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		s.fail(w, r, http.StatusBadRequest, "invalid_params", "the body is not the expected JSON object: "+jsonProblem(err), "")
+		return false
+	}
+	if dec.More() {
+		s.fail(w, r, http.StatusBadRequest, "invalid_params", "the body has data after its JSON object", "")
+		return false
+	}
+	return true
+}
+
+// jsonProblem describes a decoding error without echoing the body.
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return "a syntax error at byte " + strconv.FormatInt(se.Offset, 10)
+	case errors.As(err, &te):
+		return "field " + strconv.Quote(te.Field) + " has the wrong type"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	case errors.Is(err, io.EOF):
+		return "the body is empty"
+	}
+	return "malformed JSON"
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":{"type":"server_error","message":"encoding failed","status":500}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// fail answers with the contract's error envelope.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, typ, msg, param string) {
+	info(r).errType = typ
+	s.writeJSON(w, status, map[string]any{"status": "error", "error": map[string]any{
+		"type": typ, "message": msg, "param": param, "status": status, "request_id": info(r).id}})
+}
+
+// failErr answers with the error of an operation, in the shape package
+// hosted reads back into the same *tributary.Error.
+func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
+	var te *tributary.Error
+	if !errors.As(err, &te) {
+		s.log.Error("operation failed", "request_id", info(r).id, "err", err)
+		s.fail(w, r, http.StatusInternalServerError, "server_error", "internal error", "")
+		return
+	}
+	status := te.StatusCode
+	if status < 400 {
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			status = http.StatusGatewayTimeout
+		case errors.Is(err, tributary.ErrUnauthorized):
+			status = http.StatusUnauthorized
+		case errors.Is(err, tributary.ErrServer), errors.Is(err, tributary.ErrUnexpectedResponse), errors.Is(err, tributary.ErrPaging):
+			status = http.StatusBadGateway
+		default:
+			status = http.StatusBadRequest
+		}
+	}
+	if status == http.StatusUnauthorized {
+		// The source rejected the stored credentials: not the caller's token.
+		status = http.StatusFailedDependency
+	}
+	typ := hosted.ErrorType(err)
+	info(r).errType = typ
+	body := map[string]any{"type": typ, "message": te.Message, "code": te.Code, "param": te.Param,
+		"request_id": te.RequestID, "service_request_id": info(r).id, "status": te.StatusCode, "retry_after_seconds": te.RetryAfter.Seconds()}
+	s.writeJSON(w, status, map[string]any{"status": "error", "error": body})
+}
+
+// storeFailed answers a failure of the store or of the credentials: 503,
+// with the details in the log only.
+func (s *Server) storeFailed(w http.ResponseWriter, r *http.Request, op string, err error) {
+	var te *tributary.Error
+	if errors.As(err, &te) {
+		s.failErr(w, r, err)
+		return
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		s.fail(w, r, http.StatusGatewayTimeout, "server_error", op+" cancelled", "")
+		return
+	}
+	if errors.Is(err, errSealed) {
+		s.log.Error(op+" failed", "request_id", info(r).id, "connector", info(r).connector, "err", err)
+		s.fail(w, r, http.StatusInternalServerError, "server_error", errSealed.Error(), "")
+		return
+	}
+	s.log.Error(op+" failed", "request_id", info(r).id, "connector", info(r).connector, "err", err)
+	s.fail(w, r, http.StatusServiceUnavailable, "server_error", op+" failed; the service's storage is unavailable", "")
+}

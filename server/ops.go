@@ -1,0 +1,255 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/hosted"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/replica"
+)
+
+// routes mounts the endpoints: the contract's at both path sets of package
+// hosted, and the operational ones.
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	post := func(path, endpoint string, h func(http.ResponseWriter, *http.Request)) {
+		m.HandleFunc("POST "+path, s.observe(endpoint, h))
+	}
+	post(hosted.DefaultPaths.Token, "token", s.token)
+	for _, p := range []string{hosted.DefaultPaths.Create, hosted.IntegrationsPaths.Create, "/integrations/connectors"} {
+		post(p, "create", s.authenticated(s.create))
+	}
+	post("/api/v1/connectors/sources/{id}/execute", "execute", s.authenticated(s.execute))
+	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
+	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	})
+	m.HandleFunc("GET /readyz", s.ready)
+	m.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{}))
+	m.HandleFunc("/", s.observe("other", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, http.StatusNotFound, "not_found", "no such endpoint", "")
+	}))
+	s.mux = m
+}
+
+// ready answers 200 when the store answers within two seconds.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.st.ListConnectors(ctx, "tributary/readyz"); err != nil {
+		s.log.Warn("not ready", "err", err)
+		s.writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "store": "unreachable"})
+		return
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+}
+
+// reqInfo is what the log line and the metrics of one request say.
+type reqInfo struct {
+	id                              string
+	client, connector, kind, action string
+	errType                         string
+	bytes                           int64
+}
+
+type infoKey struct{}
+
+// info returns the request's reqInfo (a throwaway one outside observe).
+func info(r *http.Request) *reqInfo {
+	if ri, ok := r.Context().Value(infoKey{}).(*reqInfo); ok {
+		return ri
+	}
+	return &reqInfo{}
+}
+
+// requestIDRE is the shape of a request id a caller may pass in
+// X-Request-Id; anything else is replaced.
+var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// statusWriter records the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives a request its id, a write deadline, a log line and its
+// metrics.
+func (s *Server) observe(endpoint string, h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &reqInfo{id: r.Header.Get("X-Request-Id")}
+		if !requestIDRE.MatchString(ri.id) {
+			ri.id = randomID(8)
+		}
+		w.Header().Set("X-Request-Id", ri.id)
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(WriteStall))
+		sw := &statusWriter{ResponseWriter: w}
+		s.metrics.inflight.Inc()
+		defer func() {
+			s.metrics.inflight.Dec()
+			if sw.status == 0 {
+				sw.status = http.StatusInternalServerError // a panic or an aborted download
+			}
+			outcome := "success"
+			if sw.status >= 400 {
+				outcome = ri.errType
+				if outcome == "" {
+					outcome = "error"
+				}
+			}
+			kind := ri.kind
+			if kind == "" {
+				kind = "none"
+			}
+			if _, ok := s.kindLabel[kind]; !ok {
+				kind = "other"
+			}
+			d := time.Since(start)
+			s.metrics.requests.WithLabelValues(endpoint, kind, outcome).Inc()
+			s.metrics.duration.WithLabelValues(endpoint, kind).Observe(d.Seconds())
+			s.log.LogAttrs(r.Context(), levelFor(sw.status), "request",
+				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("endpoint", endpoint),
+				slog.String("client", ri.client), slog.String("connector", ri.connector), slog.String("kind", ri.kind),
+				slog.String("action", ri.action), slog.Int("status", sw.status), slog.String("error", ri.errType),
+				slog.Int64("bytes", ri.bytes), slog.Duration("took", d))
+		}()
+		h(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
+	}
+}
+
+// metrics are the service's Prometheus metrics.
+type metrics struct {
+	requests  *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	inflight  prometheus.Gauge
+	throttled *prometheus.CounterVec
+	vendorReq *prometheus.CounterVec
+	syncs     *prometheus.CounterVec
+	syncRecs  *prometheus.CounterVec
+}
+
+func newMetrics(reg *prometheus.Registry, s *Server) (*metrics, error) {
+	s.kindLabel = map[string]struct{}{"none": {}}
+	for _, k := range kindsKnown() {
+		s.kindLabel[k] = struct{}{}
+	}
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tributary_requests_total",
+			Help: "Requests answered, by endpoint, connector kind and outcome (success or the error type)."}, []string{"endpoint", "kind", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tributary_request_duration_seconds",
+			Help: "Time to answer a request, by endpoint and connector kind.", Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 14)}, []string{"endpoint", "kind"}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tributary_requests_in_flight", Help: "Requests being answered."}),
+		throttled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tributary_vendor_throttled_total",
+			Help: "Answers of the vendors that asked to slow down (429 or the vendor's own), by kind, from executes and syncs."}, []string{"kind"}),
+		vendorReq: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tributary_vendor_requests_total",
+			Help: "Requests sent to the vendors, retries included, by kind, from executes and syncs."}, []string{"kind"}),
+		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tributary_syncs_total",
+			Help: "Synchronizations of a copy run by this process, by kind and outcome."}, []string{"kind", "outcome"}),
+		syncRecs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tributary_sync_records_total",
+			Help: "Records written by this process's synchronizations, by kind and change (inserted, updated, deleted)."}, []string{"kind", "change"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inflight, m.throttled, m.vendorReq, m.syncs, m.syncRecs,
+		&lagCollector{s: s}} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// vendor counts what an operation cost at the vendor.
+func (m *metrics) vendor(kind string, u tributary.Usage) {
+	if u.Requests > 0 {
+		m.vendorReq.WithLabelValues(kind).Add(float64(u.Requests))
+	}
+	if u.Throttled > 0 {
+		m.throttled.WithLabelValues(kind).Add(float64(u.Throttled))
+	}
+}
+
+// synced counts one synchronization of a copy (the workers' report hook).
+func (s *Server) synced(connector string, rep replica.EntityReport, err error) {
+	m := s.metrics
+	kind := "other"
+	s.mu.Lock()
+	if l, ok := s.conns[connector]; ok {
+		kind = l.row.Kind
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.log.Warn("sync failed", "connector", connector, "entity", rep.Entity, "err", err)
+	}
+	outcome := "success"
+	if err != nil {
+		outcome = "error"
+	}
+	m.syncs.WithLabelValues(kind, outcome).Inc()
+	m.syncRecs.WithLabelValues(kind, "inserted").Add(float64(rep.Inserted))
+	m.syncRecs.WithLabelValues(kind, "updated").Add(float64(rep.Updated))
+	m.syncRecs.WithLabelValues(kind, "deleted").Add(float64(rep.Deleted))
+	m.vendor(kind, rep.Usage)
+}
+
+// lagCollector reports, at each scrape, how long ago each copy in the
+// store was synchronized.
+type lagCollector struct{ s *Server }
+
+var lagDesc = prometheus.NewDesc("tributary_sync_lag_seconds",
+	"Seconds since each copy was last synchronized (by any process), by connector and entity; copies never synchronized are absent.",
+	[]string{"connector", "entity"}, nil)
+
+func (c *lagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- lagDesc }
+
+func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ents, err := c.s.st.Copies(ctx)
+	if err != nil {
+		c.s.log.Warn("metrics: reading the copies", "err", err)
+		return
+	}
+	now := time.Now()
+	for _, e := range ents {
+		if e.SyncedAt.IsZero() {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, now.Sub(e.SyncedAt).Seconds(), e.Connector, e.Entity)
+	}
+}
+
+func kindsKnown() []string { return kinds.Types() }
+
+func levelFor(status int) slog.Level {
+	switch {
+	case status >= 500:
+		return slog.LevelError
+	case status >= 400:
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}
