@@ -72,6 +72,9 @@ type Config struct {
 	// ClientID and ClientSecret obtain tokens.
 	ClientID, ClientSecret string
 	// ExternalUserID identifies the end user that owns created connectors.
+	// With ClientID and ClientSecret it is also sent to the token
+	// endpoint, which may then limit the token to that user's connectors
+	// (`tributary serve` does).
 	ExternalUserID string
 	// Paths overrides DefaultPaths (zero fields keep the default).
 	Paths Paths
@@ -145,7 +148,7 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		auth = transport.Bearer(cfg.Token)
 	} else {
 		hc := transport.HTTPClient(o.HTTPClient, timeouts, tokenTimeout)
-		src := &tokenSource{hc: hc, url: base.String() + paths.Token, id: cfg.ClientID, secret: cfg.ClientSecret}
+		src := &tokenSource{hc: hc, url: base.String() + paths.Token, id: cfg.ClientID, secret: cfg.ClientSecret, user: cfg.ExternalUserID}
 		auth = transport.TokenAuth(oauth2.ReuseTokenSourceWithExpiry(nil, src, time.Minute))
 	}
 	tc := transport.Config{
@@ -176,10 +179,15 @@ type tokenSource struct {
 	hc         *http.Client
 	url        string
 	id, secret string
+	user       string // asks for a token limited to this external user's connectors
 }
 
 func (s *tokenSource) Token() (*oauth2.Token, error) {
-	body, _ := json.Marshal(map[string]string{"client_id": s.id, "client_secret": s.secret})
+	fields := map[string]string{"client_id": s.id, "client_secret": s.secret}
+	if s.user != "" {
+		fields["external_user_id"] = s.user
+	}
+	body, _ := json.Marshal(fields)
 	ctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))

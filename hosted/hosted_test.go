@@ -17,13 +17,14 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/hosted/hostedtest"
+	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
 var zdCreds = map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}
 
@@ -40,7 +41,7 @@ func setup(t *testing.T, paths hosted.Paths, zdOpts ...zendesktest.Option) *worl
 	t.Helper()
 	zd := zendesktest.New(zdOpts...)
 	t.Cleanup(zd.Close)
-	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	srv := newService(t, hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
 	t.Cleanup(srv.Close)
 	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret,
 		ExternalUserID: "customer-42", Paths: paths}, fast)
@@ -207,7 +208,7 @@ func TestHostedErrors(t *testing.T) {
 func TestTokenIsCachedAndRenewed(t *testing.T) {
 	zd := zendesktest.New()
 	defer zd.Close()
-	srv := hostedtest.New(hostedtest.WithTokenTTL(61*time.Second), hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
+	srv := newService(t, hostedtest.WithTokenTTL(61*time.Second), hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
 	defer srv.Close()
 	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret, ExternalUserID: "u"})
 	if err != nil {
@@ -280,7 +281,7 @@ func TestIntercomReplicationConfig(t *testing.T) {
 func TestHostedSearchMatchesDirectReplica(t *testing.T) {
 	zd := zendesktest.New(zendesktest.WithTickets(300))
 	defer zd.Close()
-	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	srv := newService(t, hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
 	defer srv.Close()
 	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, Token: hostedtest.DefaultToken, ExternalUserID: "u"}, fast)
 	if err != nil {

@@ -119,7 +119,7 @@ func faultyWorld(t *testing.T, opts ...tributary.Option) (*faultyService, *hoste
 	t.Helper()
 	zd := zendesktest.New(zendesktest.WithTickets(250))
 	t.Cleanup(zd.Close)
-	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	srv := newService(t, hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
 	t.Cleanup(srv.Close)
 	fs := newFaultyService(t, srv.URL)
 	c, err := hosted.New(hosted.Config{BaseURL: fs.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret,
@@ -217,7 +217,7 @@ func TestHostedTimeoutErrors(t *testing.T) {
 func TestHostedTokenTimeout(t *testing.T) {
 	zd := zendesktest.New()
 	t.Cleanup(zd.Close)
-	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	srv := newService(t, hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
 	t.Cleanup(srv.Close)
 	fs := newFaultyService(t, srv.URL)
 	fs.set("token", "hang", 100)

@@ -1,123 +1,212 @@
-// Package hostedtest is an in-process implementation of the hosted
-// connector execution service, for tests and examples that must run
-// offline: a token endpoint, connector creation (credentials kept in
-// memory, never echoed back), operation execution through kinds.Open,
-// usually against the kinds' own fakes, and the search action over a
-// replica of each connector, synchronized on an entity's first search.
+// Package hostedtest runs the hosted connector execution service (package
+// server, the service `tributary serve` runs) in-process on loopback, over
+// a throwaway SQLite store or a PostgreSQL database, for tests and examples
+// that must run offline. The hosted client's own tests run against it, so
+// they test the real service, not a double.
 //
 //	zd := zendesktest.New()
 //	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
+//	defer srv.Close()
 //	c, _ := hosted.New(hosted.Config{BaseURL: srv.URL, ClientID: hostedtest.DefaultClientID,
 //		ClientSecret: hostedtest.DefaultClientSecret, ExternalUserID: "u1"})
 //
 // It answers at both path sets of package hosted (DefaultPaths and
-// IntegrationsPaths).
+// IntegrationsPaths). An entity is synchronized on its first search (and
+// in the background too with WithBackgroundSync).
 package hostedtest
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
-	"github.com/tributary-dev/tributary/kinds"
-	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/internal/keyring"
+	"github.com/tributary-dev/tributary/server"
+	"github.com/tributary-dev/tributary/store"
 )
 
-// The credentials the server accepts unless options say otherwise.
+// The credentials the service accepts unless options say otherwise.
+// DefaultToken is a static token of the DefaultClientID tenant.
 const (
 	DefaultToken        = "HOSTED_TEST_TOKEN"
 	DefaultClientID     = "hosted_test_client"
 	DefaultClientSecret = "HOSTED_TEST_SECRET"
 )
 
-// Server is a running hosted service.
+// Server is a running service.
 type Server struct {
 	// URL is the service's base URL.
 	URL string
+	// Service is the service itself (to issue tokens, rotate keys, ...).
+	Service *server.Server
+	// Store is the store it runs on.
+	Store *store.Store
 
-	srv      *httptest.Server
+	srv    *httptest.Server
+	dir    string
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeStore bool
+	closeOnce  sync.Once
+
 	mu       sync.Mutex
-	cfg      config
-	conns    map[string]*connector
-	tokens   map[string]time.Time
-	issued   int
 	requests map[string]int
 }
 
-type connector struct {
-	id, kind, user, name string
-	conn                 tributary.Connector
-
-	searchOnce sync.Once
-	searcher   tributary.Searcher
-	searchErr  error
-}
-
 type config struct {
-	token            string
-	clientID, secret string
-	ttl              time.Duration
-	connOpts         map[string][]tributary.Option
-	searchers        func(kind string, c tributary.Connector) (tributary.Searcher, error)
+	cfg      server.Config
+	postgres string
+	st       *store.Store
+	every    time.Duration
 }
 
 // Option configures the server.
 type Option func(*config)
 
-// WithToken sets the static bearer token the server accepts.
-func WithToken(token string) Option { return func(c *config) { c.token = token } }
+// WithToken replaces the static bearer token of the DefaultClientID tenant.
+func WithToken(token string) Option {
+	return func(c *config) { c.cfg.Tokens = []server.StaticToken{{Token: token, Client: DefaultClientID}} }
+}
 
-// WithClient sets the client id and secret the token endpoint accepts.
+// WithClient replaces the API client the token endpoint accepts.
 func WithClient(id, secret string) Option {
-	return func(c *config) { c.clientID, c.secret = id, secret }
+	return func(c *config) { c.cfg.Clients = []server.Client{{ID: id, Secret: secret}} }
+}
+
+// WithClients adds API clients (other tenants).
+func WithClients(clients ...server.Client) Option {
+	return func(c *config) { c.cfg.Clients = append(c.cfg.Clients, clients...) }
 }
 
 // WithTokenTTL sets the lifetime of issued tokens (default one hour).
-func WithTokenTTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
+func WithTokenTTL(d time.Duration) Option { return func(c *config) { c.cfg.TokenTTL = d } }
 
 // WithConnectorOptions passes opts to kinds.Open for connectors of kind
 // connectorType (for example tributary.WithBaseURL of that kind's fake).
 func WithConnectorOptions(connectorType string, opts ...tributary.Option) Option {
-	return func(c *config) { c.connOpts[connectorType] = append(c.connOpts[connectorType], opts...) }
-}
-
-// WithSearch replaces how the search action is served: fn returns the
-// Searcher of a connector, once per connector. By default each connector
-// gets a replica (package replica) that synchronizes an entity on its
-// first search.
-func WithSearch(fn func(connectorType string, c tributary.Connector) (tributary.Searcher, error)) Option {
-	return func(c *config) { c.searchers = fn }
-}
-
-// New starts the service on loopback. Close it when done.
-func New(opts ...Option) *Server {
-	cfg := config{token: DefaultToken, clientID: DefaultClientID, secret: DefaultClientSecret, ttl: time.Hour, connOpts: map[string][]tributary.Option{},
-		searchers: func(_ string, c tributary.Connector) (tributary.Searcher, error) {
-			return replica.New(c, replica.WithAutoSync()), nil
-		}}
-	for _, o := range opts {
-		o(&cfg)
+	return func(c *config) {
+		c.cfg.ConnectorOptions[connectorType] = append(c.cfg.ConnectorOptions[connectorType], opts...)
 	}
-	s := &Server{cfg: cfg, conns: map[string]*connector{}, tokens: map[string]time.Time{}, requests: map[string]int{}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+}
+
+// WithPostgres runs the service on the PostgreSQL database at dsn instead
+// of a throwaway SQLite file.
+func WithPostgres(dsn string) Option { return func(c *config) { c.postgres = dsn } }
+
+// WithStore runs the service on st, which the caller opened and closes.
+func WithStore(st *store.Store) Option { return func(c *config) { c.st = st } }
+
+// WithBackgroundSync keeps every searchable entity current in the
+// background, as `tributary serve` does (default: only on first search).
+func WithBackgroundSync(every time.Duration) Option { return func(c *config) { c.every = every } }
+
+// WithLogger receives the service's log lines.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.cfg.Logger = l } }
+
+// New starts the service on loopback. It panics when the service cannot
+// start (a test helper: the store could not be created). Close it when
+// done.
+func New(opts ...Option) *Server {
+	c := config{every: -1, cfg: server.Config{
+		Clients:          []server.Client{{ID: DefaultClientID, Secret: DefaultClientSecret}},
+		Tokens:           []server.StaticToken{{Token: DefaultToken, Client: DefaultClientID}},
+		ConnectorOptions: map[string][]tributary.Option{},
+	}}
+	for _, o := range opts {
+		o(&c)
+	}
+	s := &Server{requests: map[string]int{}}
+	ctx := context.Background()
+	var err error
+	switch {
+	case c.st != nil:
+		s.Store = c.st
+	case c.postgres != "":
+		s.Store, err = store.OpenPostgres(ctx, c.postgres)
+	default:
+		if s.dir, err = os.MkdirTemp("", "hostedtest-"); err == nil {
+			s.Store, err = store.OpenSQLite(ctx, filepath.Join(s.dir, "service.db"))
+		}
+	}
+	if err != nil {
+		s.cleanup(c)
+		panic(fmt.Sprintf("hostedtest: opening the store: %v", err))
+	}
+	if c.cfg.Keys, err = keyring.NewKey("hostedtest"); err != nil {
+		s.cleanup(c)
+		panic(fmt.Sprintf("hostedtest: %v", err))
+	}
+	c.cfg.Store, c.cfg.SyncEvery = s.Store, c.every
+	if s.Service, err = server.New(c.cfg); err != nil {
+		s.cleanup(c)
+		panic(fmt.Sprintf("hostedtest: %v", err))
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.count(endpoint(r.URL.Path))
+		s.Service.ServeHTTP(w, r)
+	}))
 	s.URL = s.srv.URL
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	if c.every >= 0 {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.Service.Run(runCtx)
+		}()
+	}
+	s.closeStore = c.st == nil
 	return s
 }
 
-// Close stops the server.
-func (s *Server) Close() {
+func (s *Server) cleanup(c config) {
+	if s.Store != nil && c.st == nil {
+		s.Store.Close()
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// endpoint names the endpoint of a path, as Requests counts them.
+func endpoint(p string) string {
+	switch {
+	case p == hosted.DefaultPaths.Token:
+		return "token"
+	case strings.HasSuffix(p, "/execute"):
+		return "execute"
+	case strings.HasSuffix(p, "/connectors"):
+		return "create"
+	}
+	return "other"
+}
+
+// Close stops the service and removes its throwaway store. Closing twice
+// does nothing more.
+func (s *Server) Close() { s.closeOnce.Do(s.close) }
+
+func (s *Server) close() {
 	s.srv.CloseClientConnections()
 	s.srv.Close()
+	s.cancel()
+	s.wg.Wait()
+	s.Service.Close()
+	if s.closeStore {
+		s.Store.Close()
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
 }
 
 // Requests returns how many requests each endpoint ("token", "create",
@@ -136,235 +225,4 @@ func (s *Server) count(endpoint string) {
 	s.mu.Lock()
 	s.requests[endpoint]++
 	s.mu.Unlock()
-}
-
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "invalid_params", "use POST", "")
-		return
-	}
-	p := r.URL.Path
-	switch {
-	case p == hosted.DefaultPaths.Token || p == hosted.IntegrationsPaths.Token:
-		s.count("token")
-		s.token(w, r)
-	case p == hosted.DefaultPaths.Create || p == hosted.IntegrationsPaths.Create || p == "/integrations/connectors":
-		s.count("create")
-		if s.authorized(w, r) {
-			s.create(w, r)
-		}
-	case strings.HasSuffix(p, "/execute") && (strings.HasPrefix(p, "/api/v1/connectors/sources/") || strings.HasPrefix(p, "/api/v1/integrations/connectors/")):
-		s.count("execute")
-		id := p[strings.LastIndex(strings.TrimSuffix(p, "/execute"), "/")+1 : len(p)-len("/execute")]
-		if s.authorized(w, r) {
-			s.execute(w, r, id)
-		}
-	default:
-		writeError(w, http.StatusNotFound, "not_found", "no such endpoint", "")
-	}
-}
-
-func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		ClientID     string `json:"client_id"`
-		ClientSecret string `json:"client_secret"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_params", "body must be JSON", "")
-		return
-	}
-	if body.ClientID != s.cfg.clientID || body.ClientSecret != s.cfg.secret {
-		writeError(w, http.StatusUnauthorized, "unauthorized", "invalid client credentials", "")
-		return
-	}
-	s.mu.Lock()
-	s.issued++
-	tok := fmt.Sprintf("hosted-token-%d", s.issued)
-	s.tokens[tok] = time.Now().Add(s.cfg.ttl)
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(s.cfg.ttl / time.Second)})
-}
-
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if ok && tok != "" && tok == s.cfg.token {
-		return true
-	}
-	s.mu.Lock()
-	exp, known := s.tokens[tok]
-	s.mu.Unlock()
-	if ok && known && time.Now().Before(exp) {
-		return true
-	}
-	writeError(w, http.StatusUnauthorized, "unauthorized", "missing, unknown or expired token", "")
-	return false
-}
-
-func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		ExternalUserID    string         `json:"external_user_id"`
-		ConnectorType     string         `json:"connector_type"`
-		Name              string         `json:"name"`
-		Credentials       map[string]any `json:"credentials"`
-		ReplicationConfig map[string]any `json:"replication_config"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_params", "body must be JSON", "")
-		return
-	}
-	if body.ExternalUserID == "" {
-		writeError(w, http.StatusBadRequest, "invalid_params", "external_user_id is required", "external_user_id")
-		return
-	}
-	if err := kinds.CheckReplicationConfig(body.ConnectorType, body.ReplicationConfig); err != nil {
-		writeErr(w, err)
-		return
-	}
-	conn, err := kinds.Open(body.ConnectorType, body.Credentials, s.cfg.connOpts[body.ConnectorType]...)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	s.mu.Lock()
-	id := fmt.Sprintf("conn_%04d", len(s.conns)+1)
-	s.conns[id] = &connector{id: id, kind: body.ConnectorType, user: body.ExternalUserID, name: body.Name, conn: conn}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"id": id, "connector_type": body.ConnectorType, "name": body.Name, "external_user_id": body.ExternalUserID})
-}
-
-func (s *Server) execute(w http.ResponseWriter, r *http.Request, id string) {
-	s.mu.Lock()
-	c, ok := s.conns[id]
-	s.mu.Unlock()
-	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no connector "+id, "")
-		return
-	}
-	var req tributary.Request
-	dec := json.NewDecoder(io.LimitReader(r.Body, 8<<20))
-	dec.UseNumber()
-	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_params", "body must be {entity, action, params}", "")
-		return
-	}
-	start := time.Now()
-	var conn tributary.Connector = c.conn
-	if req.Action == tributary.ActionSearch && s.cfg.searchers != nil {
-		c.searchOnce.Do(func() { c.searcher, c.searchErr = s.cfg.searchers(c.kind, c.conn) })
-		if c.searchErr != nil {
-			writeErr(w, c.searchErr)
-			return
-		}
-		conn = searching{Connector: c.conn, Searcher: c.searcher}
-	}
-	res, err := tributary.Execute(r.Context(), conn, req)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	if res.Download != nil {
-		streamDownload(w, r, res)
-		return
-	}
-	var result any
-	switch {
-	case res.Search != nil:
-		result = res.Search
-	case req.Action == tributary.ActionGet && len(res.Records) == 1:
-		result = res.Records[0]
-	default:
-		recs := res.Records
-		if recs == nil {
-			recs = []tributary.Record{}
-		}
-		result = recs
-	}
-	meta := res.Meta
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"status": "success", "result": result, "connector_metadata": meta,
-		"execution_metadata": map[string]any{"connector_instance_id": c.id, "execution_time_ms": time.Since(start).Milliseconds()},
-	})
-}
-
-// searching adds a Searcher to a connector.
-type searching struct {
-	tributary.Connector
-	tributary.Searcher
-}
-
-func streamDownload(w http.ResponseWriter, r *http.Request, res *tributary.Result) {
-	st := res.Download
-	defer st.Close()
-	if ir := r.Header.Get("If-Range"); ir != "" && st.Validator != "" && ir != st.Validator {
-		writeError(w, http.StatusPreconditionFailed, "unexpected_response", "the file changed since the validator "+ir, "")
-		return
-	}
-	if st.ContentType != "" {
-		w.Header().Set("Content-Type", st.ContentType)
-	}
-	if st.Validator != "" {
-		w.Header().Set("ETag", st.Validator)
-	}
-	status := http.StatusOK
-	if st.Range != nil {
-		size := "*"
-		if st.Range.Size >= 0 {
-			size = strconv.FormatInt(st.Range.Size, 10)
-		}
-		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%s", st.Range.First, st.Range.Last, size))
-		w.Header().Set("Content-Length", strconv.FormatInt(st.Range.Last-st.Range.First+1, 10))
-		status = http.StatusPartialContent
-	} else if st.Size >= 0 {
-		w.Header().Set("Content-Length", strconv.FormatInt(st.Size, 10))
-	}
-	w.WriteHeader(status)
-	_, _ = io.Copy(w, st)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":{"type":"server_error","message":"encoding failed"}}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
-func writeError(w http.ResponseWriter, status int, typ, msg, param string) {
-	writeJSON(w, status, map[string]any{"status": "error", "error": map[string]any{"type": typ, "message": msg, "param": param, "status": status}})
-}
-
-// writeErr answers with the error of an operation, in the shape package
-// hosted reads back into the same *tributary.Error.
-func writeErr(w http.ResponseWriter, err error) {
-	var te *tributary.Error
-	if !errors.As(err, &te) {
-		writeError(w, http.StatusInternalServerError, "server_error", "internal error", "")
-		return
-	}
-	status := te.StatusCode
-	if status < 400 {
-		switch {
-		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-			status = http.StatusGatewayTimeout
-		case errors.Is(err, tributary.ErrUnauthorized):
-			status = http.StatusUnauthorized
-		case errors.Is(err, tributary.ErrServer), errors.Is(err, tributary.ErrUnexpectedResponse), errors.Is(err, tributary.ErrPaging):
-			status = http.StatusBadGateway
-		default:
-			status = http.StatusBadRequest
-		}
-	}
-	if status == http.StatusUnauthorized {
-		// The source rejected the stored credentials: not the caller's token.
-		status = http.StatusFailedDependency
-	}
-	body := map[string]any{"type": hosted.ErrorType(err), "message": te.Message, "code": te.Code, "param": te.Param,
-		"request_id": te.RequestID, "status": te.StatusCode, "retry_after_seconds": te.RetryAfter.Seconds()}
-	writeJSON(w, status, map[string]any{"status": "error", "error": body})
 }

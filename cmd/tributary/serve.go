@@ -1,0 +1,251 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/keyring"
+	"github.com/tributary-dev/tributary/sandbox"
+	"github.com/tributary-dev/tributary/server"
+)
+
+// The environment of `tributary serve`.
+const (
+	envServeKeys    = "TRIBUTARY_SERVE_KEYS"
+	envServeClients = "TRIBUTARY_SERVE_CLIENTS"
+)
+
+type serveFlags struct {
+	store, listen         string
+	keysFile, clientsFile string
+	sandbox               bool
+	syncEvery, tokenTTL   time.Duration
+	syncWorkers           int
+	logFormat             string
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the connector execution service (the platform contract) over a store",
+		Long: `serve runs the hosted connector execution service that package hosted and
+'tributary --hosted' talk to: API clients exchange their id and secret for
+tokens, create connectors with their users' credentials (sealed with
+AES-256-GCM in the store, never returned), execute operations, and search
+copies that the service keeps current in the background.
+
+Keys: ` + envServeKeys + ` (or --keys-file) holds the key-encryption keys, one
+"<id>:<base64 of 32 bytes>" per line, the first sealing; 'tributary serve
+keygen' makes one. To rotate: put a new key first on every process, run
+'tributary serve rotate-keys', then drop the old key.
+
+Clients: ` + envServeClients + ` (or --clients-file) holds the API clients, one
+"<client id>:<secret>" per line; each client is a tenant that sees only its
+own connectors.
+
+Several processes may share one --store postgres://… behind a load balancer:
+they share the background sync with leases and survive one of them dying.
+
+Endpoints: POST /api/v1/account/applications/token, POST
+/v1/integrations/connectors (and /api/v1/integrations/connectors), POST
+/api/v1/connectors/sources/{id}/execute (and
+/api/v1/integrations/connectors/{id}/execute), GET /healthz, /readyz,
+/metrics (Prometheus).`,
+		Example: `  export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)"
+  export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
+  tributary serve --store serve.db --listen 127.0.0.1:8080
+  tributary serve --store postgres://tributary@db/tributary --listen :8080 --sync-every 10m
+  tributary serve --sandbox --store /tmp/sandbox.db --listen 127.0.0.1:8080   # every kind's fake`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, &f) }),
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.store, "store", "", "the store: a SQLite file, or postgres://… (or $"+envStore+")")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port)")
+	fs.StringVar(&f.keysFile, "keys-file", "", "a file of key-encryption keys (default: $"+envServeKeys+")")
+	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line (default: $"+envServeClients+")")
+	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
+	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
+	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
+	fs.DurationVar(&f.tokenTTL, "token-ttl", server.DefaultTokenTTL, "the lifetime of issued tokens")
+	fs.StringVar(&f.logFormat, "log-format", "json", "log lines as json or text, on stderr")
+	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f))
+	return cmd
+}
+
+func (a *app) serveKeygenCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "keygen",
+		Short: "Print a new key-encryption key line for " + envServeKeys,
+		Args:  cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			line, err := keyring.NewKey("k" + time.Now().UTC().Format("20060102T150405"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, line)
+			return nil
+		}),
+	}
+}
+
+func (a *app) serveRotateCmd(f *serveFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rotate-keys",
+		Short: "Re-seal every connector's credentials under the first key (while the service runs)",
+		Args:  cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			srv, closeAll, err := a.newServer(cmd, f, slog.New(slog.NewTextHandler(a.stderr, nil)))
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			n, err := srv.RotateKeys(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "re-sealed %d connectors\n", n)
+			return nil
+		}),
+	}
+}
+
+// serve runs the service until Ctrl-C.
+func (a *app) serve(cmd *cobra.Command, f *serveFlags) error {
+	var h slog.Handler
+	switch f.logFormat {
+	case "json":
+		h = slog.NewJSONHandler(a.stderr, nil)
+	case "text":
+		h = slog.NewTextHandler(a.stderr, nil)
+	default:
+		return usageErr(cmd, "--log-format is json or text, not %q", f.logFormat)
+	}
+	srv, closeAll, err := a.newServer(cmd, f, slog.New(h))
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return usageErr(cmd, "--listen: %v", err)
+	}
+	fmt.Fprintf(a.stderr, "tributary serve: listening on http://%s\n", ln.Addr())
+	return srv.Serve(cmd.Context(), ln)
+}
+
+// newServer builds the server the flags describe; closeAll closes what it
+// opened.
+func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*server.Server, func(), error) {
+	keys, err := a.secretText(f.keysFile, envServeKeys)
+	if err != nil {
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
+	clientsText, err := a.secretText(f.clientsFile, envServeClients)
+	if err != nil {
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
+	var sb *sandbox.Sandbox
+	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
+		ConnectorOptions: map[string][]tributary.Option{}}
+	if f.sandbox {
+		sb = sandbox.New()
+		for _, t := range sb.Types() {
+			if cfg.ConnectorOptions[t], err = sb.Options(t); err != nil {
+				sb.Close()
+				return nil, nil, err
+			}
+		}
+		if keys == "" {
+			if keys, err = keyring.NewKey("sandbox"); err != nil {
+				sb.Close()
+				return nil, nil, err
+			}
+			fmt.Fprintln(a.stderr, "tributary serve: --sandbox with a throwaway key: credentials sealed now will not open after a restart")
+		}
+		if clientsText == "" {
+			clientsText = "sandbox:sandbox-client-secret"
+			fmt.Fprintln(a.stderr, "tributary serve: --sandbox client: id \"sandbox\", secret \"sandbox-client-secret\"")
+		}
+	}
+	closeAll := func() {
+		if sb != nil {
+			sb.Close()
+		}
+	}
+	if keys == "" {
+		closeAll()
+		return nil, nil, usageErr(cmd, "serve needs keys in $%s or --keys-file ('tributary serve keygen' makes one)", envServeKeys)
+	}
+	cfg.Keys = keys
+	if cfg.Clients, err = parseClients(clientsText); err != nil {
+		closeAll()
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
+	if len(cfg.Clients) == 0 {
+		closeAll()
+		return nil, nil, usageErr(cmd, "serve needs at least one API client in $%s or --clients-file (\"id:secret\" per line)", envServeClients)
+	}
+	target, err := a.storeTarget(cmd, f.store, false)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	st, err := target.open(cmd.Context())
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	cfg.Store = st
+	srv, err := server.New(cfg)
+	if err != nil {
+		st.Close()
+		closeAll()
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
+	return srv, func() { srv.Close(); st.Close(); closeAll() }, nil
+}
+
+// secretText reads a secret from a file, or else from an environment
+// variable; neither is ever printed.
+func (a *app) secretText(file, env string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("reading %s: %w", file, err)
+		}
+		return string(b), nil
+	}
+	return a.env(env), nil
+}
+
+// parseClients reads "id:secret" lines (blank lines and # comments
+// skipped); errors name the line, never the secret.
+func parseClients(text string) ([]server.Client, error) {
+	var out []server.Client
+	seen := map[string]bool{}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, secret, ok := strings.Cut(line, ":")
+		if !ok || id == "" || secret == "" {
+			return nil, fmt.Errorf("clients, line %d: expected \"<client id>:<secret>\"", i+1)
+		}
+		if seen[id] {
+			return nil, fmt.Errorf("clients, line %d: client %q is given twice", i+1, id)
+		}
+		seen[id] = true
+		out = append(out, server.Client{ID: id, Secret: secret})
+	}
+	return out, nil
+}
