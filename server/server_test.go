@@ -47,7 +47,19 @@ type backend struct {
 
 func sqliteStore(t *testing.T) *store.Store {
 	t.Helper()
-	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "serve.db"))
+	return openSQLiteAt(t, filepath.Join(t.TempDir(), "serve.db"))
+}
+
+func postgresStore(t *testing.T) *store.Store {
+	t.Helper()
+	return openPostgresAt(t, pgDSNFor(t))
+}
+
+// openSQLiteAt opens the SQLite store at path until t ends; two calls on
+// one path are two processes' handles.
+func openSQLiteAt(t *testing.T, path string) *store.Store {
+	t.Helper()
+	st, err := store.OpenSQLite(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +67,17 @@ func sqliteStore(t *testing.T) *store.Store {
 	return st
 }
 
-func postgresStore(t *testing.T) *store.Store {
+func openPostgresAt(t *testing.T, dsn string) *store.Store {
 	t.Helper()
-	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	st, err := store.OpenPostgres(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+func pgDSNFor(t *testing.T) string { return pgtest.DSN(t) }
 
 var backends = []backend{{"sqlite", sqliteStore}, {"postgres", postgresStore}}
 
