@@ -34,6 +34,7 @@ func main() {
 	callers := flag.Int("c", 32, "concurrent callers for the throughput")
 	dur := flag.Duration("d", 10*time.Second, "how long the throughput run lasts")
 	pg := flag.String("postgres", "", "a PostgreSQL DSN for the store (default: a SQLite file)")
+	check := flag.Bool("check", false, "exit 1 unless the targets are met: serve adds at most 2 ms p50, and sustains 1,000 gets/s with p99 at most 50 ms")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -158,7 +159,22 @@ func main() {
 		all = append(all, l...)
 	}
 	fmt.Printf("\n| %d callers for %s | executes/s | p50 | p99 | failed |\n|---|---|---|---|---|\n", *callers, *dur)
-	fmt.Printf("| get through serve | %.0f | %s | %s | %d |\n", float64(n.Load())/el.Seconds(), ms(pct(all, 50)), ms(pct(all, 99)), failed.Load())
+	rate, p99 := float64(n.Load())/el.Seconds(), pct(all, 99)
+	fmt.Printf("| get through serve | %.0f | %s | %s | %d |\n", rate, ms(pct(all, 50)), ms(p99), failed.Load())
+	if *check {
+		var missed []string
+		if ps-pd > 2*time.Millisecond {
+			missed = append(missed, "serve adds "+ms(ps-pd)+" p50 (target 2 ms)")
+		}
+		if rate < 1000 || p99 > 50*time.Millisecond || failed.Load() > 0 {
+			missed = append(missed, fmt.Sprintf("%.0f gets/s, p99 %s, %d failed (target 1,000/s, 50 ms, none)", rate, ms(p99), failed.Load()))
+		}
+		if missed != nil {
+			fmt.Println("targets missed:", missed)
+			os.Exit(1)
+		}
+		fmt.Println("targets met")
+	}
 }
 
 func pct(d []time.Duration, p int) time.Duration {
