@@ -110,6 +110,9 @@ func (s *Server) verify(tok string) (scope, error) {
 	if time.Now().Unix() >= c.Expires {
 		return scope{}, errToken
 	}
+	if _, ok := s.clients[c.Client]; !ok {
+		return scope{}, errToken // the client was removed from the configuration
+	}
 	return scope{client: c.Client, user: c.User}, nil
 }
 

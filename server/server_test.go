@@ -498,3 +498,25 @@ func TestCredentialsSealedAtRest(t *testing.T) {
 	}
 	leaks(t, "the answer", string(a.body), zendesktest.DefaultAPIToken)
 }
+
+// Tokens verify in every process that has the keys, and a token of a client
+// removed from a process's configuration is refused there at once.
+func TestTokensAcrossProcessesAndRemovedClients(t *testing.T) {
+	st := sqliteStore(t)
+	keys := newKeys(t, "k")
+	s1 := start(t, st, nil, func(c *server.Config) { c.Keys = keys })
+	s2 := start(t, st, s1.zd, func(c *server.Config) { c.Keys = keys })
+	without := start(t, st, s1.zd, func(c *server.Config) { c.Keys = keys; c.Clients = []server.Client{clientA} })
+	tokB := s1.token(t, clientB, "")
+	id := s1.create(t, tokB, "user-b")
+	list := map[string]any{"entity": "tickets", "action": "list", "params": map[string]any{"per_page": 1}}
+	if a := s2.execute(t, tokB, id, list); a.status != 200 {
+		t.Errorf("another process with the same keys: %d %s", a.status, a.body)
+	}
+	if a := without.execute(t, tokB, id, list); a.status != http.StatusUnauthorized {
+		t.Errorf("a process without client B: %d %s", a.status, a.body)
+	}
+	if a := without.do(t, "POST", "/api/v1/account/applications/token", "", map[string]any{"client_id": clientB.ID, "client_secret": clientB.Secret}); a.status != http.StatusUnauthorized {
+		t.Errorf("token for a removed client: %d %s", a.status, a.body)
+	}
+}
