@@ -120,11 +120,16 @@ type syncingSearcher struct {
 // synchronization of the entity before it polls again.
 const syncPoll = 200 * time.Millisecond
 
+// maxSyncWaits bounds how often a search synchronizes, or waits for
+// another process to, before it answers that the entity is not
+// synchronized (a minute of waiting at syncPoll).
+const maxSyncWaits = 300
+
 // Search implements tributary.Searcher.
 func (ss *syncingSearcher) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
-	for {
+	for attempt := 0; ; attempt++ {
 		res, err := ss.rep.Search(ctx, entity, q)
-		if err == nil || !errors.Is(err, store.ErrNotSynced) {
+		if err == nil || !errors.Is(err, store.ErrNotSynced) || attempt == maxSyncWaits {
 			return res, err
 		}
 		if err := ss.s.syncNow(ctx, ss.l, ss.rep, entity); err != nil {

@@ -63,7 +63,7 @@ Endpoints: POST /api/v1/account/applications/token, POST
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
   tributary serve --store serve.db --listen 127.0.0.1:8080
   tributary serve --store postgres://tributary@db/tributary --listen :8080 --sync-every 10m
-  tributary serve --sandbox --store /tmp/sandbox.db --listen 127.0.0.1:8080   # every kind's fake`,
+  tributary serve --sandbox --store sandbox.db --listen 127.0.0.1:8080   # every kind's fake`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, &f) }),
 	}
