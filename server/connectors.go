@@ -111,7 +111,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	created.Sealed = nil
 	s.mu.Lock()
-	s.conns[id] = &live{row: *created, conn: conn}
+	s.remember(id, &live{row: *created, conn: conn})
 	s.mu.Unlock()
 	info(r).connector = id
 	s.log.Info("connector created", "request_id", info(r).id, "connector", id, "kind", row.Kind, "client", sc.client)
@@ -235,8 +235,23 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 		return l, nil
 	}
 	l := &live{row: *row, conn: conn}
-	s.conns[id] = l
+	s.remember(id, l)
 	return l, nil
+}
+
+// maxOpen bounds the connectors a process keeps open; past it, one is
+// dropped (and opened again from the store when next used).
+const maxOpen = 10_000
+
+// remember caches an opened connector; s.mu is held.
+func (s *Server) remember(id string, l *live) {
+	if len(s.conns) >= maxOpen {
+		for other := range s.conns { // an arbitrary one
+			delete(s.conns, other)
+			break
+		}
+	}
+	s.conns[id] = l
 }
 
 // openForSync is the background sync's opener.
