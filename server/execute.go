@@ -208,8 +208,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, res *tributary.R
 	} else if st.Size >= 0 {
 		w.Header().Set("Content-Length", strconv.FormatInt(st.Size, 10))
 	}
-	w.WriteHeader(status)
 	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(WriteStall))
+	w.WriteHeader(status)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := st.Read(buf)
@@ -287,6 +288,9 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	// The client has WriteStall to read the answer, however long the
+	// vendor took to give it.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(WriteStall))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

@@ -97,8 +97,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe gives a request its id, a write deadline, a log line and its
-// metrics.
+// observe gives a request its id, a log line and its metrics.
 func (s *Server) observe(endpoint string, h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -107,7 +106,6 @@ func (s *Server) observe(endpoint string, h func(http.ResponseWriter, *http.Requ
 			ri.id = randomID(8)
 		}
 		w.Header().Set("X-Request-Id", ri.id)
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(WriteStall))
 		sw := &statusWriter{ResponseWriter: w}
 		s.metrics.inflight.Inc()
 		defer func() {
