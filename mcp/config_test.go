@@ -29,9 +29,9 @@ func env(m map[string]string) func(string) (string, bool) {
 func TestConfigDirectAndHosted(t *testing.T) {
 	zd := zendesktest.New(zendesktest.WithTickets(30))
 	defer zd.Close()
-	svc := hostedtest.New(hostedtest.WithToken("svc-token-77"), hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
+	svc := hostedtest.New(hostedtest.WithToken("svc-token-77-abcdefgh"), hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL)))
 	defer svc.Close()
-	hc, err := hosted.New(hosted.Config{BaseURL: svc.URL, Token: "svc-token-77", ExternalUserID: "u"})
+	hc, err := hosted.New(hosted.Config{BaseURL: svc.URL, Token: "svc-token-77-abcdefgh", ExternalUserID: "u"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestConfigDirectAndHosted(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte("svc-token-77\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokenFile, []byte("svc-token-77-abcdefgh\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	yaml := fmt.Sprintf(`
