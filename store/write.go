@@ -40,6 +40,7 @@ type Load struct {
 	tombstones bool   // Commit keeps the previous copy's missing records as deletions
 	counts     Counts // what Commit changed, against the previous copy
 	live       bool   // the load writes into the live table (an Update)
+	stmts      *stmtCache
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -75,7 +76,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}}
+	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w)}
 	for _, o := range opts {
 		o(l)
 	}
@@ -332,6 +333,7 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 		l.vocab[w] = struct{}{}
 	}
 	l.pending = nil
+	l.stmts.prepare(ctx)
 	return nil
 }
 
@@ -354,6 +356,11 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 	}
 	perRow := len(cols)
 	per := max(1, min(maxRowsPerInsert, maxParams/perRow))
+	// Batches of equal size, so that a page's statements have the same
+	// text as the previous page's, prepared once (see stmtCache).
+	if nb := (len(records) + per - 1) / per; nb > 0 {
+		per = (len(records) + nb - 1) / nb
+	}
 	vocab := map[vocabWord]struct{}{}
 	for start := 0; start < len(records); start += per {
 		batch := records[start:min(start+per, len(records))]
@@ -448,7 +455,7 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
 		}
 		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
-		res, err := tx.QueryContext(ctx, q.String(), args...)
+		res, err := l.stmts.query(ctx, tx, q.String(), args...)
 		if err != nil {
 			return l.wrap(err)
 		}
@@ -480,12 +487,12 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
 		}
 		rq.WriteString(" ON CONFLICT (rid) DO UPDATE SET raw = excluded.raw")
-		if _, err := tx.ExecContext(ctx, rq.String(), rawArgs...); err != nil {
+		if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
 			return l.wrap(err)
 		}
 		if len(wordCols) > 0 && len(wrows) > 0 {
 			wq, wargs := d.writeWords(l.table, wordCols, wrows)
-			if _, err := tx.ExecContext(ctx, wq, wargs...); err != nil {
+			if _, err := l.stmts.exec(ctx, tx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
 		}
@@ -496,7 +503,7 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			delete(vocab, w)
 		}
 	}
-	if err := l.s.addVocab(ctx, tx, l.table, vocab); err != nil {
+	if err := l.s.addVocab(ctx, tx, l.stmts, l.table, vocab); err != nil {
 		return err
 	}
 	// Remembered only once the transaction commits (see Write).
@@ -532,7 +539,7 @@ type vocabWord struct {
 }
 
 // addVocab records the distinct words of each word column, for fuzzy.
-func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, table string, vocab map[vocabWord]struct{}) error {
+func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table string, vocab map[vocabWord]struct{}) error {
 	all := make([]vocabWord, 0, len(vocab))
 	for w := range vocab {
 		all = append(all, w)
@@ -554,7 +561,7 @@ func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, table string, vocab ma
 			args = append(args, w.col, w.word)
 		}
 		q.WriteString(" ON CONFLICT DO NOTHING")
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		if _, err := stmts.exec(ctx, tx, q.String(), args...); err != nil {
 			return s.d.wrap("sync", err)
 		}
 	}
@@ -572,6 +579,7 @@ func (l *Load) Commit(ctx context.Context) error {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
 	}
 	s, d := l.s, l.s.d
+	l.stmts.close()
 	// Indexes, in their own transaction: a crash here leaves an unfinished
 	// table, which the next synchronization drops.
 	tx, err := d.writeTx(ctx, s.w)
@@ -677,6 +685,7 @@ func (l *Load) Abort(ctx context.Context) error {
 		return nil
 	}
 	l.done = true
+	l.stmts.close()
 	tx, err := l.s.d.writeTx(ctx, l.s.w)
 	if err != nil {
 		return l.wrap(err)
