@@ -337,8 +337,108 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	return nil
 }
 
+// preparedBatch is a batch of records extracted for writeRecords: the
+// INSERT's values and, by idkey, each record's bytes and words.
+type preparedBatch struct {
+	args  []any
+	n     int // rows in args
+	rows  map[string]batchRow
+	err   error
+	vocab map[vocabWord]struct{} // words not in l.vocab
+}
+
+type batchRow struct {
+	raw   []byte
+	words []string
+}
+
+// prepareBatch extracts the fields of batch (records first..first+len of
+// the page). It touches no database, so that writeRecords runs it for the
+// next batch while the current one is written.
+func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extracted) *preparedBatch {
+	p := &preparedBatch{args: make([]any, 0, len(batch)*perRow), rows: make(map[string]batchRow, len(batch)), vocab: map[vocabWord]struct{}{}}
+	at := make(map[string]int, len(batch)) // idkey → its row in args
+	// The keys of the batch, copied out of ex into one buffer: a slice
+	// taken from it stays valid when appending moves the buffer.
+	var keys []byte
+	key := func(k []byte) []byte {
+		keys = append(keys, k...)
+		return keys[len(keys)-len(k) : len(keys) : len(keys)]
+	}
+	for i, rec := range batch {
+		if err := l.x.Extract(rec, ex); err != nil {
+			p.err = &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
+				Message: fmt.Sprintf("record %d of the page cannot be stored: %v", first+i, err), Cause: err}
+			return p
+		}
+		idkey := key(ex.IDKey)
+		if j, dup := at[string(idkey)]; dup {
+			// The same id twice in one statement: the later record wins,
+			// as it would in two statements.
+			p.args = append(p.args[:j*perRow], p.args[(j+1)*perRow:]...)
+			for k, v := range at {
+				if v > j {
+					at[k] = v - 1
+				}
+			}
+			p.n--
+		}
+		at[string(idkey)] = p.n
+		p.n++
+		p.args = append(p.args, idkey, ex.ID)
+		var ws []string
+		for fi, f := range l.ts.Fields {
+			if k := ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
+				l.ts.Fields[fi].Strings = true
+			} else if len(k) > 0 && k[0] == byte(search.ClassTime) {
+				l.ts.Fields[fi].Dates = true
+			}
+			if f.Key {
+				if k := ex.Keys[fi]; k != nil {
+					p.args = append(p.args, key(k))
+				} else {
+					p.args = append(p.args, nil)
+				}
+			}
+			t := ex.Times[fi]
+			if f.Time {
+				if t != nil {
+					p.args = append(p.args, t)
+				} else {
+					p.args = append(p.args, nil)
+				}
+			}
+			if f.Words {
+				if t != nil && f.Time {
+					ws = append(ws, "") // found through its time column
+					continue
+				}
+				text := ex.Text[fi]
+				ws = append(ws, string(text))
+				for len(text) > 0 {
+					w := text
+					if sp := bytes.IndexByte(text, ' '); sp >= 0 {
+						w, text = text[:sp], text[sp+1:]
+					} else {
+						text = nil
+					}
+					if hasLetter(w) {
+						if _, known := l.vocab[vocabWord{fi, string(w)}]; !known {
+							p.vocab[vocabWord{fi, string(w)}] = struct{}{}
+						}
+					}
+				}
+			}
+		}
+		p.rows[string(idkey)] = batchRow{raw: rec, words: ws}
+	}
+	return p
+}
+
 // writeRecords upserts records into the load's table, with their words and
-// vocabulary, in tx.
+// vocabulary, in tx. The records are written in batches (one multi-row
+// statement each); the fields of the next batch are extracted, in a
+// goroutine, while the current one is written.
 func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) error {
 	d := l.s.d
 	if err := l.ensureTable(ctx, tx, records); err != nil {
@@ -361,82 +461,37 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 	if nb := (len(records) + per - 1) / per; nb > 0 {
 		per = (len(records) + nb - 1) / nb
 	}
+	batches := make(chan *preparedBatch, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(batches)
+		var ex search.Extracted
+		for start := 0; start < len(records); start += per {
+			p := l.prepareBatch(records[start:min(start+per, len(records))], start, perRow, &ex)
+			select {
+			case batches <- p:
+			case <-stop:
+				return
+			}
+			if p.err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range batches { // until the goroutine ends
+		}
+	}()
 	vocab := map[vocabWord]struct{}{}
-	for start := 0; start < len(records); start += per {
-		batch := records[start:min(start+per, len(records))]
-		args := make([]any, 0, len(batch)*perRow)
-		type row struct {
-			raw   []byte
-			words []string
+	for p := range batches {
+		if p.err != nil {
+			return p.err
 		}
-		rows := make(map[string]row, len(batch)) // by idkey
-		at := make(map[string]int, len(batch))   // idkey → its row in args
-		n := 0
-		for i, rec := range batch {
-			if err := l.x.Extract(rec, &l.ex); err != nil {
-				return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
-					Message: fmt.Sprintf("record %d of the page cannot be stored: %v", start+i, err), Cause: err}
-			}
-			if j, dup := at[string(l.ex.IDKey)]; dup {
-				// The same id twice in one statement: the later record wins,
-				// as it would in two statements.
-				args = append(args[:j*perRow], args[(j+1)*perRow:]...)
-				for k, v := range at {
-					if v > j {
-						at[k] = v - 1
-					}
-				}
-				n--
-			}
-			at[string(l.ex.IDKey)] = n
-			n++
-			args = append(args, append([]byte(nil), l.ex.IDKey...), l.ex.ID)
-			var ws []string
-			for fi, f := range l.ts.Fields {
-				if k := l.ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
-					l.ts.Fields[fi].Strings = true
-				} else if len(k) > 0 && k[0] == byte(search.ClassTime) {
-					l.ts.Fields[fi].Dates = true
-				}
-				if f.Key {
-					if k := l.ex.Keys[fi]; k != nil {
-						args = append(args, append([]byte(nil), k...))
-					} else {
-						args = append(args, nil)
-					}
-				}
-				t := l.ex.Times[fi]
-				if f.Time {
-					if t != nil {
-						args = append(args, t)
-					} else {
-						args = append(args, nil)
-					}
-				}
-				if f.Words {
-					if t != nil && f.Time {
-						ws = append(ws, "") // found through its time column
-						continue
-					}
-					text := l.ex.Text[fi]
-					ws = append(ws, string(text))
-					for len(text) > 0 {
-						w := text
-						if sp := bytes.IndexByte(text, ' '); sp >= 0 {
-							w, text = text[:sp], text[sp+1:]
-						} else {
-							text = nil
-						}
-						if hasLetter(w) {
-							if _, known := l.vocab[vocabWord{fi, string(w)}]; !known {
-								vocab[vocabWord{fi, string(w)}] = struct{}{}
-							}
-						}
-					}
-				}
-			}
-			rows[string(l.ex.IDKey)] = row{raw: rec, words: ws}
+		for w := range p.vocab {
+			vocab[w] = struct{}{}
 		}
+		n := p.n
 		var q strings.Builder
 		fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", quoteIdent(l.table), strings.Join(cols, ", "))
 		for i := range n {
@@ -455,7 +510,7 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
 		}
 		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
-		res, err := l.stmts.query(ctx, tx, q.String(), args...)
+		res, err := l.stmts.query(ctx, tx, q.String(), p.args...)
 		if err != nil {
 			return l.wrap(err)
 		}
@@ -463,12 +518,12 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		rawArgs := make([]any, 0, 2*n)
 		for res.Next() {
 			var rid int64
-			var idkey []byte
+			var idkey sql.RawBytes
 			if err := res.Scan(&rid, &idkey); err != nil {
 				res.Close()
 				return l.wrap(err)
 			}
-			r := rows[string(idkey)]
+			r := p.rows[string(idkey)]
 			rawArgs = append(rawArgs, rid, r.raw)
 			if len(wordCols) > 0 {
 				wrows = append(wrows, wordRow{rid: rid, words: r.words})
