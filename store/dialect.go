@@ -67,6 +67,12 @@ type dialect interface {
 	readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)
 	// writeTx starts a transaction that writes.
 	writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)
+	// stagingTx prepares tx, which writes a page into the unfinished table
+	// of a full load, for the database's lightest durable commit: the
+	// table is dropped by the next load after a crash, and the commit
+	// that makes it live is a durable one, which makes every page before
+	// it durable too.
+	stagingTx(ctx context.Context, tx *sql.Tx) error
 	// wrap turns an engine error into one that says what went wrong.
 	wrap(op string, err error) error
 }

@@ -199,6 +199,10 @@ func (sqliteDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
+// stagingTx does nothing: SQLite's commits in WAL mode with synchronous
+// NORMAL wait for no fsync already.
+func (sqliteDialect) stagingTx(context.Context, *sql.Tx) error { return nil }
+
 func (sqliteDialect) writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, nil)
 }

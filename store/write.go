@@ -309,6 +309,9 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	if err := l.s.d.stagingTx(ctx, tx); err != nil {
+		return l.wrap(err)
+	}
 	if err := l.writeRecords(ctx, tx, records); err != nil {
 		return err
 	}
