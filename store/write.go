@@ -487,6 +487,12 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		}
 	}()
 	vocab := map[vocabWord]struct{}{}
+	// The page's words are written together after its rows: FTS5 flushes
+	// its pending words into a new segment of the index at every
+	// statement (its savepoint), so one statement per batch made four
+	// times the segments, and merges, of one per page.
+	var wrows []wordRow
+	wat := map[int64]int{} // rid → its row in wrows
 	for p := range batches {
 		if p.err != nil {
 			return p.err
@@ -517,7 +523,6 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		if err != nil {
 			return l.wrap(err)
 		}
-		wrows := make([]wordRow, 0, n)
 		rawArgs := make([]any, 0, 2*n)
 		for res.Next() {
 			var rid int64
@@ -529,7 +534,14 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			r := p.rows[string(idkey)]
 			rawArgs = append(rawArgs, rid, r.raw)
 			if len(wordCols) > 0 {
-				wrows = append(wrows, wordRow{rid: rid, words: r.words})
+				// A record written twice in the page (the same id in two
+				// batches) keeps its row: its last words win.
+				if j, ok := wat[rid]; ok {
+					wrows[j].words = r.words
+				} else {
+					wat[rid] = len(wrows)
+					wrows = append(wrows, wordRow{rid: rid, words: r.words})
+				}
 			}
 		}
 		res.Close()
@@ -548,13 +560,15 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
 			return l.wrap(err)
 		}
-		if len(wordCols) > 0 && len(wrows) > 0 {
-			wq, wargs := d.writeWords(l.table, wordCols, wrows)
+		l.n += int64(n)
+	}
+	if wper := max(1, maxParams/(1+len(wordCols))); len(wordCols) > 0 {
+		for start := 0; start < len(wrows); start += wper {
+			wq, wargs := d.writeWords(l.table, wordCols, wrows[start:min(start+wper, len(wrows))])
 			if _, err := l.stmts.exec(ctx, tx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
 		}
-		l.n += int64(n)
 	}
 	for w := range vocab {
 		if _, ok := l.vocab[w]; ok {
