@@ -41,6 +41,7 @@ type Load struct {
 	counts     Counts // what Commit changed, against the previous copy
 	live       bool   // the load writes into the live table (an Update)
 	stmts      *stmtCache
+	keyBytes   int // the largest key buffer of a batch so far
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -363,11 +364,15 @@ func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extrac
 	at := make(map[string]int, len(batch)) // idkey → its row in args
 	// The keys of the batch, copied out of ex into one buffer: a slice
 	// taken from it stays valid when appending moves the buffer.
-	var keys []byte
+	keys := make([]byte, 0, l.keyBytes)
 	key := func(k []byte) []byte {
 		keys = append(keys, k...)
 		return keys[len(keys)-len(k) : len(keys) : len(keys)]
 	}
+	// The batch's words by column, looked up without allocating: a word
+	// is checked against the vocabulary once per batch, not once per use.
+	seen := map[int]map[string]struct{}{}
+	defer func() { l.keyBytes = max(l.keyBytes, cap(keys)) }()
 	for i, rec := range batch {
 		if err := l.x.Extract(rec, ex); err != nil {
 			p.err = &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
@@ -425,10 +430,16 @@ func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extrac
 					} else {
 						text = nil
 					}
-					if hasLetter(w) {
-						if _, known := l.vocab[vocabWord{fi, string(w)}]; !known {
-							p.vocab[vocabWord{fi, string(w)}] = struct{}{}
-						}
+					if _, dup := seen[fi][string(w)]; dup || !hasLetter(w) {
+						continue
+					}
+					if seen[fi] == nil {
+						seen[fi] = map[string]struct{}{}
+					}
+					s := string(w)
+					seen[fi][s] = struct{}{}
+					if _, known := l.vocab[vocabWord{fi, s}]; !known {
+						p.vocab[vocabWord{fi, s}] = struct{}{}
 					}
 				}
 			}
