@@ -152,6 +152,8 @@ func (postgresDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) 
 	return db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 }
 
+func (postgresDialect) indexMemory(context.Context, querier, bool) error { return nil }
+
 // stagingTx makes the page's commit return without waiting for the WAL
 // flush (synchronous_commit off, for this transaction only). A server
 // crash can lose such a commit but never corrupts anything; the load's

@@ -684,6 +684,11 @@ func (l *Load) Commit(ctx context.Context) error {
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	if err := d.indexMemory(ctx, tx, true); err != nil {
+		return l.wrap(err)
+	}
+	// Only the cache's size: a failure to restore it changes no data.
+	defer func() { _ = d.indexMemory(context.WithoutCancel(ctx), s.w, false) }()
 	for i, f := range l.ts.Fields {
 		if !f.Index {
 			continue
