@@ -99,8 +99,15 @@ func sameSchema(a, b search.Schema) bool {
 // with the same bytes is left alone and counted Unchanged); each record
 // of deleted that the copy holds becomes a tombstone. checkpoint replaces
 // the copy's checkpoint (nil leaves it as it was).
-func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoint []byte) error {
+func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoint []byte) (err error) {
 	l := u.l
+	defer func() {
+		if err != nil {
+			// An update that failed is usually abandoned without Finish:
+			// its prepared statements are not kept for it.
+			l.stmts.close()
+		}
+	}()
 	if l.done {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the update has ended"}
 	}
