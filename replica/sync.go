@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"sync/atomic"
 	"time"
 
@@ -201,7 +202,7 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 // walk reads every record of entity with the connector's list, a batch
 // at a time.
 func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) error, rep *EntityReport) error {
-	batch := make([][]byte, 0, r.batch)
+	var batch [][]byte
 	var n int64
 	flush := func() error {
 		if len(batch) == 0 {
@@ -216,18 +217,38 @@ func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) 
 		batch = batch[:0]
 		return nil
 	}
-	for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
+	// Batches are read one ahead of the one being written.
+	batches := ahead(ctx, func(ctx context.Context) iter.Seq2[[][]byte, error] {
+		return func(yield func([][]byte, error) bool) {
+			batch := make([][]byte, 0, r.batch)
+			for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				batch = append(batch, rec.Raw())
+				if len(batch) == r.batch {
+					if !yield(batch, nil) {
+						return
+					}
+					batch = make([][]byte, 0, r.batch)
+				}
+			}
+			if len(batch) > 0 {
+				yield(batch, nil)
+			}
+		}
+	})
+	for b, err := range batches {
 		if err != nil {
 			return err
 		}
-		batch = append(batch, rec.Raw())
-		if len(batch) == r.batch {
-			if err := flush(); err != nil {
-				return err
-			}
+		batch = b
+		if err := flush(); err != nil {
+			return err
 		}
 	}
-	return flush()
+	return nil
 }
 
 func (r *Replica) report(entity string, m Mode, records, pages int64) {
@@ -358,7 +379,10 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 		}
 	} else {
 		var n int64
-		for ch, cerr := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], tributary.Checkpoint{}) {
+		pages := ahead(ctx, func(ctx context.Context) iter.Seq2[*tributary.Changes, error] {
+			return r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], tributary.Checkpoint{})
+		})
+		for ch, cerr := range pages {
 			if cerr != nil {
 				err = cerr
 				break

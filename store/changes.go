@@ -72,7 +72,7 @@ func (s *Store) BeginUpdate(ctx context.Context, sp Spec, opts ...LoadOption) (*
 			Message: "the copy was made with other searchable fields: synchronize it in full"}
 	}
 	x, _ := search.NewExtractor(ts.Schema, ts.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, id: id, table: tableName(id), x: x, created: true, live: true, vocab: map[vocabWord]struct{}{}}
+	l := &Load{s: s, spec: sp, ts: ts, id: id, table: tableName(id), x: x, created: true, live: true, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w)}
 	for _, o := range opts {
 		o(l)
 	}
@@ -99,8 +99,15 @@ func sameSchema(a, b search.Schema) bool {
 // with the same bytes is left alone and counted Unchanged); each record
 // of deleted that the copy holds becomes a tombstone. checkpoint replaces
 // the copy's checkpoint (nil leaves it as it was).
-func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoint []byte) error {
+func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoint []byte) (err error) {
 	l := u.l
+	defer func() {
+		if err != nil {
+			// An update that failed is usually abandoned without Finish:
+			// its prepared statements are not kept for it.
+			l.stmts.close()
+		}
+	}()
 	if l.done {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the update has ended"}
 	}
@@ -156,6 +163,7 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 		l.vocab[w] = struct{}{}
 	}
 	l.pending = nil
+	l.stmts.prepare(ctx)
 	return nil
 }
 
@@ -179,6 +187,7 @@ func (u *Update) Finish(ctx context.Context) error {
 		return nil
 	}
 	l.done = true
+	l.stmts.close()
 	d := l.s.d
 	fence, fargs := l.fence(5)
 	res, err := l.s.w.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+d.ph(1)+" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND live_table = "+d.ph(4)+fence,

@@ -71,6 +71,16 @@ type dialect interface {
 	readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)
 	// writeTx starts a transaction that writes.
 	writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error)
+	// indexMemory sets the memory the writer's connection caches pages in:
+	// small while a loaded table's indexes are built (SQLite's sorter takes
+	// as much again), the loading size otherwise.
+	indexMemory(ctx context.Context, q querier, building bool) error
+	// stagingTx prepares tx, which writes a page into the unfinished table
+	// of a full load, for the database's lightest durable commit: the
+	// table is dropped by the next load after a crash, and the commit
+	// that makes it live is a durable one, which makes every page before
+	// it durable too.
+	stagingTx(ctx context.Context, tx *sql.Tx) error
 	// wrap turns an engine error into one that says what went wrong.
 	wrap(op string, err error) error
 }

@@ -157,6 +157,17 @@ func (postgresDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) 
 	return db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 }
 
+func (postgresDialect) indexMemory(context.Context, querier, bool) error { return nil }
+
+// stagingTx makes the page's commit return without waiting for the WAL
+// flush (synchronous_commit off, for this transaction only). A server
+// crash can lose such a commit but never corrupts anything; the load's
+// final swap commits synchronously, flushing every page before it.
+func (postgresDialect) stagingTx(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off")
+	return err
+}
+
 func (postgresDialect) writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, nil)
 }

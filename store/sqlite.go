@@ -46,7 +46,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		q.Add("_txlock", lock)
 		return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn("immediate", 64<<10))
+	w, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB))
 	if err != nil {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
@@ -199,6 +199,28 @@ func (sqliteDialect) afterLoad(ctx context.Context, db *sql.DB) error {
 func (sqliteDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
+
+// The writer's page cache while it loads, and while it builds a loaded
+// table's indexes: SQLite's sorter holds up to the cache's size of keys
+// in memory besides the cache, which took a 1M-record load's peak RSS
+// from 185 MiB to 335 MiB.
+const (
+	writerCacheKiB = 64 << 10
+	indexCacheKiB  = 16 << 10
+)
+
+func (sqliteDialect) indexMemory(ctx context.Context, q querier, building bool) error {
+	kib := writerCacheKiB
+	if building {
+		kib = indexCacheKiB
+	}
+	_, err := q.ExecContext(ctx, "PRAGMA cache_size = -"+strconv.Itoa(kib))
+	return err
+}
+
+// stagingTx does nothing: SQLite's commits in WAL mode with synchronous
+// NORMAL wait for no fsync already.
+func (sqliteDialect) stagingTx(context.Context, *sql.Tx) error { return nil }
 
 func (sqliteDialect) writeTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, nil)

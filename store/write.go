@@ -40,6 +40,8 @@ type Load struct {
 	tombstones bool   // Commit keeps the previous copy's missing records as deletions
 	counts     Counts // what Commit changed, against the previous copy
 	live       bool   // the load writes into the live table (an Update)
+	stmts      *stmtCache
+	keyBytes   int // the largest key buffer of a batch so far
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -75,7 +77,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}}
+	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w)}
 	for _, o := range opts {
 		o(l)
 	}
@@ -308,6 +310,9 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	if err := l.s.d.stagingTx(ctx, tx); err != nil {
+		return l.wrap(err)
+	}
 	if err := l.writeRecords(ctx, tx, records); err != nil {
 		return err
 	}
@@ -332,11 +337,122 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 		l.vocab[w] = struct{}{}
 	}
 	l.pending = nil
+	l.stmts.prepare(ctx)
 	return nil
 }
 
+// preparedBatch is a batch of records extracted for writeRecords: the
+// INSERT's values and, by idkey, each record's bytes and words.
+type preparedBatch struct {
+	args  []any
+	n     int // rows in args
+	rows  map[string]batchRow
+	err   error
+	vocab map[vocabWord]struct{} // words not in l.vocab
+}
+
+type batchRow struct {
+	raw   []byte
+	words []string
+}
+
+// prepareBatch extracts the fields of batch (records first..first+len of
+// the page). It touches no database, so that writeRecords runs it for the
+// next batch while the current one is written.
+func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extracted) *preparedBatch {
+	p := &preparedBatch{args: make([]any, 0, len(batch)*perRow), rows: make(map[string]batchRow, len(batch)), vocab: map[vocabWord]struct{}{}}
+	at := make(map[string]int, len(batch)) // idkey → its row in args
+	// The keys of the batch, copied out of ex into one buffer: a slice
+	// taken from it stays valid when appending moves the buffer.
+	keys := make([]byte, 0, l.keyBytes)
+	key := func(k []byte) []byte {
+		keys = append(keys, k...)
+		return keys[len(keys)-len(k) : len(keys) : len(keys)]
+	}
+	// The batch's words by column, looked up without allocating: a word
+	// is checked against the vocabulary once per batch, not once per use.
+	seen := map[int]map[string]struct{}{}
+	defer func() { l.keyBytes = max(l.keyBytes, cap(keys)) }()
+	for i, rec := range batch {
+		if err := l.x.Extract(rec, ex); err != nil {
+			p.err = &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
+				Message: fmt.Sprintf("record %d of the page cannot be stored: %v", first+i, err), Cause: err}
+			return p
+		}
+		idkey := key(ex.IDKey)
+		if j, dup := at[string(idkey)]; dup {
+			// The same id twice in one statement: the later record wins,
+			// as it would in two statements.
+			p.args = append(p.args[:j*perRow], p.args[(j+1)*perRow:]...)
+			for k, v := range at {
+				if v > j {
+					at[k] = v - 1
+				}
+			}
+			p.n--
+		}
+		at[string(idkey)] = p.n
+		p.n++
+		p.args = append(p.args, idkey, ex.ID)
+		var ws []string
+		for fi, f := range l.ts.Fields {
+			if k := ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
+				l.ts.Fields[fi].Strings = true
+			} else if len(k) > 0 && k[0] == byte(search.ClassTime) {
+				l.ts.Fields[fi].Dates = true
+			}
+			if f.Key {
+				if k := ex.Keys[fi]; k != nil {
+					p.args = append(p.args, key(k))
+				} else {
+					p.args = append(p.args, nil)
+				}
+			}
+			t := ex.Times[fi]
+			if f.Time {
+				if t != nil {
+					p.args = append(p.args, t)
+				} else {
+					p.args = append(p.args, nil)
+				}
+			}
+			if f.Words {
+				if t != nil && f.Time {
+					ws = append(ws, "") // found through its time column
+					continue
+				}
+				text := ex.Text[fi]
+				ws = append(ws, string(text))
+				for len(text) > 0 {
+					w := text
+					if sp := bytes.IndexByte(text, ' '); sp >= 0 {
+						w, text = text[:sp], text[sp+1:]
+					} else {
+						text = nil
+					}
+					if _, dup := seen[fi][string(w)]; dup || !hasLetter(w) {
+						continue
+					}
+					if seen[fi] == nil {
+						seen[fi] = map[string]struct{}{}
+					}
+					s := string(w)
+					seen[fi][s] = struct{}{}
+					if _, known := l.vocab[vocabWord{fi, s}]; !known {
+						p.vocab[vocabWord{fi, s}] = struct{}{}
+					}
+				}
+			}
+		}
+		p.rows[string(idkey)] = batchRow{raw: rec, words: ws}
+	}
+	return p
+}
+
 // writeRecords upserts records into the load's table, with their words and
-// vocabulary, in tx.
+// vocabulary, in tx. The records are written in batches (one multi-row
+// statement each); the fields of the next batch are extracted, in a
+// goroutine, while the current one is written.
 func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) error {
 	d := l.s.d
 	if err := l.ensureTable(ctx, tx, records); err != nil {
@@ -354,82 +470,48 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 	}
 	perRow := len(cols)
 	per := max(1, min(maxRowsPerInsert, maxParams/perRow))
+	// Batches of equal size, so that a page's statements have the same
+	// text as the previous page's, prepared once (see stmtCache).
+	if nb := (len(records) + per - 1) / per; nb > 0 {
+		per = (len(records) + nb - 1) / nb
+	}
+	batches := make(chan *preparedBatch, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(batches)
+		var ex search.Extracted
+		for start := 0; start < len(records); start += per {
+			p := l.prepareBatch(records[start:min(start+per, len(records))], start, perRow, &ex)
+			select {
+			case batches <- p:
+			case <-stop:
+				return
+			}
+			if p.err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range batches { // until the goroutine ends
+		}
+	}()
 	vocab := map[vocabWord]struct{}{}
-	for start := 0; start < len(records); start += per {
-		batch := records[start:min(start+per, len(records))]
-		args := make([]any, 0, len(batch)*perRow)
-		type row struct {
-			raw   []byte
-			words []string
+	// The page's words are written together after its rows: FTS5 flushes
+	// its pending words into a new segment of the index at every
+	// statement (its savepoint), so one statement per batch made four
+	// times the segments, and merges, of one per page.
+	var wrows []wordRow
+	wat := map[int64]int{} // rid → its row in wrows
+	for p := range batches {
+		if p.err != nil {
+			return p.err
 		}
-		rows := make(map[string]row, len(batch)) // by idkey
-		at := make(map[string]int, len(batch))   // idkey → its row in args
-		n := 0
-		for i, rec := range batch {
-			if err := l.x.Extract(rec, &l.ex); err != nil {
-				return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
-					Message: fmt.Sprintf("record %d of the page cannot be stored: %v", start+i, err), Cause: err}
-			}
-			if j, dup := at[string(l.ex.IDKey)]; dup {
-				// The same id twice in one statement: the later record wins,
-				// as it would in two statements.
-				args = append(args[:j*perRow], args[(j+1)*perRow:]...)
-				for k, v := range at {
-					if v > j {
-						at[k] = v - 1
-					}
-				}
-				n--
-			}
-			at[string(l.ex.IDKey)] = n
-			n++
-			args = append(args, append([]byte(nil), l.ex.IDKey...), l.ex.ID)
-			var ws []string
-			for fi, f := range l.ts.Fields {
-				if k := l.ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
-					l.ts.Fields[fi].Strings = true
-				} else if len(k) > 0 && k[0] == byte(search.ClassTime) {
-					l.ts.Fields[fi].Dates = true
-				}
-				if f.Key {
-					if k := l.ex.Keys[fi]; k != nil {
-						args = append(args, append([]byte(nil), k...))
-					} else {
-						args = append(args, nil)
-					}
-				}
-				t := l.ex.Times[fi]
-				if f.Time {
-					if t != nil {
-						args = append(args, t)
-					} else {
-						args = append(args, nil)
-					}
-				}
-				if f.Words {
-					if t != nil && f.Time {
-						ws = append(ws, "") // found through its time column
-						continue
-					}
-					text := l.ex.Text[fi]
-					ws = append(ws, string(text))
-					for len(text) > 0 {
-						w := text
-						if sp := bytes.IndexByte(text, ' '); sp >= 0 {
-							w, text = text[:sp], text[sp+1:]
-						} else {
-							text = nil
-						}
-						if hasLetter(w) {
-							if _, known := l.vocab[vocabWord{fi, string(w)}]; !known {
-								vocab[vocabWord{fi, string(w)}] = struct{}{}
-							}
-						}
-					}
-				}
-			}
-			rows[string(l.ex.IDKey)] = row{raw: rec, words: ws}
+		for w := range p.vocab {
+			vocab[w] = struct{}{}
 		}
+		n := p.n
 		var q strings.Builder
 		fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", quoteIdent(l.table), strings.Join(cols, ", "))
 		for i := range n {
@@ -448,23 +530,29 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
 		}
 		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
-		res, err := tx.QueryContext(ctx, q.String(), args...)
+		res, err := l.stmts.query(ctx, tx, q.String(), p.args...)
 		if err != nil {
 			return l.wrap(err)
 		}
-		wrows := make([]wordRow, 0, n)
 		rawArgs := make([]any, 0, 2*n)
 		for res.Next() {
 			var rid int64
-			var idkey []byte
+			var idkey sql.RawBytes
 			if err := res.Scan(&rid, &idkey); err != nil {
 				res.Close()
 				return l.wrap(err)
 			}
-			r := rows[string(idkey)]
+			r := p.rows[string(idkey)]
 			rawArgs = append(rawArgs, rid, r.raw)
 			if len(wordCols) > 0 {
-				wrows = append(wrows, wordRow{rid: rid, words: r.words})
+				// A record written twice in the page (the same id in two
+				// batches) keeps its row: its last words win.
+				if j, ok := wat[rid]; ok {
+					wrows[j].words = r.words
+				} else {
+					wat[rid] = len(wrows)
+					wrows = append(wrows, wordRow{rid: rid, words: r.words})
+				}
 			}
 		}
 		res.Close()
@@ -480,23 +568,25 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 			rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
 		}
 		rq.WriteString(" ON CONFLICT (rid) DO UPDATE SET raw = excluded.raw")
-		if _, err := tx.ExecContext(ctx, rq.String(), rawArgs...); err != nil {
+		if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
 			return l.wrap(err)
 		}
-		if len(wordCols) > 0 && len(wrows) > 0 {
-			wq, wargs := d.writeWords(l.table, wordCols, wrows)
-			if _, err := tx.ExecContext(ctx, wq, wargs...); err != nil {
+		l.n += int64(n)
+	}
+	if wper := max(1, maxParams/(1+len(wordCols))); len(wordCols) > 0 {
+		for start := 0; start < len(wrows); start += wper {
+			wq, wargs := d.writeWords(l.table, wordCols, wrows[start:min(start+wper, len(wrows))])
+			if _, err := l.stmts.exec(ctx, tx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
 		}
-		l.n += int64(n)
 	}
 	for w := range vocab {
 		if _, ok := l.vocab[w]; ok {
 			delete(vocab, w)
 		}
 	}
-	if err := l.s.addVocab(ctx, tx, l.table, vocab); err != nil {
+	if err := l.s.addVocab(ctx, tx, l.stmts, l.table, vocab); err != nil {
 		return err
 	}
 	// Remembered only once the transaction commits (see Write).
@@ -532,7 +622,7 @@ type vocabWord struct {
 }
 
 // addVocab records the distinct words of each word column, for fuzzy.
-func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, table string, vocab map[vocabWord]struct{}) error {
+func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table string, vocab map[vocabWord]struct{}) error {
 	all := make([]vocabWord, 0, len(vocab))
 	for w := range vocab {
 		all = append(all, w)
@@ -554,7 +644,7 @@ func (s *Store) addVocab(ctx context.Context, tx *sql.Tx, table string, vocab ma
 			args = append(args, w.col, w.word)
 		}
 		q.WriteString(" ON CONFLICT DO NOTHING")
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		if _, err := stmts.exec(ctx, tx, q.String(), args...); err != nil {
 			return s.d.wrap("sync", err)
 		}
 	}
@@ -572,6 +662,7 @@ func (l *Load) Commit(ctx context.Context) error {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
 	}
 	s, d := l.s, l.s.d
+	l.stmts.close()
 	// Indexes, in their own transaction: a crash here leaves an unfinished
 	// table, which the next synchronization drops.
 	tx, err := d.writeTx(ctx, s.w)
@@ -593,6 +684,11 @@ func (l *Load) Commit(ctx context.Context) error {
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	if err := d.indexMemory(ctx, tx, true); err != nil {
+		return l.wrap(err)
+	}
+	// Only the cache's size: a failure to restore it changes no data.
+	defer func() { _ = d.indexMemory(context.WithoutCancel(ctx), s.w, false) }()
 	for i, f := range l.ts.Fields {
 		if !f.Index {
 			continue
@@ -677,6 +773,7 @@ func (l *Load) Abort(ctx context.Context) error {
 		return nil
 	}
 	l.done = true
+	l.stmts.close()
 	tx, err := l.s.d.writeTx(ctx, l.s.w)
 	if err != nil {
 		return l.wrap(err)
