@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -55,7 +56,18 @@ func (c *compiler) compile(f *search.Filter) (cond, error) {
 	case search.OpAnd:
 		var parts []string
 		exact := true
+		// Comparisons of one column within one class of keys become one
+		// range: SQLite takes an index's bounds from the first terms it
+		// finds, which may be the class's (a scan of every date after the
+		// lower bound instead of the dates between the two).
+		ranges := c.andRanges(f.Filters)
 		for i := range f.Filters {
+			if r, ok := ranges[i]; ok {
+				if r != nil {
+					parts = append(parts, "("+c.rangeSQL(r)+")")
+				}
+				continue
+			}
 			k, err := c.compile(&f.Filters[i])
 			if err != nil {
 				return cond{}, err
@@ -352,4 +364,123 @@ func (s *Store) vocabulary(ctx context.Context, q querier, table int64, col int)
 	s.vocab[key] = e
 	s.mu.Unlock()
 	return e, nil
+}
+
+// keyRange is a range of one key column within one class of keys: lo
+// (excluded when loOpen) to hi (excluded when hiOpen).
+type keyRange struct {
+	col            int
+	class          search.KeyClass
+	lo, hi         []byte
+	loOpen, hiOpen bool
+}
+
+// rangeOf returns the range a gt, gte, lt or lte filter compiles to when
+// that is one band of keys of one class (as order compiles it), or nil.
+func (c *compiler) rangeOf(f *search.Filter) *keyRange {
+	switch f.Op {
+	case search.OpGt, search.OpGte, search.OpLt, search.OpLte:
+	default:
+		return nil
+	}
+	col := c.ts.column(f.Field)
+	if col < 0 || !c.ts.Fields[col].Key {
+		return nil
+	}
+	field := c.ts.Fields[col]
+	var class search.KeyClass
+	var key []byte
+	switch v := f.Value; v.Kind() {
+	case search.KindNumber:
+		class, key = search.ClassNumber, v.Key()
+	case search.KindString:
+		s := v.Interface().(string)
+		switch {
+		case v.IsDateTime() && field.Dates && !field.Strings:
+			class, key = search.ClassTime, v.Key()
+		case !field.Dates && field.Strings:
+			class, key = search.ClassString, append(classBound(search.ClassString), s...)
+		default:
+			return nil // two bands, a time column, or none
+		}
+	default:
+		return nil
+	}
+	r := &keyRange{col: col, class: class}
+	if f.Op == search.OpGt || f.Op == search.OpGte {
+		r.lo, r.loOpen = key, f.Op == search.OpGt
+		r.hi, r.hiOpen = classBound(class+1), true
+	} else {
+		r.lo = classBound(class)
+		r.hi, r.hiOpen = key, f.Op == search.OpLt
+	}
+	return r
+}
+
+// andRanges finds the comparisons among an and's filters that narrow one
+// column within one class more than once: each such filter's index maps
+// to the group's intersected range (at its first filter) or to nil (at
+// the others, which it stands for).
+func (c *compiler) andRanges(fs []search.Filter) map[int]*keyRange {
+	type group struct {
+		first int
+		r     keyRange
+		n     int
+	}
+	var groups []*group
+	members := map[int]*group{}
+	for i := range fs {
+		r := c.rangeOf(&fs[i])
+		if r == nil {
+			continue
+		}
+		var g *group
+		for _, h := range groups {
+			if h.r.col == r.col && h.r.class == r.class {
+				g = h
+				break
+			}
+		}
+		if g == nil {
+			g = &group{first: i, r: *r}
+			groups = append(groups, g)
+		} else {
+			// The higher lower bound, the lower upper bound; at equal
+			// bounds the excluding one.
+			if d := bytes.Compare(r.lo, g.r.lo); d > 0 || d == 0 && r.loOpen {
+				g.r.lo, g.r.loOpen = r.lo, r.loOpen
+			}
+			if d := bytes.Compare(r.hi, g.r.hi); d < 0 || d == 0 && r.hiOpen {
+				g.r.hi, g.r.hiOpen = r.hi, r.hiOpen
+			}
+		}
+		g.n++
+		members[i] = g
+	}
+	out := map[int]*keyRange{}
+	for i, g := range members {
+		if g.n < 2 {
+			continue
+		}
+		if i == g.first {
+			out[i] = &g.r
+		} else {
+			out[i] = nil
+		}
+	}
+	return out
+}
+
+// rangeSQL is the condition of r, which is exact.
+func (c *compiler) rangeSQL(r *keyRange) string {
+	c.indexed = c.indexed || c.ts.Fields[r.col].Index
+	k := "r." + keyCol(r.col)
+	lo, hi := ">=", "<="
+	if r.loOpen {
+		lo = ">"
+	}
+	if r.hiOpen {
+		hi = "<"
+	}
+	return fmt.Sprintf("%s %s %s AND %s %s %s", k, lo, c.arg(r.lo), k, hi, c.arg(r.hi))
 }

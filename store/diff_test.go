@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,10 +259,17 @@ func loadBoth(t testing.TB, st *store.Store, seed uint64, n int) *search.Index {
 // on the first difference.
 func diffQueries(t *testing.T, st *store.Store, ix *search.Index, seed uint64, count int) {
 	t.Helper()
-	ctx := context.Background()
 	r := rand.New(rand.NewPCG(seed, 99))
+	diffRequests(t, st, ix, count, func() search.Request { return genRequest(r) })
+}
+
+// diffRequests runs count requests of gen against st and ix and fails on
+// the first difference.
+func diffRequests(t *testing.T, st *store.Store, ix *search.Index, count int, gen func() search.Request) {
+	t.Helper()
+	ctx := context.Background()
 	for q := range count {
-		req := genRequest(r)
+		req := gen()
 		for page := 0; page < 3; page++ {
 			want, werr := ix.Search(req)
 			got, gerr := st.Search(ctx, "diff", "things", req)
@@ -317,4 +325,56 @@ func TestDifferentialPostgres(t *testing.T) {
 	ix := loadBoth(t, st, 7, 600)
 	n := diffQueryCount()
 	diffQueries(t, st, ix, 11, n)
+}
+
+// genRange returns an and of comparisons, several of them on one field
+// (which the store turns into one range), and maybe another condition.
+func genRange(r *rand.Rand) search.Request {
+	f := pick(r, scalarFields)
+	var fs []search.Filter
+	for range 2 + r.IntN(3) {
+		v := genValue(r, f)
+		switch r.IntN(4) {
+		case 0:
+			fs = append(fs, search.Gt(f, v))
+		case 1:
+			fs = append(fs, search.Gte(f, v))
+		case 2:
+			fs = append(fs, search.Lt(f, v))
+		default:
+			fs = append(fs, search.Lte(f, v))
+		}
+	}
+	if r.IntN(2) == 0 {
+		fs = slices.Insert(fs, r.IntN(len(fs)+1), genFilter(r, 1))
+	}
+	req := search.Request{Limit: 1 + r.IntN(40), Query: search.Query{Filter: search.And(fs...).Ptr()}}
+	if r.IntN(2) == 0 {
+		req.Query.Sort = []search.SortItem{search.Desc(pick(r, scalarFields))}
+	}
+	return req
+}
+
+// TestDifferentialRanges: ands of comparisons on one field, whose bounds
+// the store merges into one range, against the reference.
+func TestDifferentialRanges(t *testing.T) {
+	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/ranges.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	r := rand.New(rand.NewPCG(13, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genRange(r) })
+}
+
+func TestDifferentialRangesPostgres(t *testing.T) {
+	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	r := rand.New(rand.NewPCG(13, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genRange(r) })
 }
