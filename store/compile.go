@@ -25,6 +25,8 @@ type compiler struct {
 	// indexed reports that a condition can use an index (a key column's
 	// B-tree or the word index).
 	indexed bool
+	// words is the last word index condition compiled (no date-times).
+	words string
 }
 
 // cond is a compiled condition; sql "" means "every record" (a superset
@@ -278,6 +280,9 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 		return cond{sql: "", exact: false}, nil
 	}
 	c.indexed = true
+	if dates == "" {
+		c.words = m
+	}
 	return cond{sql: m + dates, exact: false}, nil
 }
 

@@ -74,6 +74,12 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		// records, its index is set aside.
 		var n int
 		probe := "SELECT count(*) FROM (SELECT 1 FROM " + quoteIdent(tableName(table)) + " r WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(broadFilter) + ")"
+		if sub, ok := wordsOnly(where.sql, c.words); ok {
+			// The filter is the word index's condition alone: its
+			// matches are the index's (tombstones aside), counted without
+			// reading a record (1 ms instead of 60 for 20,000 at 1M).
+			probe = "SELECT count(*) FROM (" + sub + " LIMIT " + strconv.Itoa(broadFilter) + ")"
+		}
 		if err := tx.QueryRowContext(ctx, probe, c.args...).Scan(&n); err != nil {
 			return nil, s.d.wrap("search", err)
 		}
@@ -410,6 +416,17 @@ func (s *Store) decideChunk(ctx context.Context, tx querier, rawTable string, ri
 		}
 		return false, nil
 	}
+}
+
+// wordsOnly returns the word index's query (of rowids) when the filter's
+// condition where is the word index condition words and nothing else.
+func wordsOnly(where, words string) (string, bool) {
+	const in = "r.rid IN ("
+	if words == "" || where != words || !strings.HasPrefix(where, in) || !strings.HasSuffix(where, ")") ||
+		strings.Count(where, " IN (") != 1 {
+		return "", false
+	}
+	return where[len(in) : len(where)-1], true
 }
 
 // broadFilter is the number of matches past which a filter is broad: an
