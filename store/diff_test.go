@@ -378,3 +378,34 @@ func TestDifferentialRangesPostgres(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 99))
 	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genRange(r) })
 }
+
+// genScored returns a request ordered by score: a keyword or fuzzy,
+// alone or beside a condition that does not score, which the store ranks
+// by levels of score.
+func genScored(r *rand.Rand) search.Request {
+	var f search.Filter
+	field := pick(r, []string{"subject", "body", "status"})
+	text := genText(r) + " " + genText(r)
+	if r.IntN(2) == 0 {
+		f = search.Keyword(field, text)
+	} else {
+		f = search.Fuzzy(field, text)
+	}
+	if r.IntN(3) == 0 {
+		f = search.And(f, search.Not(search.Eq("status", pick(r, statuses))))
+	}
+	return search.Request{Limit: 1 + r.IntN(20), Query: search.Query{Filter: &f}}
+}
+
+// TestDifferentialScored: requests ranked by score (the store's levels of
+// score, one word index query each) against the reference.
+func TestDifferentialScored(t *testing.T) {
+	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/scored.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	r := rand.New(rand.NewPCG(17, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
+}

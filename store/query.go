@@ -118,7 +118,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if len(req.Query.Sort) == 0 && ev.Scoring() && !constScore(req.Canonical(ts.Schema).Query.Filter, false) {
 		inSQL = false
 	}
-	query := func(extra string, order []string) string {
+	queryOver := func(conds []string, extra string, order []string) string {
 		all := append(slices.Clone(conds), extra)
 		if extra == "" {
 			all = conds
@@ -132,6 +132,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		}
 		return q
 	}
+	query := func(extra string, order []string) string { return queryOver(conds, extra, order) }
 	rawQuery := func() string {
 		q := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + rawTable + " x ON x.rid = r.rid"
 		if len(conds) > 0 {
@@ -158,7 +159,16 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 				if broad {
 					lv.cond = noIndex(lv.cond)
 				}
-				qs = append(qs, sqlQuery{q: query("("+lv.cond+")", []string{}), args: lv.args, score: lv.score})
+				q := query("("+lv.cond+")", []string{})
+				if _, only := wordsOnly(where.sql, c.words); only && s.d.name() == "sqlite" {
+					// The level's words imply the filter's, its last
+					// condition: one query of the word index instead of
+					// two (the Evaluator decides every record all the
+					// same). SQLite's values are numbered by position.
+					q = queryOver(conds[:len(conds)-1], "("+lv.cond+")", []string{})
+					lv.args = lv.args[len(c.args):]
+				}
+				qs = append(qs, sqlQuery{q: q, args: lv.args, score: lv.score})
 			}
 			res, err = s.ordered(ctx, tx, rawTable, qs, false, ev)
 			if errors.Is(err, errScoreMismatch) {

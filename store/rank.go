@@ -152,9 +152,33 @@ func (c *compiler) levels(leaf *search.Filter) ([]level, bool, error) {
 		return m
 	}
 	var out []level
+	pm, merge := c.s.d.(patternMatcher)
 	for i := 0; i < len(pats); {
 		// The level's values follow the filter's, numbered after them.
 		lv := level{score: pats[i].score, args: slices.Clone(c.args)}
+		if merge {
+			// One query of the word index for the whole level.
+			var wps []wordPattern
+			for ; i < len(pats) && pats[i].score == lv.score; i++ {
+				var wp wordPattern
+				for j, d := range pats[i].dist {
+					if d < 0 {
+						wp.none = append(wp.none, groups[j][0])
+						continue
+					}
+					wp.all = append(wp.all, groups[j][d])
+					for nearer := range d {
+						if len(groups[j][nearer]) > 0 {
+							wp.none = append(wp.none, groups[j][nearer])
+						}
+					}
+				}
+				wps = append(wps, wp)
+			}
+			lv.cond = pm.patternsMatch(table, col, wps, &lv.args)
+			out = append(out, lv)
+			continue
+		}
 		var ors []string
 		for ; i < len(pats) && pats[i].score == lv.score; i++ {
 			var ands []string
@@ -185,4 +209,19 @@ func isASCIIWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// wordPattern is one pattern of words of a score level: for every group
+// of all, one of its words; for no group of none, any of its words.
+type wordPattern struct {
+	all, none [][]string
+}
+
+// patternMatcher is a dialect whose word index answers a level's patterns
+// in one query.
+type patternMatcher interface {
+	// patternsMatch returns a condition on the records table (alias r)
+	// that holds for the records whose column col has one of the patterns
+	// (every pattern has a group in all; every word is ASCII).
+	patternsMatch(table string, col int, pats []wordPattern, args *[]any) string
 }

@@ -169,6 +169,42 @@ func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *
 	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table))), true
 }
 
+// patternsMatch: one FTS5 query, ((a OR b) AND (c) NOT (d)) OR (…); NOT
+// is FTS5's binary "and not".
+func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, args *[]any) string {
+	group := func(b *strings.Builder, g []string) {
+		b.WriteByte('(')
+		for j, w := range g {
+			if j > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString(`"` + w + `"`)
+		}
+		b.WriteByte(')')
+	}
+	var q strings.Builder
+	for i, p := range pats {
+		if i > 0 {
+			q.WriteString(" OR ")
+		}
+		q.WriteString("((")
+		for j, g := range p.all {
+			if j > 0 {
+				q.WriteString(" AND ")
+			}
+			group(&q, g)
+		}
+		q.WriteByte(')')
+		for _, g := range p.none {
+			q.WriteString(" NOT ")
+			group(&q, g)
+		}
+		q.WriteByte(')')
+	}
+	*args = append(*args, fmt.Sprintf("{w%d} : (%s)", col, q.String()))
+	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table)))
+}
+
 func isASCII(s string) bool {
 	for i := range len(s) {
 		if s[i] >= 0x80 {
