@@ -114,6 +114,13 @@ type Config struct {
 	Registry *prometheus.Registry
 }
 
+// Format prints the configuration without its secrets: the keys, the
+// clients' secrets and the static tokens are left out.
+func (c Config) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "server.Config{Store: %v, Keys: [REDACTED], Clients: %d, Tokens: %d, TokenTTL: %v, SyncEvery: %v, SyncWorkers: %d, Owner: %q}",
+		c.Store, len(c.Clients), len(c.Tokens), c.TokenTTL, c.SyncEvery, c.SyncWorkers, c.Owner)
+}
+
 // Defaults of Config's zero fields.
 const (
 	DefaultTokenTTL  = time.Hour

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -518,5 +519,17 @@ func TestTokensAcrossProcessesAndRemovedClients(t *testing.T) {
 	}
 	if a := without.do(t, "POST", "/api/v1/account/applications/token", "", map[string]any{"client_id": clientB.ID, "client_secret": clientB.Secret}); a.status != http.StatusUnauthorized {
 		t.Errorf("token for a removed client: %d %s", a.status, a.body)
+	}
+}
+
+// Printing a configuration, a client or a static token shows no secret.
+func TestConfigPrintsNoSecret(t *testing.T) {
+	keys := newKeys(t, "k1")
+	cfg := server.Config{Keys: keys, Clients: []server.Client{clientA}, Tokens: []server.StaticToken{{Token: "static-token-0123456789", Client: "a"}}}
+	_, keyB64, _ := strings.Cut(keys, ":")
+	for _, v := range []any{cfg, &cfg, clientA, cfg.Tokens[0]} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			leaks(t, "printing "+verb, fmt.Sprintf(verb, v), keyB64, clientA.Secret, "static-token-0123456789")
+		}
 	}
 }
