@@ -461,3 +461,24 @@ func (r *Replica) syncIfMissing(ctx context.Context, entity string) error {
 	_, err := r.syncOne(ctx, entity, false, nil)
 	return err
 }
+
+// Syncable lists the entities a sync takes when none are named: those that
+// offer search, can be listed, and need no list parameters (GitHub's
+// owner and repo, Salesforce's SOQL, a ticket's id for its comments must
+// come from the caller). `tributary sync` and `tributary serve` use it.
+func Syncable(entities []tributary.Entity) []string {
+	var out []string
+next:
+	for _, e := range entities {
+		if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 || !e.Supports(tributary.ActionList) {
+			continue
+		}
+		for _, p := range e.Params[tributary.ActionList] {
+			if p.Required {
+				continue next
+			}
+		}
+		out = append(out, e.Name)
+	}
+	return out
+}

@@ -103,7 +103,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.storeFailed(w, r, "create", err)
 		return
 	}
-	if ents := searchable(conn); len(ents) > 0 {
+	if ents := replica.Syncable(conn.Entities()); len(ents) > 0 {
 		if err := s.st.Register(r.Context(), id, ents...); err != nil {
 			s.storeFailed(w, r, "create", err)
 			return
@@ -130,27 +130,6 @@ func printable(s string) bool {
 		}
 	}
 	return true
-}
-
-// searchable lists the entities of conn that the background sync keeps:
-// those that offer search and can be listed without parameters. An entity
-// whose list needs some (GitHub's owner and repo, Salesforce's SOQL) is
-// synchronized by nobody, and its search answers with the list's error.
-func searchable(conn tributary.Connector) []string {
-	var out []string
-next:
-	for _, e := range conn.Entities() {
-		if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 || !e.Supports(tributary.ActionList) {
-			continue
-		}
-		for _, p := range e.Params[tributary.ActionList] {
-			if p.Required {
-				continue next
-			}
-		}
-		out = append(out, e.Name)
-	}
-	return out
 }
 
 // open opens a connector of row's kind with creds; OAuth refreshes go
@@ -196,14 +175,9 @@ func (s *Server) connector(ctx context.Context, sc scope, id string) (*live, err
 	if !idRE.MatchString(id) {
 		return nil, errNoConnector
 	}
-	s.mu.Lock()
-	l, ok := s.conns[id]
-	s.mu.Unlock()
-	if !ok {
-		var err error
-		if l, err = s.load(ctx, id); err != nil {
-			return nil, err
-		}
+	l, err := s.connectorAny(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	if !sc.allows(l.row.Tenant, l.row.ExternalUserID) {
 		return nil, errNoConnector

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
-	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
 )
 
@@ -152,10 +151,6 @@ type metrics struct {
 }
 
 func newMetrics(reg *prometheus.Registry, s *Server) (*metrics, error) {
-	s.kindLabel = map[string]struct{}{"none": {}}
-	for _, k := range kindsKnown() {
-		s.kindLabel[k] = struct{}{}
-	}
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tributary_requests_total",
 			Help: "Requests answered, by endpoint, connector kind and outcome (success or the error type)."}, []string{"endpoint", "kind", "outcome"}),
@@ -239,8 +234,6 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, now.Sub(e.SyncedAt).Seconds(), e.Connector, e.Entity)
 	}
 }
-
-func kindsKnown() []string { return kinds.Types() }
 
 func levelFor(status int) slog.Level {
 	switch {

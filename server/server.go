@@ -35,6 +35,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/keyring"
+	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/store"
 )
@@ -195,7 +196,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, st: cfg.Store, keys: keys, log: cfg.Logger, owner: cfg.Owner,
 		clients: map[string][32]byte{}, static: map[[32]byte]scope{},
-		conns: map[string]*live{}, syncing: map[string]chan struct{}{}}
+		conns: map[string]*live{}, syncing: map[string]chan struct{}{}, kindLabel: map[string]struct{}{"none": {}}}
+	for _, k := range kinds.Types() {
+		s.kindLabel[k] = struct{}{}
+	}
 	for _, c := range cfg.Clients {
 		if c.ID == "" || len(c.Secret) < 16 {
 			return nil, fmt.Errorf("server: client %q: an id and a secret of at least 16 characters are required", c.ID)

@@ -94,7 +94,7 @@ tells two accounts of one kind apart in one store (search with the same
 				if given {
 					return usageErr(cmd, "-p and --params need the entities named: the params of one entity's list rarely fit another's")
 				}
-				entities = syncable(es)
+				entities = replica.Syncable(es)
 				if len(entities) == 0 {
 					return usageErr(cmd, "every searchable entity of %s needs list params: name the entities and give them with -p", kind)
 				}
@@ -139,25 +139,6 @@ tells two accounts of one kind apart in one store (search with the same
 	cmd.Flags().BoolVar(&full, "full", false, "walk every entity in full, even those with a change feed (the first round, with --every)")
 	cmd.Flags().DurationVar(&every, "every", 0, "sync again every DURATION (e.g. 5m) until interrupted; Ctrl-C finishes the page under way and exits")
 	return cmd
-}
-
-// syncable lists the entities sync takes by default: searchable, listable,
-// and with no required list params.
-func syncable(es []tributary.Entity) []string {
-	var out []string
-	for _, e := range es {
-		if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 || !e.Supports(tributary.ActionList) {
-			continue
-		}
-		needs := false
-		for _, p := range e.Params[tributary.ActionList] {
-			needs = needs || p.Required
-		}
-		if !needs {
-			out = append(out, e.Name)
-		}
-	}
-	return out
 }
 
 // completeSyncArgs completes the type, then any number of searchable

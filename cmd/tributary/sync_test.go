@@ -19,6 +19,7 @@ import (
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/replica"
 )
 
 // storeStats is the --json output of store stats.
@@ -165,9 +166,9 @@ func TestSyncDefaultEntities(t *testing.T) {
 	r := cli(t, "sync", "mailchimp", "--sandbox", "--store", db, "--name", "acme")
 	r.want(t, 0)
 	es, _ := kinds.Catalogue("mailchimp")
-	want := syncable(es)
+	want := replica.Syncable(es)
 	if len(want) == 0 || slices.Contains(want, "email_activity") { // needs campaign_id
-		t.Fatalf("syncable(mailchimp) = %v", want)
+		t.Fatalf("replica.Syncable(mailchimp) = %v", want)
 	}
 	var got []string
 	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
