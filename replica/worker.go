@@ -319,7 +319,12 @@ func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
 		// Another worker has the copy now; nothing to release.
 		w.log.Warn("replica worker: claim lost, another worker took the copy over", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "err", err)
 	case ctx.Err() != nil:
-		// Stopping: let another worker take the copy over at once.
+		// Stopping: let another worker take the copy over at once. What
+		// failed failed because of the stop (PostgreSQL's driver answers a
+		// cancelled statement with a dead connection): say so.
+		if !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("%w: %w", ctx.Err(), err)
+		}
 		w.release(ctx, c)
 	default:
 		n := w.setFails(k, 1)
