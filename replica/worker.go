@@ -240,7 +240,15 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	for ctx.Err() == nil {
-		c, err := w.st.ClaimNext(ctx, w.owner, w.ttl, w.every)
+		// Not under ctx: a claim committed as ctx ends would otherwise be
+		// unknown to this worker and block the copy until it lapses.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		c, err := w.st.ClaimNext(cctx, w.owner, w.ttl, w.every)
+		cancel()
+		if c != nil && ctx.Err() != nil {
+			w.release(ctx, c)
+			break
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				w.log.Error("replica worker: looking for a due copy", "owner", w.owner, "err", err)
@@ -272,7 +280,15 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	var errs []error
 	n := 0
 	for ctx.Err() == nil {
-		c, err := w.st.ClaimNext(ctx, w.owner, w.ttl, w.every)
+		// Not under ctx: a claim committed as ctx ends would otherwise be
+		// unknown to this worker and block the copy until it lapses.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		c, err := w.st.ClaimNext(cctx, w.owner, w.ttl, w.every)
+		cancel()
+		if c != nil && ctx.Err() != nil {
+			w.release(ctx, c)
+			break
+		}
 		if err != nil {
 			return n, errors.Join(append(errs, fmt.Errorf("replica worker: looking for a due copy: %w", err))...)
 		}
