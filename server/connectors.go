@@ -30,7 +30,52 @@ type live struct {
 
 // sealed is what the credentials are sealed as.
 type sealed struct {
+	// Credentials are the connector's, as created, but for the refresh
+	// token, which follows every rotation.
 	Credentials map[string]any `json:"credentials"`
+	// Token is the newest OAuth token any process obtained (nil before the
+	// first refresh): another process adopts it instead of refreshing.
+	Token *savedToken `json:"token,omitempty"`
+}
+
+// savedToken is an OAuth token as the processes share it, with the token
+// response's fields the kinds read (tokenExtras).
+type savedToken struct {
+	AccessToken  string            `json:"access_token"`
+	RefreshToken string            `json:"refresh_token,omitempty"`
+	Expiry       time.Time         `json:"expiry,omitzero"`
+	Extra        map[string]string `json:"extra,omitempty"`
+}
+
+// tokenExtras are the token response fields a kind reads besides the
+// tokens: Salesforce's instance URL and Gong's customer host. A process
+// that adopts another's token must see them too, or it would send the
+// token to the default host.
+var tokenExtras = []string{"instance_url", "api_base_url_for_customer"}
+
+func saveToken(tok *oauth2.Token) *savedToken {
+	st := &savedToken{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry}
+	for _, k := range tokenExtras {
+		if v, ok := tok.Extra(k).(string); ok && v != "" {
+			if st.Extra == nil {
+				st.Extra = map[string]string{}
+			}
+			st.Extra[k] = v
+		}
+	}
+	return st
+}
+
+func (st *savedToken) token() *oauth2.Token {
+	tok := &oauth2.Token{AccessToken: st.AccessToken, RefreshToken: st.RefreshToken, Expiry: st.Expiry, TokenType: "Bearer"}
+	if len(st.Extra) > 0 {
+		extra := make(map[string]any, len(st.Extra))
+		for k, v := range st.Extra {
+			extra[k] = v
+		}
+		tok = tok.WithExtra(extra)
+	}
+	return tok
 }
 
 // idRE is the shape of a connector id; anything else is not found before
@@ -94,7 +139,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if body.ReplicationConfig != nil {
 		row.Replication, _ = json.Marshal(body.ReplicationConfig)
 	}
-	if row.Sealed, err = s.seal(id, body.Credentials); err != nil {
+	if row.Sealed, err = s.seal(id, &sealed{Credentials: body.Credentials}); err != nil {
 		s.fail(w, r, http.StatusInternalServerError, "server_error", "could not seal the credentials", "")
 		return
 	}
@@ -140,9 +185,9 @@ func (s *Server) open(row store.Connector, creds map[string]any) (tributary.Conn
 	return kinds.Open(row.Kind, creds, opts...)
 }
 
-// seal seals credentials for connector id.
-func (s *Server) seal(id string, creds map[string]any) ([]byte, error) {
-	b, err := json.Marshal(sealed{Credentials: creds})
+// seal seals a connector's credentials and token for connector id.
+func (s *Server) seal(id string, sl *sealed) ([]byte, error) {
+	b, err := json.Marshal(sl)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +198,8 @@ func (s *Server) seal(id string, creds map[string]any) ([]byte, error) {
 // keys (a key missing from Config.Keys, or a damaged row).
 var errSealed = errors.New("the connector's credentials do not open with this service's keys")
 
-// unseal opens a connector's credentials.
-func (s *Server) unseal(row *store.Connector) (map[string]any, error) {
+// unseal opens a connector's credentials and token.
+func (s *Server) unseal(row *store.Connector) (*sealed, error) {
 	b, err := s.keys.Open(row.Sealed, []byte(row.ID))
 	if err != nil {
 		return nil, fmt.Errorf("%w: connector %s: %w", errSealed, row.ID, err)
@@ -163,7 +208,7 @@ func (s *Server) unseal(row *store.Connector) (map[string]any, error) {
 	if err := json.Unmarshal(b, &sl); err != nil {
 		return nil, fmt.Errorf("%w: connector %s: %w", errSealed, row.ID, err)
 	}
-	return sl.Credentials, nil
+	return &sl, nil
 }
 
 // errNoConnector: no connector with this id is visible to the caller
@@ -194,11 +239,11 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	creds, err := s.unseal(row)
+	sl, err := s.unseal(row)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := s.open(*row, creds)
+	conn, err := s.open(*row, sl.Credentials)
 	if err != nil {
 		return nil, err
 	}
@@ -260,27 +305,27 @@ type tokenStore struct {
 func (t *tokenStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh func(ctx context.Context, refreshToken string) (*oauth2.Token, error)) (*oauth2.Token, error) {
 	var out *oauth2.Token
 	_, err := t.s.st.LockConnector(ctx, t.id, func(ctx context.Context, row *store.Connector) ([]byte, error) {
-		creds, err := t.s.unseal(row)
+		sl, err := t.s.unseal(row)
 		if err != nil {
 			return nil, err
 		}
-		access, _ := creds["access_token"].(string)
-		rt, _ := creds["refresh_token"].(string)
-		if access != "" && (stale == nil || access != stale.AccessToken) {
+		if saved := sl.Token; saved != nil && (stale == nil || saved.AccessToken != stale.AccessToken) &&
+			(saved.Expiry.IsZero() || time.Until(saved.Expiry) > time.Minute) {
 			// Another process refreshed since this one read its token.
-			out = &oauth2.Token{AccessToken: access, RefreshToken: rt, TokenType: "Bearer"}
+			out = saved.token()
 			return nil, nil
 		}
+		rt, _ := sl.Credentials["refresh_token"].(string)
 		tok, err := refresh(ctx, rt)
 		if err != nil {
 			return nil, err
 		}
-		creds["access_token"] = tok.AccessToken
 		if tok.RefreshToken != "" {
-			creds["refresh_token"] = tok.RefreshToken
+			sl.Credentials["refresh_token"] = tok.RefreshToken
 		}
+		sl.Token = saveToken(tok)
 		out = tok
-		return t.s.seal(row.ID, creds)
+		return t.s.seal(row.ID, sl)
 	})
 	if err != nil {
 		return nil, err

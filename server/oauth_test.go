@@ -5,6 +5,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds/salesforce"
+	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/server"
 	"github.com/tributary-dev/tributary/store"
@@ -71,5 +74,38 @@ func TestOAuthRefreshSharedAcrossProcesses(t *testing.T) {
 			}
 			leaks(t, "the logs", s1.logs.String()+s2.logs.String()+s3.logs.String(), zd.RefreshToken(), zd.AccessToken(), zendesktest.DefaultClientSecret)
 		})
+	}
+}
+
+// A Salesforce connector created with a refresh token alone works from a
+// second process that never refreshed: it adopts the first's token from
+// the store. (With WithBaseURL the instance is the fake's either way; that
+// the token response's instance_url travels with an adopted token is
+// TestSavedTokenKeepsExtras.)
+func TestSecondProcessAdoptsToken(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.db")
+	sf := salesforcetest.New()
+	defer sf.Close()
+	keys := newKeys(t, "k1")
+	cfg := func(c *server.Config) {
+		c.Keys = keys
+		c.ConnectorOptions = map[string][]tributary.Option{salesforce.Type: {tributary.WithBaseURL(sf.URL)}}
+	}
+	s1 := start(t, openSQLiteAt(t, path), nil, cfg)
+	tok1 := s1.token(t, clientA, "")
+	a := s1.do(t, "POST", "/v1/integrations/connectors", tok1, map[string]any{"external_user_id": "u", "connector_type": salesforce.Type,
+		"credentials": map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret,
+			"refresh_token": salesforcetest.DefaultRefreshToken}})
+	id, _ := a.json["id"].(string)
+	if a.status != 201 {
+		t.Fatalf("create: %d %s", a.status, a.body)
+	}
+	list := map[string]any{"entity": "accounts", "action": "list", "params": map[string]any{"q": "SELECT Id, Name FROM Account"}}
+	if a := s1.execute(t, tok1, id, list); a.status != 200 {
+		t.Fatalf("first process: %d %.300s", a.status, a.body)
+	}
+	s2 := start(t, openSQLiteAt(t, path), nil, cfg)
+	if a := s2.execute(t, s2.token(t, clientA, ""), id, list); a.status != 200 {
+		t.Fatalf("second process, adopting the first's token: %d %.300s", a.status, a.body)
 	}
 }
