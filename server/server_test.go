@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -366,7 +367,16 @@ func TestAttacksAreRefused(t *testing.T) {
 	other := start(t, sqliteStore(t), nil, nil)
 	foreign := other.token(t, clientA, "")
 	payload, sig, _ := strings.Cut(strings.TrimPrefix(tok, "trb1."), ".")
-	forged := "trb1." + strings.ReplaceAll(payload, "A", "B") + "." + sig
+	// The claims rewritten for tenant B under A's signature, and A's claims
+	// with the signature's first byte changed.
+	claims, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil || !bytes.Contains(claims, []byte(`"tenant-a"`)) {
+		t.Fatalf("token claims %q: %v", claims, err)
+	}
+	forged := "trb1." + base64.RawURLEncoding.EncodeToString(bytes.ReplaceAll(claims, []byte(`"tenant-a"`), []byte(`"tenant-b"`))) + "." + sig
+	rawSig, _ := base64.RawURLEncoding.DecodeString(sig)
+	rawSig[0] ^= 0xff
+	badSig := "trb1." + payload + "." + base64.RawURLEncoding.EncodeToString(rawSig)
 
 	for _, c := range []struct {
 		name, token string
@@ -374,6 +384,7 @@ func TestAttacksAreRefused(t *testing.T) {
 		{"no token", ""},
 		{"a token of another service", foreign},
 		{"a forged token", forged},
+		{"a token with a changed signature", badSig},
 		{"a token cut short", tok[:len(tok)-3]},
 		{"garbage", "not-a-token"},
 		{"a client secret as a token", clientA.Secret},
