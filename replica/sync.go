@@ -379,17 +379,34 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 		}
 	} else {
 		var n int64
-		pages := ahead(ctx, func(ctx context.Context) iter.Seq2[*tributary.Changes, error] {
-			return r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], tributary.Checkpoint{})
+		// The next page is read, and its fields extracted, while the
+		// store writes the current one.
+		type prepared struct {
+			ch   *tributary.Changes
+			page *store.Page
+		}
+		pages := ahead(ctx, func(ctx context.Context) iter.Seq2[prepared, error] {
+			return func(yield func(prepared, error) bool) {
+				for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], tributary.Checkpoint{}) {
+					var p prepared
+					if err == nil {
+						p = prepared{ch, l.Prepare(raws(ch.Records))}
+					}
+					if !yield(p, err) {
+						return
+					}
+				}
+			}
 		})
-		for ch, cerr := range pages {
+		for p, cerr := range pages {
 			if cerr != nil {
 				err = cerr
 				break
 			}
+			ch := p.ch
 			cpo := ch.Checkpoint
 			cp, _ := json.Marshal(state{Feed: &cpo, FullAt: began})
-			if err = l.Write(ctx, raws(ch.Records), cp); err != nil {
+			if err = l.WritePage(ctx, p.page, cp); err != nil {
 				break
 			}
 			if err = l.WriteDeleted(ctx, raws(ch.Deleted)); err != nil {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // kind is the JSON kind of a parsed node. kMissing marks a path that does
@@ -71,6 +73,52 @@ type parser struct {
 	// arrays and objects are parsed; the others' are skipped (their nodes
 	// have the kind and nothing inside), for readers that need no more.
 	deep func(key string) bool
+	// arena, when set, holds the composites of the value parsed, reused
+	// from one parse to the next: for readers that keep nothing of a
+	// parse once the next begins (Extractor, Evaluator).
+	arena *arena
+}
+
+// arena is storage for parsed composites, emptied by reset: what a parse
+// allocated is overwritten by the next one.
+type arena struct {
+	comps []composite
+	keys  []string
+	vals  []node
+}
+
+func (a *arena) reset() {
+	a.comps, a.keys, a.vals = a.comps[:0], a.keys[:0], a.vals[:0]
+}
+
+// composite returns a composite of keys and vals (copied; nil when empty).
+func (p *parser) composite(keys []string, vals []node) *composite {
+	a := p.arena
+	if a == nil {
+		var c composite
+		if len(keys) > 0 {
+			c.keys = append([]string(nil), keys...)
+		}
+		if len(vals) > 0 {
+			c.vals = append([]node(nil), vals...)
+		}
+		return &c
+	}
+	var c composite
+	if len(keys) > 0 {
+		k0 := len(a.keys)
+		a.keys = append(a.keys, keys...)
+		c.keys = a.keys[k0:len(a.keys):len(a.keys)]
+	}
+	if len(vals) > 0 {
+		v0 := len(a.vals)
+		a.vals = append(a.vals, vals...)
+		c.vals = a.vals[v0:len(a.vals):len(a.vals)]
+	}
+	// A pointer into comps stays valid when appending moves it (the old
+	// array lives on while it is referenced).
+	a.comps = append(a.comps, c)
+	return &a.comps[len(a.comps)-1]
 }
 
 // parseJSON parses one complete JSON text.
@@ -168,7 +216,7 @@ func (p *parser) object() (node, error) {
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
 		p.depth--
-		return node{k: kObj, c: &composite{}}, nil
+		return node{k: kObj, c: p.composite(nil, nil)}, nil
 	}
 	for {
 		p.skipWS()
@@ -210,10 +258,7 @@ func (p *parser) object() (node, error) {
 		}
 		return node{}, p.errf("expected ',' or '}'")
 	}
-	c := &composite{
-		keys: append([]string(nil), p.kstack[kbase:]...),
-		vals: append([]node(nil), p.vstack[vbase:]...),
-	}
+	c := p.composite(p.kstack[kbase:], p.vstack[vbase:])
 	clear(p.vstack[vbase:])
 	p.kstack, p.vstack = p.kstack[:kbase], p.vstack[:vbase]
 	p.depth--
@@ -232,7 +277,14 @@ func (p *parser) skipContainer() (node, error) {
 	for ; p.i < len(p.s); p.i++ {
 		switch p.s[p.i] {
 		case '"':
-			for p.i++; p.i < len(p.s) && p.s[p.i] != '"'; p.i++ {
+			// To the closing quote.
+			for p.i++; p.i < len(p.s); p.i++ {
+				for p.i+8 <= len(p.s) && !hasQuote8(p.s, p.i) {
+					p.i += 8
+				}
+				if p.i >= len(p.s) || p.s[p.i] == '"' {
+					break
+				}
 				if p.s[p.i] == '\\' {
 					p.i++
 				}
@@ -242,7 +294,7 @@ func (p *parser) skipContainer() (node, error) {
 		case ']', '}':
 			if depth--; depth == 0 {
 				p.i++
-				return node{k: k, c: &composite{}}, nil
+				return node{k: k, c: p.composite(nil, nil)}, nil
 			}
 		}
 	}
@@ -259,7 +311,7 @@ func (p *parser) array() (node, error) {
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
 		p.depth--
-		return node{k: kArr, c: &composite{}}, nil
+		return node{k: kArr, c: p.composite(nil, nil)}, nil
 	}
 	for {
 		p.skipWS()
@@ -282,7 +334,7 @@ func (p *parser) array() (node, error) {
 		}
 		return node{}, p.errf("expected ',' or ']'")
 	}
-	c := &composite{vals: append([]node(nil), p.vstack[base:]...)}
+	c := p.composite(nil, p.vstack[base:])
 	clear(p.vstack[base:])
 	p.vstack = p.vstack[:base]
 	p.depth--
@@ -295,6 +347,12 @@ func (p *parser) str() (string, error) {
 	start := p.i + 1
 	i := start
 	for i < len(p.s) {
+		for i+8 <= len(p.s) && plain8(p.s, i) {
+			i += 8
+		}
+		if i >= len(p.s) {
+			break
+		}
 		c := p.s[i]
 		switch {
 		case c == '"':
@@ -635,4 +693,33 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// The bytes of 8 ASCII characters, as one word.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// load8 reads the eight bytes of s at i (i+8 <= len(s)) as one word.
+func load8(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+}
+
+// plain8 reports whether the eight bytes of s at i are printable ASCII
+// other than '"' and '\\': a string's bytes that need no look.
+func plain8(s string, i int) bool {
+	x := load8(s, i)
+	q := x ^ (lsb * '"')
+	b := x ^ (lsb * '\\')
+	return ((q-lsb)&^q|(b-lsb)&^b|(x-lsb*0x20)&^x|x)&msb == 0
+}
+
+// hasQuote8 reports whether one of the eight bytes of s at i may be '"'
+// or '\\' (a byte of 0x80 or more may be taken for one).
+func hasQuote8(s string, i int) bool {
+	x := load8(s, i)
+	q := x ^ (lsb * '"')
+	b := x ^ (lsb * '\\')
+	return ((q-lsb)&^q|(b-lsb)&^b)&msb != 0
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // This file is what a store outside the process (package store: SQLite,
@@ -143,6 +144,9 @@ type Extractor struct {
 	fields []Path
 	deep   map[string]bool // top-level members a dotted path goes into
 	p      parser
+	arena  arena
+	isDeep func(string) bool
+	starts []int // scratch: where each field's key, then its words, start
 }
 
 // Extracted is what Extract found in one record. Its slices are indexed by
@@ -164,7 +168,7 @@ type Extracted struct {
 	// a string without words); nil otherwise.
 	Text [][]byte
 
-	buf, tbuf []byte
+	buf, tbuf, dbuf []byte
 }
 
 // NewExtractor returns an Extractor for the fields of schema, with ids at
@@ -204,7 +208,13 @@ func (x *Extractor) Fields() []Path { return slices.Clone(x.fields) }
 func (x *Extractor) Extract(record []byte, e *Extracted) error {
 	// Arrays and objects need only their kind, unless a path goes into
 	// them: they are skipped, not parsed.
-	x.p = parser{s: string(record), dates: true, vstack: x.p.vstack[:0], kstack: x.p.kstack[:0], deep: func(k string) bool { return x.deep[k] }}
+	// The record is read in place: nothing of the parse outlives this
+	// call (strings are copied into e, composites are the arena's).
+	if x.isDeep == nil {
+		x.isDeep = func(k string) bool { return x.deep[k] }
+	}
+	x.arena.reset()
+	x.p = parser{s: unsafe.String(unsafe.SliceData(record), len(record)), dates: true, vstack: x.p.vstack[:0], kstack: x.p.kstack[:0], deep: x.isDeep, arena: &x.arena}
 	root, err := x.p.parseAll()
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -216,15 +226,19 @@ func (x *Extractor) Extract(record []byte, e *Extracted) error {
 	if idn.k != kStr && idn.k != kNum {
 		return fmt.Errorf("search: the id field %q is missing or not a string or number", x.idPath.String())
 	}
-	e.ID = idn.s
+	e.ID = strings.Clone(idn.s)
 	e.buf = e.buf[:0]
 	e.buf, _ = appendKey(e.buf, idn)
 	idEnd := len(e.buf)
 	n := len(x.fields)
 	e.Keys, e.Times, e.Text = resize(e.Keys, n), resize(e.Times, n), resize(e.Text, n)
-	starts := make([]int, n+1)
-	tstarts := make([]int, n+1)
+	x.starts = resize(x.starts, 2*n+2)
+	starts, tstarts := x.starts[:n+1], x.starts[n+1:]
 	e.tbuf = e.tbuf[:0]
+	if cap(e.dbuf) < len(record) {
+		e.dbuf = make([]byte, 0, len(record))
+	}
+	e.dbuf = e.dbuf[:0]
 	for i, f := range x.fields {
 		v := root.walk(f)
 		starts[i] = len(e.buf)
@@ -237,7 +251,11 @@ func (x *Extractor) Extract(record []byte, e *Extracted) error {
 		tstarts[i] = -1
 		if v.k == kStr {
 			if v.f&fTime != 0 {
-				e.Times[i] = []byte(v.s)
+				// A slice of dbuf, sized for the record's text: appending
+				// seldom moves it, and a slice taken before stays valid.
+				d0 := len(e.dbuf)
+				e.dbuf = append(e.dbuf, v.s...)
+				e.Times[i] = e.dbuf[d0:len(e.dbuf):len(e.dbuf)]
 			}
 			tstarts[i] = len(e.tbuf)
 			e.tbuf = appendWords(e.tbuf, v.s)
@@ -298,6 +316,7 @@ type Evaluator struct {
 	limit   int
 	proj    []*projNode
 	p       parser
+	arena   arena
 }
 
 // NewEvaluator validates req against schema (an *Error wrapping
@@ -347,7 +366,9 @@ func (e *Evaluator) Match(record []byte) (bool, float64, error) {
 	if e.root == nil {
 		return true, 1, nil
 	}
-	e.p = parser{s: string(record), dates: true, vstack: e.p.vstack[:0], kstack: e.p.kstack[:0]}
+	// Read in place: nothing of the parse outlives the call.
+	e.arena.reset()
+	e.p = parser{s: unsafe.String(unsafe.SliceData(record), len(record)), dates: true, vstack: e.p.vstack[:0], kstack: e.p.kstack[:0], arena: &e.arena}
 	root, err := e.p.parseAll()
 	if err != nil {
 		return false, 0, fmt.Errorf("search: %w", err)

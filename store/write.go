@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -41,7 +42,12 @@ type Load struct {
 	counts     Counts // what Commit changed, against the previous copy
 	live       bool   // the load writes into the live table (an Update)
 	stmts      *stmtCache
-	keyBytes   int // the largest key buffer of a batch so far
+
+	decided bool          // the table's columns are decided (decide)
+	fields  []fieldLayout // then, their layout
+	inline  preparer      // Write's
+	ahead   preparer      // Prepare's
+	forget  atomic.Bool   // a prepared page failed: ahead's known words may not be
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -188,6 +194,7 @@ func (l *Load) decide(sample [][]byte) {
 	for _, i := range candidates[:min(len(candidates), DefaultIndexes)] {
 		l.ts.Fields[i].Index = true
 	}
+	l.decided = true
 }
 
 // ensureTable creates the load's tables, in tx, on its first write.
@@ -196,7 +203,9 @@ func (l *Load) ensureTable(ctx context.Context, tx *sql.Tx, sample [][]byte) err
 		return nil
 	}
 	d := l.s.d
-	l.decide(sample)
+	if !l.decided {
+		l.decide(sample)
+	}
 	var ddl strings.Builder
 	fmt.Fprintf(&ddl, "CREATE TABLE %s (rid %s, idkey %s NOT NULL UNIQUE, hid TEXT NOT NULL, deleted_at BIGINT", quoteIdent(l.table), d.serial(), d.blob())
 	for i, f := range l.ts.Fields {
@@ -302,6 +311,12 @@ func (l *Load) wrap(err error) error {
 // that is not a JSON object with an id is an error, and nothing of the
 // page is written.
 func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) error {
+	return l.write(ctx, nil, records, checkpoint)
+}
+
+// write writes the batches next returns or, when next is nil, records, in
+// one transaction (see Write).
+func (l *Load) write(ctx context.Context, next func() *preparedBatch, records [][]byte, checkpoint []byte) error {
 	if l.done {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
 	}
@@ -313,8 +328,18 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 	if err := l.s.d.stagingTx(ctx, tx); err != nil {
 		return l.wrap(err)
 	}
-	if err := l.writeRecords(ctx, tx, records); err != nil {
-		return err
+	if next == nil {
+		if err := l.writeRecords(ctx, tx, records); err != nil {
+			return err
+		}
+	} else {
+		if err := l.ensureTable(ctx, tx, nil); err != nil {
+			return l.wrap(err)
+		}
+		cols, _ := l.shape(0)
+		if err := l.writeBatches(ctx, tx, cols, next); err != nil {
+			return err
+		}
 	}
 	// The row lock (PostgreSQL) and the check that this load still owns
 	// the copy's unfinished table, in the page's transaction.
@@ -348,7 +373,10 @@ type preparedBatch struct {
 	n     int // rows in args
 	rows  map[string]batchRow
 	err   error
-	vocab map[vocabWord]struct{} // words not in l.vocab
+	vocab map[vocabWord]struct{} // words the preparer had not seen
+	// strs and dates say which fields have a string that is not a
+	// date-time, and a date-time, in the batch (tableField.Strings, Dates).
+	strs, dates []bool
 }
 
 type batchRow struct {
@@ -356,31 +384,88 @@ type batchRow struct {
 	words []string
 }
 
+// fieldLayout is what extraction needs of a field once the table's
+// columns are decided: fixed from then on, so a preparer reads it while
+// the writer updates the table's spec.
+type fieldLayout struct{ key, time, words bool }
+
+// preparer extracts batches; it is used by one goroutine at a time.
+type preparer struct {
+	x        *search.Extractor
+	ex       search.Extracted
+	keyBytes int // the largest key buffer of a batch so far
+	// known holds words the vocabulary has, or that an earlier batch of
+	// this preparer carries: a batch lists only the others.
+	known map[vocabWord]struct{}
+}
+
+// layout returns the fields' layout; the columns must be decided.
+func (l *Load) layout() []fieldLayout {
+	if l.fields == nil {
+		for _, f := range l.ts.Fields {
+			l.fields = append(l.fields, fieldLayout{key: f.Key, time: f.Time, words: f.Words})
+		}
+	}
+	return l.fields
+}
+
+// shape returns the INSERT's columns, and how many rows a batch holds
+// when a page has n records: batches of equal size, so that a page's
+// statements have the same text as the previous page's, prepared once
+// (see stmtCache).
+func (l *Load) shape(n int) (cols []string, per int) {
+	cols = []string{"idkey", "hid"}
+	for i, f := range l.layout() {
+		if f.key {
+			cols = append(cols, keyCol(i))
+		}
+		if f.time {
+			cols = append(cols, timeCol(i))
+		}
+	}
+	per = max(1, min(maxRowsPerInsert, maxParams/len(cols)))
+	if nb := (n + per - 1) / per; nb > 0 {
+		per = (n + nb - 1) / nb
+	}
+	return cols, per
+}
+
 // prepareBatch extracts the fields of batch (records first..first+len of
-// the page). It touches no database, so that writeRecords runs it for the
-// next batch while the current one is written.
-func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extracted) *preparedBatch {
-	p := &preparedBatch{args: make([]any, 0, len(batch)*perRow), rows: make(map[string]batchRow, len(batch)), vocab: map[vocabWord]struct{}{}}
+// the page). It touches no database and reads nothing the writer changes,
+// so that the next batch, or the next page, is extracted while the current
+// one is written.
+func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *preparedBatch {
+	layout := l.layout()
+	p := &preparedBatch{args: make([]any, 0, len(batch)*perRow), rows: make(map[string]batchRow, len(batch)), vocab: map[vocabWord]struct{}{},
+		strs: make([]bool, len(layout)), dates: make([]bool, len(layout))}
 	at := make(map[string]int, len(batch)) // idkey → its row in args
 	// The keys of the batch, copied out of ex into one buffer: a slice
 	// taken from it stays valid when appending moves the buffer.
-	keys := make([]byte, 0, l.keyBytes)
+	keys := make([]byte, 0, pr.keyBytes)
 	key := func(k []byte) []byte {
 		keys = append(keys, k...)
 		return keys[len(keys)-len(k) : len(keys) : len(keys)]
 	}
+	// The batch's words, in one buffer made a string once: each record's
+	// word texts are substrings of it.
+	var text []byte
+	type span struct{ start, end int }
+	spans := make([][]span, len(batch))
 	// The batch's words by column, looked up without allocating: a word
 	// is checked against the vocabulary once per batch, not once per use.
 	seen := map[int]map[string]struct{}{}
-	defer func() { l.keyBytes = max(l.keyBytes, cap(keys)) }()
+	defer func() { pr.keyBytes = max(pr.keyBytes, cap(keys)) }()
+	ex := &pr.ex
+	ids := make([]string, len(batch))
 	for i, rec := range batch {
-		if err := l.x.Extract(rec, ex); err != nil {
+		if err := pr.x.Extract(rec, ex); err != nil {
 			p.err = &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
 				Message: fmt.Sprintf("record %d of the page cannot be stored: %v", first+i, err), Cause: err}
 			return p
 		}
 		idkey := key(ex.IDKey)
-		if j, dup := at[string(idkey)]; dup {
+		ids[i] = string(idkey)
+		if j, dup := at[ids[i]]; dup {
 			// The same id twice in one statement: the later record wins,
 			// as it would in two statements.
 			p.args = append(p.args[:j*perRow], p.args[(j+1)*perRow:]...)
@@ -391,17 +476,16 @@ func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extrac
 			}
 			p.n--
 		}
-		at[string(idkey)] = p.n
+		at[ids[i]] = p.n
 		p.n++
 		p.args = append(p.args, idkey, ex.ID)
-		var ws []string
-		for fi, f := range l.ts.Fields {
+		for fi, f := range layout {
 			if k := ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
-				l.ts.Fields[fi].Strings = true
+				p.strs[fi] = true
 			} else if len(k) > 0 && k[0] == byte(search.ClassTime) {
-				l.ts.Fields[fi].Dates = true
+				p.dates[fi] = true
 			}
-			if f.Key {
+			if f.key {
 				if k := ex.Keys[fi]; k != nil {
 					p.args = append(p.args, key(k))
 				} else {
@@ -409,26 +493,24 @@ func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extrac
 				}
 			}
 			t := ex.Times[fi]
-			if f.Time {
+			if f.time {
 				if t != nil {
-					p.args = append(p.args, t)
+					p.args = append(p.args, key(t))
 				} else {
 					p.args = append(p.args, nil)
 				}
 			}
-			if f.Words {
-				if t != nil && f.Time {
-					ws = append(ws, "") // found through its time column
+			if f.words {
+				if t != nil && f.time {
+					spans[i] = append(spans[i], span{}) // found through its time column
 					continue
 				}
-				text := ex.Text[fi]
-				ws = append(ws, string(text))
-				for len(text) > 0 {
-					w := text
-					if sp := bytes.IndexByte(text, ' '); sp >= 0 {
-						w, text = text[:sp], text[sp+1:]
-					} else {
-						text = nil
+				t0 := len(text)
+				text = append(text, ex.Text[fi]...)
+				spans[i] = append(spans[i], span{t0, len(text)})
+				for w := range bytes.SplitSeq(ex.Text[fi], []byte{' '}) {
+					if len(w) == 0 {
+						continue
 					}
 					if _, dup := seen[fi][string(w)]; dup || !hasLetter(w) {
 						continue
@@ -438,15 +520,87 @@ func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extrac
 					}
 					s := string(w)
 					seen[fi][s] = struct{}{}
-					if _, known := l.vocab[vocabWord{fi, s}]; !known {
+					if _, known := pr.known[vocabWord{fi, s}]; !known {
 						p.vocab[vocabWord{fi, s}] = struct{}{}
 					}
 				}
 			}
 		}
-		p.rows[string(idkey)] = batchRow{raw: rec, words: ws}
+	}
+	all := string(text)
+	for i, rec := range batch {
+		var ws []string
+		if len(spans[i]) > 0 {
+			ws = make([]string, len(spans[i]))
+			for j, sp := range spans[i] {
+				ws[j] = all[sp.start:sp.end]
+			}
+		}
+		p.rows[ids[i]] = batchRow{raw: rec, words: ws}
 	}
 	return p
+}
+
+// A Page is a page of records whose fields Prepare has extracted, for
+// WritePage.
+type Page struct {
+	batches []*preparedBatch
+	records int
+}
+
+// Prepare extracts the fields of a page of records, for WritePage. It
+// reads and writes no database, so a caller can prepare the next page
+// while the current one is written: Prepare may run at the same time as
+// WritePage, but not as another Prepare, Write or Commit. A record that is
+// not a JSON object with an id makes WritePage fail, writing nothing of
+// the page.
+func (l *Load) Prepare(records [][]byte) *Page {
+	if !l.decided {
+		l.decide(records)
+	}
+	pr := &l.ahead
+	if pr.x == nil {
+		pr.x, _ = search.NewExtractor(l.spec.Schema, l.spec.IDField)
+		pr.known = map[vocabWord]struct{}{}
+	}
+	if l.forget.Swap(false) {
+		// A page failed after this preparer counted its words as known.
+		clear(pr.known)
+	}
+	cols, per := l.shape(len(records))
+	pg := &Page{records: len(records)}
+	for start := 0; start < len(records); start += per {
+		p := l.prepareBatch(pr, records[start:min(start+per, len(records))], start, len(cols))
+		pg.batches = append(pg.batches, p)
+		if p.err != nil {
+			return pg
+		}
+	}
+	// Known once the whole page is prepared: a page that fails here is
+	// not written, and its words must still be offered by the next.
+	for _, p := range pg.batches {
+		for w := range p.vocab {
+			pr.known[w] = struct{}{}
+		}
+	}
+	return pg
+}
+
+// WritePage writes a page that Prepare extracted, as Write writes records.
+func (l *Load) WritePage(ctx context.Context, page *Page, checkpoint []byte) error {
+	i := 0
+	err := l.write(ctx, func() *preparedBatch {
+		if i == len(page.batches) {
+			return nil
+		}
+		i++
+		return page.batches[i-1]
+	}, nil, checkpoint)
+	if err != nil {
+		// The preparer counted this page's words as written.
+		l.forget.Store(true)
+	}
+	return err
 }
 
 // writeRecords upserts records into the load's table, with their words and
@@ -454,34 +608,18 @@ func (l *Load) prepareBatch(batch [][]byte, first, perRow int, ex *search.Extrac
 // statement each); the fields of the next batch are extracted, in a
 // goroutine, while the current one is written.
 func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) error {
-	d := l.s.d
 	if err := l.ensureTable(ctx, tx, records); err != nil {
 		return l.wrap(err)
 	}
-	wordCols := l.ts.wordCols()
-	cols := []string{"idkey", "hid"}
-	for i, f := range l.ts.Fields {
-		if f.Key {
-			cols = append(cols, keyCol(i))
-		}
-		if f.Time {
-			cols = append(cols, timeCol(i))
-		}
-	}
-	perRow := len(cols)
-	per := max(1, min(maxRowsPerInsert, maxParams/perRow))
-	// Batches of equal size, so that a page's statements have the same
-	// text as the previous page's, prepared once (see stmtCache).
-	if nb := (len(records) + per - 1) / per; nb > 0 {
-		per = (len(records) + nb - 1) / nb
-	}
+	cols, per := l.shape(len(records))
 	batches := make(chan *preparedBatch, 1)
 	stop := make(chan struct{})
+	pr := &l.inline
+	pr.x, pr.known = l.x, l.vocab // unchanged until this transaction ends
 	go func() {
 		defer close(batches)
-		var ex search.Extracted
 		for start := 0; start < len(records); start += per {
-			p := l.prepareBatch(records[start:min(start+per, len(records))], start, perRow, &ex)
+			p := l.prepareBatch(pr, records[start:min(start+per, len(records))], start, len(cols))
 			select {
 			case batches <- p:
 			case <-stop:
@@ -497,6 +635,15 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 		for range batches { // until the goroutine ends
 		}
 	}()
+	return l.writeBatches(ctx, tx, cols, func() *preparedBatch { return <-batches })
+}
+
+// writeBatches writes the batches next returns until it returns nil, in
+// tx, with their words and vocabulary. The table exists.
+func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next func() *preparedBatch) error {
+	d := l.s.d
+	perRow := len(cols)
+	wordCols := l.ts.wordCols()
 	vocab := map[vocabWord]struct{}{}
 	// The page's words are written together after its rows: FTS5 flushes
 	// its pending words into a new segment of the index at every
@@ -504,12 +651,16 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 	// times the segments, and merges, of one per page.
 	var wrows []wordRow
 	wat := map[int64]int{} // rid → its row in wrows
-	for p := range batches {
+	for p := next(); p != nil; p = next() {
 		if p.err != nil {
 			return p.err
 		}
 		for w := range p.vocab {
 			vocab[w] = struct{}{}
+		}
+		for fi := range l.ts.Fields {
+			l.ts.Fields[fi].Strings = l.ts.Fields[fi].Strings || p.strs[fi]
+			l.ts.Fields[fi].Dates = l.ts.Fields[fi].Dates || p.dates[fi]
 		}
 		n := p.n
 		var q strings.Builder

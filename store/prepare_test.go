@@ -1,0 +1,135 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// TestPreparedPages loads pages prepared in a goroutine while the previous
+// one is written (as a full synchronization does), and checks the copy
+// against one loaded with Write: the same records, the same answers to a
+// filter, a keyword and a fuzzy search. A page whose write failed (here,
+// a cancelled context) is offered again, and its words still reach the
+// vocabulary that fuzzy searches read.
+func TestPreparedPages(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		open := func(name string) *store.Store {
+			st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/"+name+".db")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}
+		testPreparedPages(t, open("prepared"), open("written"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		open := func() *store.Store {
+			st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}
+		testPreparedPages(t, open(), open())
+	})
+}
+
+func testPreparedPages(t *testing.T, prepared, written *store.Store) {
+	ctx := context.Background()
+	subjects := []string{"printer jammed", "password reset", "invoice missing", "printer offline", "refund request"}
+	var pages [][][]byte
+	for p := range 6 {
+		var page [][]byte
+		for i := range 50 {
+			id := p*40 + i // pages overlap: a record read twice keeps its last version
+			page = append(page, ticket(id, []string{"open", "closed", "pending"}[(id+p)%3], fmt.Sprintf("%s %d", subjects[(id+p)%len(subjects)], id)))
+		}
+		pages = append(pages, page)
+	}
+	// A page of its own with a word no other page has: its first write
+	// fails, its second succeeds.
+	pages = append(pages, [][]byte{ticket(1000, "open", "quarantined mailbox")})
+
+	lw, err := written.BeginFull(ctx, changeSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pg := range pages {
+		if err := lw.Write(ctx, pg, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lw.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	lp, err := prepared.BeginFull(ctx, changeSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan *store.Page, 1)
+	go func() {
+		defer close(ready)
+		for _, pg := range pages {
+			ready <- lp.Prepare(pg)
+		}
+	}()
+	n := 0
+	for pg := range ready {
+		if n++; n == len(pages) {
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if err := lp.WritePage(cancelled, pg, nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("WritePage with a cancelled context: %v, want context.Canceled", err)
+			}
+			pg = lp.Prepare(pages[len(pages)-1])
+		}
+		if err := lp.WritePage(ctx, pg, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lp.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, filter := range []string{
+		`{"eq":{"status":"open"}}`,
+		`{"keyword":{"subject":"printer"}}`,
+		`{"fuzzy":{"subject":"pasword"}}`,
+		`{"fuzzy":{"subject":"quarantine"}}`,
+		`{"and":[{"gt":{"id":100}},{"in":{"status":["closed","pending"]}}]}`,
+	} {
+		got, want := ids(t, prepared, filter, false), ids(t, written, filter, false)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: prepared pages give %v, written pages %v", filter, got, want)
+		}
+		if len(want) == 0 {
+			t.Errorf("%s finds nothing", filter)
+		}
+	}
+	if got := ids(t, prepared, `{"fuzzy":{"subject":"quarantine"}}`, false); !slices.Equal(got, []int{1000}) {
+		t.Errorf("fuzzy \"quarantine\" after a failed page: %v, want [1000]", got)
+	}
+
+	// A bad record fails the write of its page, and nothing of it is
+	// written.
+	l, err := prepared.BeginFull(ctx, changeSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Abort(ctx)
+	if err := l.WritePage(ctx, l.Prepare([][]byte{ticket(1, "open", "a"), []byte(`{"status":"open"}`)}), nil); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a record without an id: %v, want ErrInvalid", err)
+	}
+	if l.Records() != 0 {
+		t.Errorf("after a failed page the load holds %d records", l.Records())
+	}
+}
