@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tributary-dev/tributary/internal/pgtest"
@@ -57,6 +59,35 @@ func testPreparedPages(t *testing.T, prepared, written *store.Store) {
 	// A page of its own with a word no other page has: its first write
 	// fails, its second succeeds.
 	pages = append(pages, [][]byte{ticket(1000, "open", "quarantined mailbox")})
+
+	// What a copy must hold: each id's last version.
+	last := map[int]string{} // id → status
+	printers := map[int]bool{}
+	for _, pg := range pages {
+		for _, rec := range pg {
+			var r struct {
+				ID      int    `json:"id"`
+				Status  string `json:"status"`
+				Subject string `json:"subject"`
+			}
+			if err := json.Unmarshal(rec, &r); err != nil {
+				t.Fatal(err)
+			}
+			last[r.ID] = r.Status
+			printers[r.ID] = strings.HasPrefix(r.Subject, "printer ")
+		}
+	}
+	var wantOpen, wantPrinter []int
+	for id, st := range last {
+		if st == "open" {
+			wantOpen = append(wantOpen, id)
+		}
+		if printers[id] {
+			wantPrinter = append(wantPrinter, id)
+		}
+	}
+	slices.Sort(wantOpen)
+	slices.Sort(wantPrinter)
 
 	lw, err := written.BeginFull(ctx, changeSpec())
 	if err != nil {
@@ -114,6 +145,12 @@ func testPreparedPages(t *testing.T, prepared, written *store.Store) {
 		if len(want) == 0 {
 			t.Errorf("%s finds nothing", filter)
 		}
+	}
+	if got := ids(t, prepared, `{"eq":{"status":"open"}}`, false); !slices.Equal(got, wantOpen) {
+		t.Errorf("open tickets: %v, want %v", got, wantOpen)
+	}
+	if got := ids(t, prepared, `{"keyword":{"subject":"printer"}}`, false); !slices.Equal(got, wantPrinter) {
+		t.Errorf("keyword printer: %v, want %v", got, wantPrinter)
 	}
 	if got := ids(t, prepared, `{"fuzzy":{"subject":"quarantine"}}`, false); !slices.Equal(got, []int{1000}) {
 		t.Errorf("fuzzy \"quarantine\" after a failed page: %v, want [1000]", got)

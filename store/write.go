@@ -48,6 +48,10 @@ type Load struct {
 	inline  preparer      // Write's
 	ahead   preparer      // Prepare's
 	forget  atomic.Bool   // a prepared page failed: ahead's known words may not be
+
+	copyRows bool      // rows are copied in (PostgreSQL, a full synchronization; see copy.go)
+	conn     *sql.Conn // then, the connection the pages are written on
+	nextRid  int64     // and the last rid given
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -83,7 +87,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w)}
+	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres"}
 	for _, o := range opts {
 		o(l)
 	}
@@ -316,11 +320,23 @@ func (l *Load) Write(ctx context.Context, records [][]byte, checkpoint []byte) e
 
 // write writes the batches next returns or, when next is nil, records, in
 // one transaction (see Write).
-func (l *Load) write(ctx context.Context, next func() *preparedBatch, records [][]byte, checkpoint []byte) error {
+func (l *Load) write(ctx context.Context, next func() *preparedBatch, records [][]byte, checkpoint []byte) (err error) {
+	defer func() {
+		if err != nil {
+			// A statement cancelled mid-way leaves the connection
+			// unusable: the next page takes another.
+			l.endCopy()
+		}
+	}()
 	if l.done {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the load has ended"}
 	}
-	tx, err := l.s.d.writeTx(ctx, l.s.w)
+	var tx *sql.Tx
+	if l.copyRows {
+		tx, err = l.beginCopyTx(ctx)
+	} else {
+		tx, err = l.s.d.writeTx(ctx, l.s.w)
+	}
 	if err != nil {
 		return l.wrap(err)
 	}
@@ -641,16 +657,13 @@ func (l *Load) writeRecords(ctx context.Context, tx *sql.Tx, records [][]byte) e
 // writeBatches writes the batches next returns until it returns nil, in
 // tx, with their words and vocabulary. The table exists.
 func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next func() *preparedBatch) error {
-	d := l.s.d
-	perRow := len(cols)
 	wordCols := l.ts.wordCols()
 	vocab := map[vocabWord]struct{}{}
 	// The page's words are written together after its rows: FTS5 flushes
 	// its pending words into a new segment of the index at every
 	// statement (its savepoint), so one statement per batch made four
 	// times the segments, and merges, of one per page.
-	var wrows []wordRow
-	wat := map[int64]int{} // rid → its row in wrows
+	w := &pageWords{at: map[int64]int{}, on: len(wordCols) > 0}
 	for p := next(); p != nil; p = next() {
 		if p.err != nil {
 			return p.err
@@ -662,71 +675,36 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 			l.ts.Fields[fi].Strings = l.ts.Fields[fi].Strings || p.strs[fi]
 			l.ts.Fields[fi].Dates = l.ts.Fields[fi].Dates || p.dates[fi]
 		}
-		n := p.n
-		var q strings.Builder
-		fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", quoteIdent(l.table), strings.Join(cols, ", "))
-		for i := range n {
-			if i > 0 {
-				q.WriteByte(',')
+		if l.copyRows {
+			if err := l.copyBatch(ctx, tx, cols, p, w); err != nil {
+				return err
 			}
-			q.WriteByte('(')
-			q.WriteString(placeholders(d, i*perRow+1, perRow))
-			q.WriteByte(')')
+		} else if err := l.upsertBatch(ctx, tx, cols, p.args, p.n, p.rows, w); err != nil {
+			return err
 		}
-		q.WriteString(" ON CONFLICT (idkey) DO UPDATE SET ")
-		for i, c := range cols[1:] {
-			if i > 0 {
-				q.WriteString(", ")
+		l.n += int64(p.n)
+	}
+	if len(w.copied) > 0 {
+		rows := make([][]any, len(w.copied))
+		for i, r := range w.copied {
+			row := make([]any, 1+len(r.words))
+			row[0] = r.rid
+			for j, ws := range r.words {
+				row[1+j] = splitWords(ws)
 			}
-			fmt.Fprintf(&q, "%s = excluded.%s", c, c)
+			rows[i] = row
 		}
-		q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
-		res, err := l.stmts.query(ctx, tx, q.String(), p.args...)
-		if err != nil {
-			return l.wrap(err)
+		wc := []string{"rid"}
+		for _, c := range wordCols {
+			wc = append(wc, fmt.Sprintf("w%d", c))
 		}
-		rawArgs := make([]any, 0, 2*n)
-		for res.Next() {
-			var rid int64
-			var idkey sql.RawBytes
-			if err := res.Scan(&rid, &idkey); err != nil {
-				res.Close()
-				return l.wrap(err)
-			}
-			r := p.rows[string(idkey)]
-			rawArgs = append(rawArgs, rid, r.raw)
-			if len(wordCols) > 0 {
-				// A record written twice in the page (the same id in two
-				// batches) keeps its row: its last words win.
-				if j, ok := wat[rid]; ok {
-					wrows[j].words = r.words
-				} else {
-					wat[rid] = len(wrows)
-					wrows = append(wrows, wordRow{rid: rid, words: r.words})
-				}
-			}
+		if err := l.copyFrom(ctx, wordsName(l.table), wc, rows); err != nil {
+			return err
 		}
-		res.Close()
-		if err := res.Err(); err != nil {
-			return l.wrap(err)
-		}
-		var rq strings.Builder
-		fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))
-		for i := range len(rawArgs) / 2 {
-			if i > 0 {
-				rq.WriteByte(',')
-			}
-			rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
-		}
-		rq.WriteString(" ON CONFLICT (rid) DO UPDATE SET raw = excluded.raw")
-		if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
-			return l.wrap(err)
-		}
-		l.n += int64(n)
 	}
 	if wper := max(1, maxParams/(1+len(wordCols))); len(wordCols) > 0 {
-		for start := 0; start < len(wrows); start += wper {
-			wq, wargs := d.writeWords(l.table, wordCols, wrows[start:min(start+wper, len(wrows))])
+		for start := 0; start < len(w.rows); start += wper {
+			wq, wargs := l.s.d.writeWords(l.table, wordCols, w.rows[start:min(start+wper, len(w.rows))])
 			if _, err := l.stmts.exec(ctx, tx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
@@ -742,6 +720,106 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 	}
 	// Remembered only once the transaction commits (see Write).
 	l.pending = vocab
+	return nil
+}
+
+// pageWords gathers a page's words by rid: those of rows copied in
+// (copied) and of rows written with INSERT (rows). A record written twice
+// in the page (the same id in two batches) keeps its row, and its last
+// words win.
+type pageWords struct {
+	on     bool          // the table has word columns
+	at     map[int64]int // rid → its row in rows (>= 0) or copied (< 0: -1-i)
+	rows   []wordRow
+	copied []wordRow
+}
+
+func (w *pageWords) add(rid int64, words []string, copied bool) {
+	if !w.on {
+		return
+	}
+	if j, ok := w.at[rid]; ok {
+		if j < 0 {
+			w.copied[-1-j].words = words
+		} else {
+			w.rows[j].words = words
+		}
+		return
+	}
+	if copied {
+		w.at[rid] = -1 - len(w.copied)
+		w.copied = append(w.copied, wordRow{rid: rid, words: words})
+		return
+	}
+	w.at[rid] = len(w.rows)
+	w.rows = append(w.rows, wordRow{rid: rid, words: words})
+}
+
+// splitWords is PostgreSQL's string_to_array(ws, ' '), which the INSERT
+// path applies: no element for an empty text.
+func splitWords(ws string) []string {
+	if ws == "" {
+		return []string{}
+	}
+	return strings.Split(ws, " ")
+}
+
+// upsertBatch writes n rows (args, perRow values each) with one INSERT …
+// ON CONFLICT, then their raw records; rows gives each idkey's record and
+// words.
+func (l *Load) upsertBatch(ctx context.Context, tx *sql.Tx, cols []string, args []any, n int, rows map[string]batchRow, w *pageWords) error {
+	d := l.s.d
+	perRow := len(cols)
+	var q strings.Builder
+	fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", quoteIdent(l.table), strings.Join(cols, ", "))
+	for i := range n {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteByte('(')
+		q.WriteString(placeholders(d, i*perRow+1, perRow))
+		q.WriteByte(')')
+	}
+	q.WriteString(" ON CONFLICT (idkey) DO UPDATE SET ")
+	for i, c := range cols[1:] {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "%s = excluded.%s", c, c)
+	}
+	q.WriteString(", deleted_at = NULL RETURNING rid, idkey")
+	res, err := l.stmts.query(ctx, tx, q.String(), args...)
+	if err != nil {
+		return l.wrap(err)
+	}
+	rawArgs := make([]any, 0, 2*n)
+	for res.Next() {
+		var rid int64
+		var idkey sql.RawBytes
+		if err := res.Scan(&rid, &idkey); err != nil {
+			res.Close()
+			return l.wrap(err)
+		}
+		r := rows[string(idkey)]
+		rawArgs = append(rawArgs, rid, r.raw)
+		w.add(rid, r.words, false)
+	}
+	res.Close()
+	if err := res.Err(); err != nil {
+		return l.wrap(err)
+	}
+	var rq strings.Builder
+	fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))
+	for i := range len(rawArgs) / 2 {
+		if i > 0 {
+			rq.WriteByte(',')
+		}
+		rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
+	}
+	rq.WriteString(" ON CONFLICT (rid) DO UPDATE SET raw = excluded.raw")
+	if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
+		return l.wrap(err)
+	}
 	return nil
 }
 
@@ -814,6 +892,9 @@ func (l *Load) Commit(ctx context.Context) error {
 	}
 	s, d := l.s, l.s.d
 	l.stmts.close()
+	if err := l.finishCopy(ctx); err != nil {
+		return err
+	}
 	// Indexes, in their own transaction: a crash here leaves an unfinished
 	// table, which the next synchronization drops.
 	tx, err := d.writeTx(ctx, s.w)
@@ -925,6 +1006,7 @@ func (l *Load) Abort(ctx context.Context) error {
 	}
 	l.done = true
 	l.stmts.close()
+	l.endCopy()
 	tx, err := l.s.d.writeTx(ctx, l.s.w)
 	if err != nil {
 		return l.wrap(err)

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// A full synchronization into PostgreSQL copies its rows in with COPY
+// rather than INSERT … ON CONFLICT: no statement of thousands of bound
+// values to parse, and no speculative insertion per row. COPY cannot
+// update a row, so a record whose id the table holds already (a change
+// feed read the same record twice) takes the INSERT path, and the rows
+// copied get their rids from the load, which moves the table's sequence
+// past them before anything else inserts (finishCopy).
+
+// copyBatch writes the batch p: the rows whose idkey the table lacks by
+// COPY, the others by upsertBatch.
+func (l *Load) copyBatch(ctx context.Context, tx *sql.Tx, cols []string, p *preparedBatch, w *pageWords) error {
+	perRow := len(cols)
+	keys := make([][]byte, p.n)
+	for i := range p.n {
+		keys[i] = p.args[i*perRow].([]byte)
+	}
+	have := map[string]bool{}
+	rs, err := tx.QueryContext(ctx, "SELECT idkey FROM "+quoteIdent(l.table)+" WHERE idkey = ANY($1)", keys)
+	if err != nil {
+		return l.wrap(err)
+	}
+	for rs.Next() {
+		var k []byte
+		if err := rs.Scan(&k); err != nil {
+			rs.Close()
+			return l.wrap(err)
+		}
+		have[string(k)] = true
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return l.wrap(err)
+	}
+	var (
+		rows, raws [][]any
+		again      []any // the rows of records the table holds, for upsertBatch
+		nagain     int
+	)
+	for i, k := range keys {
+		row := p.args[i*perRow : (i+1)*perRow]
+		if have[string(k)] {
+			again = append(again, row...)
+			nagain++
+			continue
+		}
+		l.nextRid++
+		rid := l.nextRid
+		rows = append(rows, append([]any{rid}, row...))
+		r := p.rows[string(k)]
+		raws = append(raws, []any{rid, r.raw})
+		w.add(rid, r.words, true)
+	}
+	if len(rows) > 0 {
+		if err := l.copyFrom(ctx, l.table, append([]string{"rid"}, cols...), rows); err != nil {
+			return err
+		}
+		if err := l.copyFrom(ctx, l.table+"_raw", []string{"rid", "raw"}, raws); err != nil {
+			return err
+		}
+	}
+	if nagain > 0 {
+		return l.upsertBatch(ctx, tx, cols, again, nagain, p.rows, w)
+	}
+	return nil
+}
+
+// copyFrom copies rows into table, on the load's connection, in the
+// transaction open on it.
+func (l *Load) copyFrom(ctx context.Context, table string, cols []string, rows [][]any) error {
+	err := l.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: COPY needs a pgx connection, not %T", dc)
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+		return err
+	})
+	return l.wrap(err)
+}
+
+// beginCopyTx begins a page's transaction on the load's own connection,
+// which COPY needs (it is taken from the pool at the first page and given
+// back by endCopy).
+func (l *Load) beginCopyTx(ctx context.Context) (*sql.Tx, error) {
+	if l.conn == nil {
+		c, err := l.s.w.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		l.conn = c
+	}
+	return l.conn.BeginTx(ctx, nil)
+}
+
+// finishCopy ends the COPY path once the pages are written: the table's
+// rid sequence moves past the rids the load gave, so that the rows
+// Commit carries in (and later updates) get fresh ones, and the load's
+// connection goes back to the pool.
+func (l *Load) finishCopy(ctx context.Context) error {
+	if !l.copyRows {
+		return nil
+	}
+	l.copyRows = false
+	defer l.endCopy()
+	if !l.created || l.nextRid == 0 {
+		return nil
+	}
+	_, err := l.s.w.ExecContext(ctx, "SELECT setval(pg_get_serial_sequence($1, 'rid'), $2)", quoteIdent(l.table), l.nextRid)
+	return l.wrap(err)
+}
+
+// endCopy gives the load's connection back to the pool.
+func (l *Load) endCopy() {
+	if l.conn != nil {
+		// An error here changes nothing: the pool drops a broken
+		// connection.
+		_ = l.conn.Close()
+		l.conn = nil
+	}
+}
