@@ -20,6 +20,10 @@ type dialect interface {
 	// integer primary key.
 	blob() string
 	serial() string
+	// ridKey is the type of a column that holds another table's rid as
+	// its primary key (SQLite's INTEGER PRIMARY KEY is the row's rowid: no
+	// index of its own, and rows appended in rid order fill pages in turn).
+	ridKey() string
 	// now is the database server's clock, in Unix milliseconds.
 	now() string
 	// skipLocked ends a SELECT that picks a row to update, skipping the

@@ -58,6 +58,7 @@ func (postgresDialect) streams() bool                        { return false }
 func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }
 func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }
+func (postgresDialect) ridKey() string                       { return "BIGINT PRIMARY KEY" }
 func (postgresDialect) distinct(a, b string) string          { return a + " IS DISTINCT FROM " + b }
 func (postgresDialect) setup(context.Context, *sql.DB) error { return nil }
 

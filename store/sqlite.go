@@ -88,6 +88,7 @@ func (sqliteDialect) streams() bool               { return true }
 func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }
 func (sqliteDialect) blob() string                { return "BLOB" }
 func (sqliteDialect) serial() string              { return "INTEGER PRIMARY KEY" }
+func (sqliteDialect) ridKey() string              { return "INTEGER PRIMARY KEY" }
 func (sqliteDialect) distinct(a, b string) string { return a + " IS NOT " + b }
 
 func (sqliteDialect) setup(ctx context.Context, db *sql.DB) error { return nil }

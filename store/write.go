@@ -225,7 +225,7 @@ func (l *Load) ensureTable(ctx context.Context, tx *sql.Tx, sample [][]byte) err
 		ddl.String(),
 		// The vendor's JSON apart, so that the keys' table stays narrow for
 		// scans and index builds.
-		fmt.Sprintf("CREATE TABLE %s (rid BIGINT PRIMARY KEY, raw %s NOT NULL)", quoteIdent(l.table+"_raw"), d.blob()),
+		fmt.Sprintf("CREATE TABLE %s (rid %s, raw %s NOT NULL)", quoteIdent(l.table+"_raw"), d.ridKey(), d.blob()),
 		"CREATE TABLE " + quoteIdent(l.table+"_vocab") + " (col INTEGER NOT NULL, word TEXT NOT NULL, PRIMARY KEY (col, word))" + d.withoutRowid(),
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
