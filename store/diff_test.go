@@ -410,17 +410,30 @@ func TestDifferentialScored(t *testing.T) {
 	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
 }
 
-// TestDifferentialBroad: sorted requests on SQLite with the threshold of a
-// broad filter small enough for 600 records to reach every plan: one pass
-// that collects and sorts the matches, its fallback to the order's index
-// when the filter turns out broad, and the count before a page that ends
-// past the threshold.
+// TestDifferentialBroad: sorted requests with the threshold of a broad
+// filter small enough for 600 records to reach every plan: one pass that
+// collects and sorts the matches, its fallback to the order's index when
+// the filter turns out broad, and (SQLite) the count before a page that
+// ends past the threshold.
 func TestDifferentialBroad(t *testing.T) {
 	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/broad.db")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	diffBroad(t, st)
+}
+
+func TestDifferentialBroadPostgres(t *testing.T) {
+	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	diffBroad(t, st)
+}
+
+func diffBroad(t *testing.T, st *store.Store) {
 	ix := loadBoth(t, st, 7, 600)
 	for _, broad := range []int{1, 8, 60, 250} {
 		t.Run(strconv.Itoa(broad), func(t *testing.T) {
