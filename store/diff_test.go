@@ -452,3 +452,14 @@ func diffBroad(t *testing.T, st *store.Store) {
 		})
 	}
 }
+
+func TestDifferentialScoredPostgres(t *testing.T) {
+	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	r := rand.New(rand.NewPCG(17, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
+}

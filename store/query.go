@@ -182,12 +182,22 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 					lv.cond = noIndex(lv.cond)
 				}
 				q := query("("+lv.cond+")", []string{})
-				if _, only := wordsOnly(where.sql, c.words); only && s.d.name() == "sqlite" {
+				if _, only := wordsOnly(where.sql, c.words); only {
 					// The level's words imply the filter's, its last
 					// condition: one query of the word index instead of
 					// two (the Evaluator decides every record all the
-					// same). SQLite's values are numbered by position.
-					q = queryOver(conds[:len(conds)-1], "("+lv.cond+")", []string{})
+					// same). SQLite's values are numbered by position;
+					// PostgreSQL's level values, numbered after the
+					// filter's, are renumbered from 1. PostgreSQL took
+					// the filter's words and the level's for independent
+					// conditions, expected a few dozen records of 100,000
+					// and read all of them to sort (2 s for a fuzzy
+					// "pasword reset" at 1M).
+					cond := lv.cond
+					if s.d.name() == "postgres" {
+						cond = renumber(cond, len(c.args))
+					}
+					q = queryOver(conds[:len(conds)-1], "("+cond+")", []string{})
 					lv.args = lv.args[len(c.args):]
 				}
 				qs = append(qs, sqlQuery{q: q, args: lv.args, score: lv.score})
@@ -591,6 +601,17 @@ func noIndex(cond string) string {
 }
 
 var keyRef = regexp.MustCompile(`\br\.k[0-9]+\b`)
+
+// renumber lowers by n the numbers of PostgreSQL's placeholders ($1, $2,
+// ...) in cond, whose values are all bound: no other $ is in its text.
+func renumber(cond string, n int) string {
+	return placeholder.ReplaceAllStringFunc(cond, func(p string) string {
+		i, _ := strconv.Atoi(p[1:])
+		return "$" + strconv.Itoa(i-n)
+	})
+}
+
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
 // constScore reports whether every record f matches gets the same score
 // (then score order is id order): single-word keywords, and ands of such
