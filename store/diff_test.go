@@ -409,3 +409,57 @@ func TestDifferentialScored(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 99))
 	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
 }
+
+// TestDifferentialBroad: sorted requests with the threshold of a broad
+// filter small enough for 600 records to reach every plan: one pass that
+// collects and sorts the matches, its fallback to the order's index when
+// the filter turns out broad, and (SQLite) the count before a page that
+// ends past the threshold.
+func TestDifferentialBroad(t *testing.T) {
+	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/broad.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	diffBroad(t, st)
+}
+
+func TestDifferentialBroadPostgres(t *testing.T) {
+	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	diffBroad(t, st)
+}
+
+func diffBroad(t *testing.T, st *store.Store) {
+	ix := loadBoth(t, st, 7, 600)
+	for _, broad := range []int{1, 8, 60, 250} {
+		t.Run(strconv.Itoa(broad), func(t *testing.T) {
+			store.SetBroadFilter(st, broad)
+			r := rand.New(rand.NewPCG(uint64(broad), 5))
+			diffRequests(t, st, ix, diffQueryCount()/2, func() search.Request {
+				req := genRequest(r)
+				if r.IntN(2) == 0 {
+					req = genRange(r)
+				}
+				if len(req.Query.Sort) == 0 {
+					req.Query.Sort = []search.SortItem{search.Desc(pick(r, scalarFields))}
+				}
+				return req
+			})
+		})
+	}
+}
+
+func TestDifferentialScoredPostgres(t *testing.T) {
+	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := loadBoth(t, st, 7, 600)
+	r := rand.New(rand.NewPCG(17, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
+}

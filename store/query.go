@@ -66,28 +66,6 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	// in the process reads the JSON of every candidate.
 	from := "SELECT r.rid FROM " + quoteIdent(tableName(table)) + " r"
 	rawTable := quoteIdent(tableName(table) + "_raw")
-	broad := false
-	if s.d.name() == "sqlite" && where.sql != "" && c.indexed {
-		// SQLite's planner prefers the filter's index even when the filter
-		// matches much of the copy and the order's index would stop after
-		// a page. When the filter matches more than a few thousand
-		// records, its index is set aside.
-		var n int
-		probe := "SELECT count(*) FROM (SELECT 1 FROM " + quoteIdent(tableName(table)) + " r WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(broadFilter) + ")"
-		if sub, ok := wordsOnly(where.sql, c.words); ok {
-			// The filter is the word index's condition alone: its
-			// matches are the index's (tombstones aside), counted without
-			// reading a record (1 ms instead of 60 for 20,000 at 1M).
-			probe = "SELECT count(*) FROM (" + sub + " LIMIT " + strconv.Itoa(broadFilter) + ")"
-		}
-		if err := tx.QueryRowContext(ctx, probe, c.args...).Scan(&n); err != nil {
-			return nil, s.d.wrap("search", err)
-		}
-		if broad = n >= broadFilter; broad {
-			conds[len(conds)-1] = noIndex(conds[len(conds)-1])
-		}
-	}
-
 	// The order: the sort keys' columns then the id's, when every sort
 	// field has a column; by score, in the process, when the filter
 	// scores and there is no sort. Absent values sort last in either
@@ -118,6 +96,50 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if len(req.Query.Sort) == 0 && ev.Scoring() && !constScore(req.Canonical(ts.Schema).Query.Filter, false) {
 		inSQL = false
 	}
+	// A sorted read of a filter an index serves: one pass collects the
+	// filter's matches (up to s.broad of them) with their sort keys and
+	// sorts them. SQLite's planner prefers the filter's index even when
+	// the filter matches much of the copy and the order's index would stop
+	// after a page; PostgreSQL's prefers the order's index when it expects
+	// the matches spread over the order, and reads most of the copy when
+	// they are at its end (a date range sorted by update: 0.5 s at 1M).
+	// When the filter matches more than a few thousand records (s.broad),
+	// the read follows the order's index: SQLite is told to set the
+	// filter's aside.
+	broad := false
+	sub, words := wordsOnly(where.sql, c.words)
+	if where.sql != "" && c.indexed && inSQL && first != "" && !words && ev.Offset()+ev.Limit() < s.broad {
+		// The page ends before s.broad matches, so that a broad filter's
+		// page is never empty.
+		res, ok, err := s.collected(ctx, tx, rawTable, collectQuery(tableName(table), conds, req.Query.Sort, ts, s.broad), c.args, where.exact, ev)
+		if err != nil {
+			return nil, s.searchErr(err, connector, entity)
+		}
+		if ok {
+			res.TookMS = search.Took(start)
+			return res, nil
+		}
+		broad = true
+	} else if s.d.name() == "sqlite" && where.sql != "" && c.indexed {
+		// Otherwise SQLite counts the matches first.
+		var n int
+		probe := "SELECT count(*) FROM (SELECT 1 FROM " + quoteIdent(tableName(table)) + " r WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(s.broad) + ")"
+		if words {
+			// The filter is the word index's condition alone: its
+			// matches are the index's (tombstones aside), counted
+			// without reading a record (1 ms instead of 60 for 20,000
+			// at 1M).
+			probe = "SELECT count(*) FROM (" + sub + " LIMIT " + strconv.Itoa(s.broad) + ")"
+		}
+		if err := tx.QueryRowContext(ctx, probe, c.args...).Scan(&n); err != nil {
+			return nil, s.d.wrap("search", err)
+		}
+		broad = n >= s.broad
+	}
+	if broad && s.d.name() == "sqlite" {
+		conds[len(conds)-1] = noIndex(conds[len(conds)-1])
+	}
+
 	queryOver := func(conds []string, extra string, order []string) string {
 		all := append(slices.Clone(conds), extra)
 		if extra == "" {
@@ -160,12 +182,22 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 					lv.cond = noIndex(lv.cond)
 				}
 				q := query("("+lv.cond+")", []string{})
-				if _, only := wordsOnly(where.sql, c.words); only && s.d.name() == "sqlite" {
+				if _, only := wordsOnly(where.sql, c.words); only {
 					// The level's words imply the filter's, its last
 					// condition: one query of the word index instead of
 					// two (the Evaluator decides every record all the
-					// same). SQLite's values are numbered by position.
-					q = queryOver(conds[:len(conds)-1], "("+lv.cond+")", []string{})
+					// same). SQLite's values are numbered by position;
+					// PostgreSQL's level values, numbered after the
+					// filter's, are renumbered from 1. PostgreSQL took
+					// the filter's words and the level's for independent
+					// conditions, expected a few dozen records of 100,000
+					// and read all of them to sort (2 s for a fuzzy
+					// "pasword reset" at 1M).
+					cond := lv.cond
+					if s.d.name() == "postgres" {
+						cond = renumber(cond, len(c.args))
+					}
+					q = queryOver(conds[:len(conds)-1], "("+cond+")", []string{})
 					lv.args = lv.args[len(c.args):]
 				}
 				qs = append(qs, sqlQuery{q: q, args: lv.args, score: lv.score})
@@ -187,19 +219,25 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 			{q: query(first+" IS NULL", order[1:]), args: c.args, score: noScore}}, where.exact, ev)
 	}
 	if err != nil {
-		var se *search.Error
-		if errors.As(err, &se) {
-			return nil, err
-		}
-		e := s.d.wrap("search", err)
-		var ee *Error
-		if errors.As(e, &ee) {
-			ee.Connector, ee.Entity = connector, entity
-		}
-		return nil, e
+		return nil, s.searchErr(err, connector, entity)
 	}
 	res.TookMS = search.Took(start)
 	return res, nil
+}
+
+// searchErr is the error of a search that failed while reading: a
+// *search.Error as it is, else the dialect's error naming the copy.
+func (s *Store) searchErr(err error, connector, entity string) error {
+	var se *search.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	e := s.d.wrap("search", err)
+	var ee *Error
+	if errors.As(e, &ee) {
+		ee.Connector, ee.Entity = connector, entity
+	}
+	return e
 }
 
 // ordered reads the rows of the queries qs, one after the other, in the
@@ -251,14 +289,111 @@ func (s *Store) ordered(ctx context.Context, tx querier, rawTable string, qs []s
 			return nil, err
 		}
 	}
+	return withCursor(res, ev, more)
+}
+
+// withCursor gives res, a page of ev's request, the cursor of the next
+// page when more says there is one.
+func withCursor(res *search.Result, ev *search.Evaluator, more bool) (*search.Result, error) {
 	if more {
-		c, err := ev.Cursor(offset + limit)
+		c, err := ev.Cursor(ev.Offset() + ev.Limit())
 		if err != nil {
 			return nil, err
 		}
 		res.NextCursor = &c
 	}
 	return res, nil
+}
+
+// collectQuery is the one-pass read of a sorted request over the records
+// table: the first most matches of conds, found through the filter's index,
+// with their sort keys, sorted in the request's order (for each key, the
+// records that have it first; then the id), each row with the number of
+// matches collected. The sort fields all have key columns.
+func collectQuery(table string, conds []string, sort []search.SortItem, ts *tableSpec, most int) string {
+	var cols, order []string
+	for i, it := range sort {
+		a := "s" + strconv.Itoa(i)
+		cols = append(cols, "r."+keyCol(ts.column(it.Field))+" AS "+a)
+		dir := ""
+		if it.Order == search.OrderDesc {
+			dir = " DESC"
+		}
+		order = append(order, "("+a+" IS NULL)", a+dir)
+	}
+	return "WITH m AS MATERIALIZED (SELECT r.rid, " + strings.Join(cols, ", ") + ", r.idkey FROM " + quoteIdent(table) + " r WHERE " +
+		strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(most) + ") SELECT m.rid, (SELECT count(*) FROM m) FROM m ORDER BY " +
+		strings.Join(order, ", ") + ", m.idkey"
+}
+
+// collected answers ev's request with q, a collectQuery; exact says that
+// q's matches are the request's. ok is false, and there is no result,
+// when the filter has s.broad matches or more: q then saw only some of
+// them, and a read in the order's index is the cheaper plan. The page
+// must end before s.broad matches.
+func (s *Store) collected(ctx context.Context, tx querier, rawTable, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
+	limit, offset := ev.Limit(), ev.Offset()
+	direct := exact && !ev.Scoring()
+	if direct {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1, offset)
+	}
+	var rids []int64
+	var broad bool
+	res = &search.Result{Hits: []search.Hit{}}
+	matched, more, done := 0, false, false
+	// decide decides the records of chunk (done: the page is full).
+	decide := func(chunk []int64) error {
+		var err error
+		done, err = s.decideChunk(ctx, tx, rawTable, chunk, math.NaN(), ev, res, limit, offset, &matched, &more)
+		return err
+	}
+	// Candidates are decided a chunk at a time as they are read, or, when
+	// the dialect reads one query at a time, once all are read.
+	stream := !direct && s.d.streams()
+	err = func() error {
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for !done && rows.Next() {
+			var rid int64
+			var n int
+			if err := rows.Scan(&rid, &n); err != nil {
+				return err
+			}
+			if broad = n >= s.broad; broad {
+				return nil
+			}
+			if rids = append(rids, rid); stream && len(rids) == matchChunk {
+				if err := decide(rids); err != nil {
+					return err
+				}
+				rids = rids[:0]
+			}
+		}
+		return rows.Err()
+	}()
+	if err != nil || broad {
+		return nil, false, err
+	}
+	switch {
+	case direct:
+		err = s.addPage(ctx, tx, rawTable, rids, ev, res, limit, &more)
+	case !stream:
+		for len(rids) > 0 && !done && err == nil {
+			n := min(len(rids), matchChunk)
+			err = decide(rids[:n])
+			rids = rids[n:]
+		}
+	case !done:
+		err = decide(rids)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	res, err = withCursor(res, ev, more)
+	return res, err == nil, err
 }
 
 // fetchRaw returns the JSON of the records rids, in their order.
@@ -303,23 +438,28 @@ func (s *Store) readPage(ctx context.Context, tx querier, rawTable, q string, ar
 	if err != nil {
 		return 0, err
 	}
-	n := len(rids)
+	return len(rids), s.addPage(ctx, tx, rawTable, rids, ev, res, limit, more)
+}
+
+// addPage adds the records rids, every one a hit, to res, up to its
+// limit; more is set when rids go beyond it.
+func (s *Store) addPage(ctx context.Context, tx querier, rawTable string, rids []int64, ev *search.Evaluator, res *search.Result, limit int, more *bool) error {
 	if room := limit - len(res.Hits); len(rids) > room {
 		*more = true
 		rids = rids[:room]
 	}
 	raws, err := s.fetchRaw(ctx, tx, rawTable, rids)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	for _, raw := range raws {
 		h, err := ev.Hit(raw, 1)
 		if err != nil {
-			return 0, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+			return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
 		}
 		res.Hits = append(res.Hits, h)
 	}
-	return n, nil
+	return nil
 }
 
 func readRids(ctx context.Context, tx querier, q string, args []any) ([]int64, error) {
@@ -347,21 +487,31 @@ const matchChunk = 128
 // score every hit must have (NaN: any).
 func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
 	if !s.d.streams() {
-		// One query at a time per connection: the rids first, then the
-		// records a chunk at a time.
-		rids, err := readRids(ctx, tx, q, args)
-		if err != nil {
-			return err
-		}
-		for len(rids) > 0 {
-			n := min(len(rids), matchChunk)
-			done, err := s.decideChunk(ctx, tx, rawTable, rids[:n], want, ev, res, limit, offset, matched, more)
-			if done || err != nil {
+		// One query at a time per connection: the rids a batch at a time,
+		// each twice the last (q's order ends with the id, so batches do
+		// not overlap), then their records a chunk at a time. Reading
+		// every candidate first took 1 s for a keyword 125,000 tickets
+		// hold at 1M, of which a page needs 50. The first batch is one
+		// chunk: PostgreSQL plans a LIMIT of 256 with parallel workers,
+		// whose start took 40 ms of a 45 ms read on a busy machine.
+		for from, size := 0, matchChunk; ; from, size = from+size, 2*size {
+			rids, err := readRids(ctx, tx, q+fmt.Sprintf(" LIMIT %d OFFSET %d", size, from), args)
+			if err != nil {
 				return err
 			}
-			rids = rids[n:]
+			last := len(rids) < size
+			for len(rids) > 0 {
+				n := min(len(rids), matchChunk)
+				done, err := s.decideChunk(ctx, tx, rawTable, rids[:n], want, ev, res, limit, offset, matched, more)
+				if done || err != nil {
+					return err
+				}
+				rids = rids[n:]
+			}
+			if last {
+				return nil
+			}
 		}
-		return nil
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -440,7 +590,8 @@ func wordsOnly(where, words string) (string, bool) {
 }
 
 // broadFilter is the number of matches past which a filter is broad: an
-// ordered read then follows the order's index rather than the filter's.
+// ordered read then follows the order's index rather than the filter's
+// (Store.broad, which tests make smaller).
 const broadFilter = 20000
 
 // noIndex keeps SQLite from using an index for the key columns and the
@@ -452,6 +603,17 @@ func noIndex(cond string) string {
 }
 
 var keyRef = regexp.MustCompile(`\br\.k[0-9]+\b`)
+
+// renumber lowers by n the numbers of PostgreSQL's placeholders ($1, $2,
+// ...) in cond, whose values are all bound: no other $ is in its text.
+func renumber(cond string, n int) string {
+	return placeholder.ReplaceAllStringFunc(cond, func(p string) string {
+		i, _ := strconv.Atoi(p[1:])
+		return "$" + strconv.Itoa(i-n)
+	})
+}
+
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
 // constScore reports whether every record f matches gets the same score
 // (then score order is id order): single-word keywords, and ands of such

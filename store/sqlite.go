@@ -51,7 +51,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	w.SetMaxOpenConns(1) // one writer
-	r, err := sql.Open("sqlite", dsn("deferred", 8<<10))
+	r, err := sql.Open("sqlite", dsn("deferred", readerCacheKiB))
 	if err != nil {
 		w.Close()
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: err.Error(), Cause: err}
@@ -258,6 +258,12 @@ func (sqliteDialect) afterLoad(ctx context.Context, db *sql.DB) error {
 func (sqliteDialect) readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
+
+// readerCacheKiB is the page cache of each reader. A search at 1M records
+// can visit thousands of pages of the records table (a date range of 26,000
+// records: 3,300 pages, 13 MiB): with a cache smaller than that, every
+// search read each page again with a system call, a quarter of its time.
+const readerCacheKiB = 32 << 10
 
 // The writer's page cache while it loads, and while it builds a loaded
 // table's indexes: SQLite's sorter holds up to the cache's size of keys

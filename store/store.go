@@ -147,6 +147,9 @@ type Store struct {
 	// schema is the version of the database's tables: SchemaVersion, or
 	// an older one in a store that could not be upgraded (read-only).
 	schema int
+	// broad is the number of matches past which a filter is broad
+	// (broadFilter).
+	broad int
 
 	mu    sync.Mutex
 	vocab map[vocabKey]*vocabEntry
@@ -172,7 +175,7 @@ func (s *Store) Close() error {
 func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, vocab: map[vocabKey]*vocabEntry{}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
