@@ -50,9 +50,14 @@ type dialect interface {
 	// string fields (cols: the fields' column numbers); createIndexes the
 	// word index's secondary structures once the table is loaded.
 	createWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error
-	// indexWords builds the word index's secondary indexes once a table is
-	// loaded.
-	indexWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error
+	// wordIndexes returns the statements that finish a loaded table's
+	// word index (its secondary indexes, or merges), run in order unless
+	// indexWorkers says they may run at once.
+	wordIndexes(table string, cols []int) []string
+	// indexWorkers is how many of a loaded table's index builds may run
+	// at once, each in a transaction of its own on a connection of its
+	// own (1: one after the other, in one transaction).
+	indexWorkers() int
 	// writeWords returns the statement that stores the words of the given
 	// rows (rid, then a space-separated word list per column of cols; ""
 	// for none), and its values.
@@ -65,8 +70,10 @@ type dialect interface {
 	// dropWords drops the word index of a table.
 	dropWords(ctx context.Context, tx *sql.Tx, table string) error
 
-	// analyze gathers the planner's statistics of a loaded table.
-	analyze(ctx context.Context, tx *sql.Tx, table string) error
+	// analyze returns the statements that gather the planner's
+	// statistics of a loaded table, its keys' then (words) its words',
+	// run in order, after the table's indexes where words is false.
+	analyze(table string, words bool) (keys, wordStats []string)
 	// afterLoad tidies up once a copy is live (SQLite: the write-ahead log
 	// folded into the file).
 	afterLoad(ctx context.Context, db *sql.DB) error

@@ -118,26 +118,27 @@ func (sqliteDialect) createWords(ctx context.Context, tx *sql.Tx, table string, 
 	// segment of the index, and segments are merged only when 16 pile up
 	// at a level (crisismerge), which read each word's list fewer times
 	// than merging four at a time as they come (the default): 15% of a
-	// load's CPU time. Commit merges them all into one (indexWords).
+	// load's CPU time. Commit merges them all into one (wordIndexes).
 	t := quoteIdent(ftsName(table))
 	_, err := tx.ExecContext(ctx, "INSERT INTO "+t+"("+t+", rank) VALUES('automerge', 0)")
 	return err
 }
 
-// indexWords merges a loaded table's word index into one segment, the
+// wordIndexes merges a loaded table's word index into one segment, the
 // fastest to search, and sets the merges back to FTS5's default for the
 // updates that follow.
-func (sqliteDialect) indexWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error {
+func (sqliteDialect) wordIndexes(table string, cols []int) []string {
 	if len(cols) == 0 {
 		return nil
 	}
 	t := quoteIdent(ftsName(table))
-	if _, err := tx.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES('optimize')"); err != nil {
-		return err
+	return []string{
+		"INSERT INTO " + t + "(" + t + ") VALUES('optimize')",
+		"INSERT INTO " + t + "(" + t + ", rank) VALUES('automerge', 4)",
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO "+t+"("+t+", rank) VALUES('automerge', 4)")
-	return err
 }
+
+func (sqliteDialect) indexWorkers() int { return 1 } // one writer
 
 func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow) (string, []any) {
 	var b strings.Builder
@@ -242,12 +243,8 @@ func (sqliteDialect) dropWords(ctx context.Context, tx *sql.Tx, table string) er
 	return err
 }
 
-func (sqliteDialect) analyze(ctx context.Context, tx *sql.Tx, table string) error {
-	if _, err := tx.ExecContext(ctx, "PRAGMA analysis_limit = 1000"); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, "ANALYZE "+quoteIdent(table))
-	return err
+func (sqliteDialect) analyze(table string, words bool) (keys, wordStats []string) {
+	return []string{"PRAGMA analysis_limit = 1000", "ANALYZE " + quoteIdent(table)}, nil
 }
 
 func (sqliteDialect) afterLoad(ctx context.Context, db *sql.DB) error {

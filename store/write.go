@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -911,6 +912,9 @@ func (l *Load) Commit(ctx context.Context) error {
 	if err := l.compare(ctx); err != nil {
 		return err
 	}
+	if err := l.buildIndexes(ctx); err != nil {
+		return err
+	}
 	tx, err = d.writeTx(ctx, s.w)
 	if err != nil {
 		return l.wrap(err)
@@ -921,20 +925,10 @@ func (l *Load) Commit(ctx context.Context) error {
 	}
 	// Only the cache's size: a failure to restore it changes no data.
 	defer func() { _ = d.indexMemory(context.WithoutCancel(ctx), s.w, false) }()
-	for i, f := range l.ts.Fields {
-		if !f.Index {
-			continue
-		}
-		stmt := fmt.Sprintf("CREATE INDEX %s ON %s (%s, idkey)", quoteIdent(fmt.Sprintf("%s_%s", l.table, keyCol(i))), quoteIdent(l.table), keyCol(i))
+	for _, stmt := range l.indexes(true) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return l.wrap(err)
 		}
-	}
-	if err := d.indexWords(ctx, tx, l.table, l.ts.wordCols()); err != nil {
-		return l.wrap(err)
-	}
-	if err := d.analyze(ctx, tx, l.table); err != nil {
-		return l.wrap(err)
 	}
 	specJSON, _ := json.Marshal(l.ts)
 	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
@@ -996,6 +990,68 @@ func (l *Load) Commit(ctx context.Context) error {
 	// Only tidying: the copy is live whatever happens here.
 	_ = d.afterLoad(ctx, s.w)
 	return nil
+}
+
+// indexes returns the statements that build the loaded table's indexes
+// and statistics, B-tree then words, when they are built in Commit's transaction (pending)
+// or by buildIndexes (not pending).
+func (l *Load) indexes(pending bool) []string {
+	if pending != (l.s.d.indexWorkers() <= 1) {
+		return nil
+	}
+	var out []string
+	for i, f := range l.ts.Fields {
+		if f.Index {
+			out = append(out, fmt.Sprintf("CREATE INDEX %s ON %s (%s, idkey)", quoteIdent(fmt.Sprintf("%s_%s", l.table, keyCol(i))), quoteIdent(l.table), keyCol(i)))
+		}
+	}
+	// The statistics after the indexes they may describe (a statement
+	// run at the same time as another on its table waits for its lock).
+	keys, words := l.s.d.analyze(l.table, len(l.ts.wordCols()) > 0)
+	out = append(out, keys...)
+	out = append(out, l.s.d.wordIndexes(l.table, l.ts.wordCols())...)
+	return append(out, words...)
+}
+
+// buildIndexes builds the loaded table's indexes, indexWorkers at a time,
+// each in a transaction of its own, where the dialect allows it. A crash
+// meanwhile leaves an unfinished table, which the next synchronization
+// drops.
+func (l *Load) buildIndexes(ctx context.Context) error {
+	stmts := l.indexes(false)
+	if len(stmts) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan string)
+	errs := make(chan error, len(stmts))
+	var wg sync.WaitGroup
+	for range min(l.s.d.indexWorkers(), len(stmts)) {
+		wg.Go(func() {
+			for stmt := range work {
+				if _, err := l.s.w.ExecContext(ctx, stmt); err != nil {
+					errs <- err
+					cancel()
+				}
+			}
+		})
+	}
+feed:
+	for _, stmt := range stmts {
+		select {
+		case work <- stmt:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return l.wrap(err)
+	}
+	return l.wrap(ctx.Err())
 }
 
 // Abort drops the loaded table; the live copy stays as it was. It is safe
