@@ -702,8 +702,14 @@ func killWhenBlocked(t testing.TB, conn *pgx.Conn) {
 	ctx := context.Background()
 	deadline := time.Now().Add(2 * time.Minute) // not a timing assertion: a bound on a hang
 	for {
+		// conn is in a transaction, which keeps the first snapshot of
+		// pg_stat_activity it reads unless told to drop it: a store that
+		// reached the lock after the first look was never seen.
+		if _, err := conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+			t.Fatal(err)
+		}
 		var pid int32
-		err := conn.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'").Scan(&pid)
+		err := conn.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND pg_backend_pid() = ANY(pg_blocking_pids(pid))").Scan(&pid)
 		if err == nil {
 			var ok bool
 			if err := conn.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || !ok {
