@@ -240,11 +240,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	for ctx.Err() == nil {
-		// Not under ctx: a claim committed as ctx ends would otherwise be
-		// unknown to this worker and block the copy until it lapses.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		c, err := w.st.ClaimNext(cctx, w.owner, w.ttl, w.every)
-		cancel()
+		c, err := w.claimNext(ctx)
 		if c != nil && ctx.Err() != nil {
 			w.release(ctx, c)
 			break
@@ -280,11 +276,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	var errs []error
 	n := 0
 	for ctx.Err() == nil {
-		// Not under ctx: a claim committed as ctx ends would otherwise be
-		// unknown to this worker and block the copy until it lapses.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		c, err := w.st.ClaimNext(cctx, w.owner, w.ttl, w.every)
-		cancel()
+		c, err := w.claimNext(ctx)
 		if c != nil && ctx.Err() != nil {
 			w.release(ctx, c)
 			break
@@ -383,6 +375,16 @@ func (w *Worker) setFails(k copyKey, add int) int {
 }
 
 // release gives c up, even when ctx has ended.
+// claimNext claims the most overdue copy, if any. Not under ctx: a claim
+// committed as ctx ends would otherwise be unknown to this worker and
+// block the copy until it lapses (the caller releases a claim it got
+// while stopping).
+func (w *Worker) claimNext(ctx context.Context) (*store.Claim, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return w.st.ClaimNext(cctx, w.owner, w.ttl, w.every)
+}
+
 func (w *Worker) release(ctx context.Context, c *store.Claim) {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()

@@ -306,22 +306,14 @@ func diffQueryCount() int {
 }
 
 func TestDifferentialSQLite(t *testing.T) {
-	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/diff.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffSQLite(t, "diff")
 	ix := loadBoth(t, st, 7, 600)
 	n := diffQueryCount()
 	diffQueries(t, st, ix, 11, n)
 }
 
 func TestDifferentialPostgres(t *testing.T) {
-	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffPostgres(t)
 	ix := loadBoth(t, st, 7, 600)
 	n := diffQueryCount()
 	diffQueries(t, st, ix, 11, n)
@@ -358,22 +350,14 @@ func genRange(r *rand.Rand) search.Request {
 // TestDifferentialRanges: ands of comparisons on one field, whose bounds
 // the store merges into one range, against the reference.
 func TestDifferentialRanges(t *testing.T) {
-	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/ranges.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffSQLite(t, "ranges")
 	ix := loadBoth(t, st, 7, 600)
 	r := rand.New(rand.NewPCG(13, 99))
 	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genRange(r) })
 }
 
 func TestDifferentialRangesPostgres(t *testing.T) {
-	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffPostgres(t)
 	ix := loadBoth(t, st, 7, 600)
 	r := rand.New(rand.NewPCG(13, 99))
 	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genRange(r) })
@@ -400,11 +384,7 @@ func genScored(r *rand.Rand) search.Request {
 // TestDifferentialScored: requests ranked by score (the store's levels of
 // score, one word index query each) against the reference.
 func TestDifferentialScored(t *testing.T) {
-	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/scored.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffSQLite(t, "scored")
 	ix := loadBoth(t, st, 7, 600)
 	r := rand.New(rand.NewPCG(17, 99))
 	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
@@ -416,20 +396,12 @@ func TestDifferentialScored(t *testing.T) {
 // the filter turns out broad, and (SQLite) the count before a page that
 // ends past the threshold.
 func TestDifferentialBroad(t *testing.T) {
-	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/broad.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffSQLite(t, "broad")
 	diffBroad(t, st)
 }
 
 func TestDifferentialBroadPostgres(t *testing.T) {
-	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := diffPostgres(t)
 	diffBroad(t, st)
 }
 
@@ -454,12 +426,32 @@ func diffBroad(t *testing.T, st *store.Store) {
 }
 
 func TestDifferentialScoredPostgres(t *testing.T) {
+	st := diffPostgres(t)
+	ix := loadBoth(t, st, 7, 600)
+	r := rand.New(rand.NewPCG(17, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
+}
+
+// diffSQLite opens a store in a new SQLite file of the test's, closed at
+// its end.
+func diffSQLite(t *testing.T, name string) *store.Store {
+	t.Helper()
+	st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/"+name+".db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// diffPostgres opens a store in the test's PostgreSQL database, closed at
+// its end.
+func diffPostgres(t *testing.T) *store.Store {
+	t.Helper()
 	st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	ix := loadBoth(t, st, 7, 600)
-	r := rand.New(rand.NewPCG(17, 99))
-	diffRequests(t, st, ix, diffQueryCount(), func() search.Request { return genScored(r) })
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -177,14 +177,7 @@ func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *
 			q.WriteString(" AND ")
 		}
 		n++
-		q.WriteByte('(')
-		for j, w := range g {
-			if j > 0 {
-				q.WriteString(" OR ")
-			}
-			q.WriteString(`"` + w + `"`)
-		}
-		q.WriteByte(')')
+		orGroup(&q, g)
 	}
 	if n == 0 {
 		return "", false
@@ -196,16 +189,6 @@ func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *
 // patternsMatch: one FTS5 query, ((a OR b) AND (c) NOT (d)) OR (…); NOT
 // is FTS5's binary "and not".
 func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, args *[]any) string {
-	group := func(b *strings.Builder, g []string) {
-		b.WriteByte('(')
-		for j, w := range g {
-			if j > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteString(`"` + w + `"`)
-		}
-		b.WriteByte(')')
-	}
 	var q strings.Builder
 	for i, p := range pats {
 		if i > 0 {
@@ -216,17 +199,29 @@ func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, ar
 			if j > 0 {
 				q.WriteString(" AND ")
 			}
-			group(&q, g)
+			orGroup(&q, g)
 		}
 		q.WriteByte(')')
 		for _, g := range p.none {
 			q.WriteString(" NOT ")
-			group(&q, g)
+			orGroup(&q, g)
 		}
 		q.WriteByte(')')
 	}
 	*args = append(*args, fmt.Sprintf("{w%d} : (%s)", col, q.String()))
 	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table)))
+}
+
+// orGroup writes the FTS5 group (“a” OR “b” …) of words g.
+func orGroup(b *strings.Builder, g []string) {
+	b.WriteByte('(')
+	for j, w := range g {
+		if j > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(`"` + w + `"`)
+	}
+	b.WriteByte(')')
 }
 
 func isASCII(s string) bool {
