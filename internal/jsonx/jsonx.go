@@ -417,7 +417,10 @@ func Members(data []byte) (map[string][]byte, error) {
 
 // Lookup follows a path of object keys (and decimal array indexes) from the
 // value data and returns the raw value found there. It reports false when a
-// step does not exist; malformed input also reports false.
+// step does not exist, or when the input is malformed before the value is
+// found; what follows an object's first member of that key is not read (a
+// record's pages are validated when they are split, and a lookup of a key
+// early in a large record need not walk the rest).
 func Lookup(data []byte, path ...string) ([]byte, bool) {
 	cur := data
 	for _, step := range path {
@@ -430,12 +433,13 @@ func Lookup(data []byte, path ...string) ([]byte, bool) {
 		case '{':
 			found := false
 			_, err := walkObject(cur, i, func(k []byte, vs, ve int) error {
-				if !found && string(k) == step {
+				if string(k) == step {
 					next, found = cur[vs:ve], true
+					return errFound
 				}
 				return nil
 			})
-			if err != nil || !found {
+			if err != nil && err != errFound || !found {
 				return nil, false
 			}
 		case '[':
@@ -508,6 +512,9 @@ func Bool(raw []byte) (bool, bool) {
 // walkObject walks the top-level object at data[i] ('{'), calling fn with
 // each key (unescaped) and the offsets of its value; it returns the offset
 // just past the object.
+// errFound stops a walk that found what it looked for.
+var errFound = errors.New("found")
+
 func walkObject(data []byte, i int, fn func(key []byte, vs, ve int) error) (int, error) {
 	return walkObjectDepth(data, i, 1, fn)
 }

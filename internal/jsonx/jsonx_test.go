@@ -79,6 +79,23 @@ func TestLookupAndValue(t *testing.T) {
 	if v, ok := Lookup(doc, "key"); !ok || string(v) != "1" {
 		t.Errorf("escaped key: %s %v", v, ok)
 	}
+	// The first member of a key wins, and a lookup reads no further:
+	// input malformed before it fails, input malformed after it does not.
+	for _, c := range []struct {
+		doc  string
+		want string
+		ok   bool
+	}{
+		{`{"a":1,"a":2}`, "1", true},
+		{`{"b":[1,2],"a":"x",`, `"x"`, true},
+		{`{"b":[1,2,"a":"x"}`, "", false},
+		{`{"b":1,"c":2}`, "", false},
+		{`{"b":1,"c":2`, "", false},
+	} {
+		if v, ok := Lookup([]byte(c.doc), "a"); ok != c.ok || string(v) != c.want {
+			t.Errorf("Lookup(%s, a) = %s %v, want %s %v", c.doc, v, ok, c.want, c.ok)
+		}
+	}
 	v, err := Value(doc)
 	if err != nil {
 		t.Fatal(err)
