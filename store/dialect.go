@@ -60,8 +60,9 @@ type dialect interface {
 	indexWorkers() int
 	// writeWords returns the statement that stores the words of the given
 	// rows (rid, then a space-separated word list per column of cols; ""
-	// for none), and its values.
-	writeWords(table string, cols []int, rows []wordRow) (string, []any)
+	// for none), and its values. replace says some rows may have words
+	// already, which the statement replaces; without it, none has.
+	writeWords(table string, cols []int, rows []wordRow, replace bool) (string, []any)
 	// wordsMatch returns a condition on the records table (alias r) that
 	// holds for every record whose column col has, for every group, at
 	// least one of the group's words (and maybe for others); ok is false

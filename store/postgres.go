@@ -94,7 +94,7 @@ func (postgresDialect) wordIndexes(table string, cols []int) []string {
 // third of a 100k-record sync one after the other).
 func (postgresDialect) indexWorkers() int { return 2 }
 
-func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow) (string, []any) {
+func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow, _ bool) (string, []any) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT INTO %s (rid", quoteIdent(wordsName(table)))
 	for _, c := range cols {

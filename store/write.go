@@ -52,7 +52,8 @@ type Load struct {
 
 	copyRows bool      // rows are copied in (PostgreSQL, a full synchronization; see copy.go)
 	conn     *sql.Conn // then, the connection the pages are written on
-	nextRid  int64     // and the last rid given
+	nextRid  int64     // and the last rid given (copyRows or newRows)
+	newRows  bool      // rows are inserted with rids the load gives (SQLite, a full synchronization; see insertBatch)
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -88,7 +89,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres"}
+	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres", newRows: s.d.name() == "sqlite"}
 	for _, o := range opts {
 		o(l)
 	}
@@ -680,14 +681,18 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 			if err := l.copyBatch(ctx, tx, cols, p, w); err != nil {
 				return err
 			}
+		} else if l.newRows {
+			if err := l.insertBatch(ctx, tx, cols, p, w); err != nil {
+				return err
+			}
 		} else if err := l.upsertBatch(ctx, tx, cols, p.args, p.n, p.rows, w); err != nil {
 			return err
 		}
 		l.n += int64(p.n)
 	}
-	if len(w.copied) > 0 {
-		rows := make([][]any, len(w.copied))
-		for i, r := range w.copied {
+	if len(w.fresh) > 0 && l.copyRows {
+		rows := make([][]any, len(w.fresh))
+		for i, r := range w.fresh {
 			row := make([]any, 1+len(r.words))
 			row[0] = r.rid
 			for j, ws := range r.words {
@@ -703,12 +708,24 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 			return err
 		}
 	}
-	if wper := max(1, maxParams/(1+len(wordCols))); len(wordCols) > 0 {
-		for start := 0; start < len(w.rows); start += wper {
-			wq, wargs := l.s.d.writeWords(l.table, wordCols, w.rows[start:min(start+wper, len(w.rows))])
+	writeWords := func(rows []wordRow, replace bool) error {
+		wper := max(1, maxParams/(1+len(wordCols)))
+		for start := 0; start < len(rows); start += wper {
+			wq, wargs := l.s.d.writeWords(l.table, wordCols, rows[start:min(start+wper, len(rows))], replace)
 			if _, err := l.stmts.exec(ctx, tx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
+		}
+		return nil
+	}
+	if err := writeWords(w.rows, true); err != nil {
+		return err
+	}
+	if !l.copyRows {
+		// Rows inserted with rids the load gave (newRows) have no words
+		// yet: a plain INSERT, without REPLACE's lookup.
+		if err := writeWords(w.fresh, false); err != nil {
+			return err
 		}
 	}
 	for w := range vocab {
@@ -729,27 +746,29 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 // in the page (the same id in two batches) keeps its row, and its last
 // words win.
 type pageWords struct {
-	on     bool          // the table has word columns
-	at     map[int64]int // rid → its row in rows (>= 0) or copied (< 0: -1-i)
-	rows   []wordRow
-	copied []wordRow
+	on    bool          // the table has word columns
+	at    map[int64]int // rid → its row in rows (>= 0) or fresh (< 0: -1-i)
+	rows  []wordRow
+	fresh []wordRow // of rows the load gave their rids: they have no words yet
 }
 
-func (w *pageWords) add(rid int64, words []string, copied bool) {
+// add sets the words of the row rid; fresh says the load just gave the row
+// its rid (it was copied in, or inserted with it).
+func (w *pageWords) add(rid int64, words []string, fresh bool) {
 	if !w.on {
 		return
 	}
 	if j, ok := w.at[rid]; ok {
 		if j < 0 {
-			w.copied[-1-j].words = words
+			w.fresh[-1-j].words = words
 		} else {
 			w.rows[j].words = words
 		}
 		return
 	}
-	if copied {
-		w.at[rid] = -1 - len(w.copied)
-		w.copied = append(w.copied, wordRow{rid: rid, words: words})
+	if fresh {
+		w.at[rid] = -1 - len(w.fresh)
+		w.fresh = append(w.fresh, wordRow{rid: rid, words: words})
 		return
 	}
 	w.at[rid] = len(w.rows)
@@ -763,6 +782,72 @@ func splitWords(ws string) []string {
 		return []string{}
 	}
 	return strings.Split(ws, " ")
+}
+
+// insertBatch writes the batch p into a table that a full synchronization
+// fills (newRows): its rows, with rids the load gives, then their raw
+// records, each with a plain INSERT. That is a third less of the writer's
+// time than upsertBatch, whose ON CONFLICT and RETURNING (to learn each
+// row's rid) every row pays for, while a record read twice (a feed's
+// overlap) is rare. When the table holds one of the batch's ids already,
+// the INSERT fails on the idkey's uniqueness, changing nothing, and the
+// batch takes upsertBatch instead.
+func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *preparedBatch, w *pageWords) error {
+	d := l.s.d
+	perRow := len(cols)
+	// The columns null in every row of the batch (a field the records
+	// lack, a text that is no date-time) are left out, to be null by
+	// default: a bound value costs more than a row's share of the rest.
+	var used []string
+	keep := make([]bool, perRow)
+	for c := range perRow {
+		for i := c; i < len(p.args) && !keep[c]; i += perRow {
+			keep[c] = p.args[i] != nil
+		}
+		if keep[c] {
+			used = append(used, cols[c])
+		}
+	}
+	args := make([]any, 0, p.n*(len(used)+1))
+	rawArgs := make([]any, 0, 2*p.n)
+	var q, rq strings.Builder
+	fmt.Fprintf(&q, "INSERT INTO %s (rid, %s) VALUES ", quoteIdent(l.table), strings.Join(used, ", "))
+	fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))
+	for i := range p.n {
+		if i > 0 {
+			q.WriteByte(',')
+			rq.WriteByte(',')
+		}
+		q.WriteString("(" + placeholders(d, i*(len(used)+1)+1, len(used)+1) + ")")
+		rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
+		rid := l.nextRid + 1 + int64(i)
+		row := p.args[i*perRow : (i+1)*perRow]
+		args = append(args, rid)
+		for c, v := range row {
+			if keep[c] {
+				args = append(args, v)
+			}
+		}
+		rawArgs = append(rawArgs, rid, p.rows[string(row[0].([]byte))].raw)
+	}
+	if _, err := l.stmts.exec(ctx, tx, q.String(), args...); err != nil {
+		if !isUniqueViolation(err) {
+			return l.wrap(err)
+		}
+		if err := l.upsertBatch(ctx, tx, cols, p.args, p.n, p.rows, w); err != nil {
+			return err
+		}
+		// The rids the upsert gave.
+		return l.wrap(tx.QueryRowContext(ctx, "SELECT coalesce(max(rid), 0) FROM "+quoteIdent(l.table)).Scan(&l.nextRid))
+	}
+	if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
+		return l.wrap(err)
+	}
+	for i := range p.n {
+		w.add(l.nextRid+1+int64(i), p.rows[string(p.args[i*perRow].([]byte))].words, true)
+	}
+	l.nextRid += int64(p.n)
+	return nil
 }
 
 // upsertBatch writes n rows (args, perRow values each) with one INSERT …
