@@ -109,6 +109,27 @@ func TestLookupAndValue(t *testing.T) {
 	}
 }
 
+// TestStrings checks Value and String on strings, whose plain ones skip
+// the decoder, against encoding/json.
+func TestStrings(t *testing.T) {
+	for _, raw := range []string{`"abc"`, `""`, `"a\"b"`, `"café"`, "\"\xff\"", `"a\u0041"`, "\"tab\t\"", `"2024-01-02T03:04:05Z"`, `"unterminated`} {
+		var want any
+		wantErr := json.Unmarshal([]byte(raw), &want) != nil
+		got, err := Value([]byte(raw))
+		if wantErr {
+			if err == nil {
+				t.Errorf("Value(%q) = %#v, want an error", raw, got)
+			}
+		} else if err != nil || got != want {
+			t.Errorf("Value(%q) = %#v, %v; want %#v", raw, got, err, want)
+		}
+		s, ok := String([]byte(raw))
+		if ok == wantErr || ok && s != want {
+			t.Errorf("String(%q) = %q, %v; want %#v", raw, s, ok, want)
+		}
+	}
+}
+
 // FuzzSplit checks that the splitter never panics and agrees with
 // encoding/json on what is valid.
 func FuzzSplit(f *testing.F) {
