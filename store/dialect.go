@@ -32,6 +32,10 @@ type dialect interface {
 	// streams reports whether a transaction can run a query while the rows
 	// of another are still being read.
 	streams() bool
+	// backgroundCheckpoints reports whether the database keeps a
+	// write-ahead log that a reader's connection can copy into the
+	// database file while the writer goes on (Store.checkpointSoon).
+	backgroundCheckpoints() bool
 	// forUpdate ends a SELECT whose rows the transaction goes on to
 	// update, locking them ("" where the write transaction is exclusive).
 	forUpdate() string

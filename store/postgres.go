@@ -55,6 +55,7 @@ func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
 // the store uses it).
 func (postgresDialect) initLock() string                     { return "SELECT pg_advisory_xact_lock(7350120093710464011)" }
 func (postgresDialect) streams() bool                        { return false }
+func (postgresDialect) backgroundCheckpoints() bool          { return false }
 func (postgresDialect) withoutRowid() string                 { return "" }
 func (postgresDialect) blob() string                         { return "BYTEA" }
 func (postgresDialect) serial() string                       { return "BIGSERIAL PRIMARY KEY" }

@@ -86,6 +86,7 @@ func (sqliteDialect) skipLocked() string          { return "" } // one writer at
 func (sqliteDialect) forUpdate() string           { return "" }
 func (sqliteDialect) initLock() string            { return "" } // BEGIN IMMEDIATE
 func (sqliteDialect) streams() bool               { return true }
+func (sqliteDialect) backgroundCheckpoints() bool { return true }
 func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }
 func (sqliteDialect) blob() string                { return "BLOB" }
 func (sqliteDialect) serial() string              { return "INTEGER PRIMARY KEY" }

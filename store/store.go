@@ -60,6 +60,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tributary-dev/tributary/search"
@@ -153,6 +154,11 @@ type Store struct {
 
 	mu    sync.Mutex
 	vocab map[vocabKey]*vocabEntry
+
+	// checkpointing is set while a checkpoint runs in the background
+	// (checkpointSoon), which background waits for at Close.
+	checkpointing atomic.Bool
+	background    sync.WaitGroup
 }
 
 type vocabKey struct {
@@ -168,7 +174,30 @@ type vocabEntry struct {
 
 // Close closes the store's connections.
 func (s *Store) Close() error {
+	s.background.Wait()
 	return errors.Join(s.w.Close(), s.r.Close())
+}
+
+// checkpointSoon starts a checkpoint of SQLite's write-ahead log on a
+// reader's connection, in a goroutine, unless one is running: it copies
+// the pages committed so far into the database file while the writer goes
+// on, on another processor. A full synchronization calls it after each
+// page; the log then starts again from its beginning at the next page,
+// below the size (1,000 pages) at which the writer's own commit would
+// stop to checkpoint, which took 10% of the writer's time. When it falls
+// behind, the writer's commit checkpoints as before (or finds this one
+// under way and goes on). Its failure changes nothing: a later checkpoint
+// copies the same pages.
+func (s *Store) checkpointSoon() {
+	if !s.d.backgroundCheckpoints() || !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		defer s.checkpointing.Store(false)
+		_, _ = s.r.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+	}()
 }
 
 // String names the store (its file, or its server without credentials).

@@ -54,6 +54,8 @@ type Load struct {
 	conn     *sql.Conn // then, the connection the pages are written on
 	nextRid  int64     // and the last rid given (copyRows or newRows)
 	newRows  bool      // rows are inserted with rids the load gives (SQLite, a full synchronization; see insertBatch)
+	// insertArgs are insertBatch's slices of values, for the next batch.
+	insertArgs [2][]any
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -373,6 +375,7 @@ func (l *Load) write(ctx context.Context, next func() *preparedBatch, records []
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
 	}
+	l.s.checkpointSoon()
 	if checkpoint != nil {
 		l.checkpoint = slices.Clone(checkpoint)
 	}
@@ -409,9 +412,10 @@ type fieldLayout struct{ key, time, words bool }
 
 // preparer extracts batches; it is used by one goroutine at a time.
 type preparer struct {
-	x        *search.Extractor
-	ex       search.Extracted
-	keyBytes int // the largest key buffer of a batch so far
+	x         *search.Extractor
+	ex        search.Extracted
+	keyBytes  int // the largest key buffer of a batch so far
+	textBytes int // and word buffer
 	// known holds words the vocabulary has, or that an earlier batch of
 	// this preparer carries: a batch lists only the others.
 	known map[vocabWord]struct{}
@@ -466,13 +470,21 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 	}
 	// The batch's words, in one buffer made a string once: each record's
 	// word texts are substrings of it.
-	var text []byte
+	text := make([]byte, 0, pr.textBytes)
+	// Each record's word texts, one span of text per word field: record
+	// i's are spans[i*nw:(i+1)*nw].
 	type span struct{ start, end int }
-	spans := make([][]span, len(batch))
+	nw := 0
+	for _, f := range layout {
+		if f.words {
+			nw++
+		}
+	}
+	spans := make([]span, 0, len(batch)*nw)
 	// The batch's words by column, looked up without allocating: a word
 	// is checked against the vocabulary once per batch, not once per use.
 	seen := map[int]map[string]struct{}{}
-	defer func() { pr.keyBytes = max(pr.keyBytes, cap(keys)) }()
+	defer func() { pr.keyBytes, pr.textBytes = max(pr.keyBytes, cap(keys)), max(pr.textBytes, cap(text)) }()
 	ex := &pr.ex
 	ids := make([]string, len(batch))
 	for i, rec := range batch {
@@ -520,12 +532,12 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 			}
 			if f.words {
 				if t != nil && f.time {
-					spans[i] = append(spans[i], span{}) // found through its time column
+					spans = append(spans, span{}) // found through its time column
 					continue
 				}
 				t0 := len(text)
 				text = append(text, ex.Text[fi]...)
-				spans[i] = append(spans[i], span{t0, len(text)})
+				spans = append(spans, span{t0, len(text)})
 				for w := range bytes.SplitSeq(ex.Text[fi], []byte{' '}) {
 					if len(w) == 0 {
 						continue
@@ -546,11 +558,12 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 		}
 	}
 	all := string(text)
+	words := make([]string, len(spans))
 	for i, rec := range batch {
 		var ws []string
-		if len(spans[i]) > 0 {
-			ws = make([]string, len(spans[i]))
-			for j, sp := range spans[i] {
+		if nw > 0 {
+			ws = words[i*nw : (i+1)*nw : (i+1)*nw]
+			for j, sp := range spans[i*nw : (i+1)*nw] {
 				ws[j] = all[sp.start:sp.end]
 			}
 		}
@@ -808,8 +821,13 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 			used = append(used, cols[c])
 		}
 	}
-	args := make([]any, 0, p.n*(len(used)+1))
-	rawArgs := make([]any, 0, 2*p.n)
+	// The values' slices are the load's, reused batch after batch.
+	args, rawArgs := l.insertArgs[0][:0], l.insertArgs[1][:0]
+	defer func() {
+		clear(args)
+		clear(rawArgs)
+		l.insertArgs = [2][]any{args[:0], rawArgs[:0]}
+	}()
 	var q, rq strings.Builder
 	fmt.Fprintf(&q, "INSERT INTO %s (rid, %s) VALUES ", quoteIdent(l.table), strings.Join(used, ", "))
 	fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))

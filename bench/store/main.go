@@ -37,6 +37,7 @@ func main() {
 	memN := flag.Int("mem", 100_000, "tickets for the in-memory replica (0: skip)")
 	reuse := flag.Bool("reuse", false, "search the SQLite file in -dir as it is (no sync)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the syncs to this file")
+	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
 	flag.Parse()
 	ctx := context.Background()
 	srv := zendesktest.New(zendesktest.WithTickets(*n))
@@ -98,6 +99,16 @@ func main() {
 		if prof != nil {
 			pprof.StopCPUProfile()
 			prof.Close()
+		}
+		if *memprofile != "" {
+			f, err := os.Create(*memprofile + "." + be.name)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				log.Fatal(err)
+			}
+			f.Close()
 		}
 		st, err := r.Store().Stats(ctx)
 		if err != nil {
