@@ -27,11 +27,17 @@ func ticket(id int, status, subject string) []byte {
 // ids runs a search and returns the ids it finds, in order.
 func ids(t *testing.T, st *store.Store, filter string, deleted bool) []int {
 	t.Helper()
+	return idsOf(t, st, "c", "tickets", filter, deleted)
+}
+
+// idsOf returns the ids of connector's entity that filter finds, in order.
+func idsOf(t *testing.T, st *store.Store, connector, entity, filter string, deleted bool) []int {
+	t.Helper()
 	var req search.Request
 	if err := json.Unmarshal([]byte(`{"query":{"filter":`+filter+`,"sort":[{"id":"asc"}]},"limit":1000}`), &req); err != nil {
 		t.Fatal(err)
 	}
-	res, err := st.SearchWith(context.Background(), "c", "tickets", req, store.SearchOptions{Deleted: deleted})
+	res, err := st.SearchWith(context.Background(), connector, entity, req, store.SearchOptions{Deleted: deleted})
 	if err != nil {
 		t.Fatal(err)
 	}

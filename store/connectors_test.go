@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -404,6 +405,47 @@ func TestMigrateV1SQLite(t *testing.T) {
 	st.Close()
 	if v := schemaVersion(t, db); v != "2" {
 		t.Fatalf("reopened: version %s", v)
+	}
+}
+
+// An incremental synchronization of a copy written by version 1, whose
+// records table has a hid column and whose word index has the unicode61
+// tokenizer, updates it as it did then.
+func TestUpdateV1SQLite(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, v1Fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	u, err := st.BeginUpdate(ctx, faultSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Apply(ctx, [][]byte{
+		[]byte(`{"id":3,"gen":2,"subject":"quarantined mailbox"}`),
+		[]byte(`{"id":100,"gen":2,"subject":"quarantined printer"}`),
+	}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := u.Counts(); c != (store.Counts{Inserted: 1, Updated: 1}) {
+		t.Errorf("counts %+v, want 1 inserted and 1 updated", c)
+	}
+	for filter, want := range map[string][]int{
+		`{"keyword":{"subject":"quarantined"}}`: {3, 100},
+		`{"eq":{"gen":2}}`:                      {3, 100},
+		`{"fuzzy":{"subject":"printr"}}`:        {100},
+	} {
+		if got := idsOf(t, st, faultSpec.Connector, faultSpec.Entity, filter, false); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", filter, got, want)
+		}
+	}
+	// Record 3's old words are gone; the 39 others keep theirs.
+	if got := idsOf(t, st, faultSpec.Connector, faultSpec.Entity, `{"keyword":{"subject":"password"}}`, false); len(got) != 39 || slices.Contains(got, 3) {
+		t.Errorf("password: %v, want the 39 records but 3", got)
 	}
 }
 
