@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,8 +55,10 @@ type Load struct {
 	conn     *sql.Conn // then, the connection the pages are written on
 	nextRid  int64     // and the last rid given (copyRows or newRows)
 	newRows  bool      // rows are inserted with rids the load gives (SQLite, a full synchronization; see insertBatch)
-	// insertArgs are insertBatch's slices of values, for the next batch.
+	// insertArgs are insertBatch's slices of values, for the next batch,
+	// and insertSQL its statements (rows, then raw records) by shape.
 	insertArgs [2][]any
+	insertSQL  map[string][2]string
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -811,14 +814,48 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 	// The columns null in every row of the batch (a field the records
 	// lack, a text that is no date-time) are left out, to be null by
 	// default: a bound value costs more than a row's share of the rest.
-	var used []string
 	keep := make([]bool, perRow)
+	shape := make([]byte, 0, perRow+8) // the columns kept, and the rows: the statements' key
+	nused := 0
 	for c := range perRow {
 		for i := c; i < len(p.args) && !keep[c]; i += perRow {
 			keep[c] = p.args[i] != nil
 		}
 		if keep[c] {
-			used = append(used, cols[c])
+			nused++
+			shape = append(shape, 1)
+		} else {
+			shape = append(shape, 0)
+		}
+	}
+	shape = strconv.AppendInt(shape, int64(p.n), 10)
+	// The statements' texts, made once per shape (each has thousands of
+	// placeholders).
+	stmts, ok := l.insertSQL[string(shape)]
+	if !ok {
+		var used []string
+		for c, k := range keep {
+			if k {
+				used = append(used, cols[c])
+			}
+		}
+		var q, rq strings.Builder
+		fmt.Fprintf(&q, "INSERT INTO %s (rid, %s) VALUES ", quoteIdent(l.table), strings.Join(used, ", "))
+		fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))
+		for i := range p.n {
+			if i > 0 {
+				q.WriteByte(',')
+				rq.WriteByte(',')
+			}
+			q.WriteString("(" + placeholders(d, i*(nused+1)+1, nused+1) + ")")
+			rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
+		}
+		stmts = [2]string{q.String(), rq.String()}
+		if l.insertSQL == nil {
+			l.insertSQL = map[string][2]string{}
+		}
+		if len(l.insertSQL) < maxCached {
+			l.insertSQL[string(shape)] = stmts
 		}
 	}
 	// The values' slices are the load's, reused batch after batch.
@@ -828,16 +865,7 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 		clear(rawArgs)
 		l.insertArgs = [2][]any{args[:0], rawArgs[:0]}
 	}()
-	var q, rq strings.Builder
-	fmt.Fprintf(&q, "INSERT INTO %s (rid, %s) VALUES ", quoteIdent(l.table), strings.Join(used, ", "))
-	fmt.Fprintf(&rq, "INSERT INTO %s (rid, raw) VALUES ", quoteIdent(l.table+"_raw"))
 	for i := range p.n {
-		if i > 0 {
-			q.WriteByte(',')
-			rq.WriteByte(',')
-		}
-		q.WriteString("(" + placeholders(d, i*(len(used)+1)+1, len(used)+1) + ")")
-		rq.WriteString("(" + placeholders(d, 2*i+1, 2) + ")")
 		rid := l.nextRid + 1 + int64(i)
 		row := p.args[i*perRow : (i+1)*perRow]
 		args = append(args, rid)
@@ -848,7 +876,7 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 		}
 		rawArgs = append(rawArgs, rid, p.rows[string(row[0].([]byte))].raw)
 	}
-	if _, err := l.stmts.exec(ctx, tx, q.String(), args...); err != nil {
+	if _, err := l.stmts.exec(ctx, tx, stmts[0], args...); err != nil {
 		if !isUniqueViolation(err) {
 			return l.wrap(err)
 		}
@@ -858,7 +886,7 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 		// The rids the upsert gave.
 		return l.wrap(tx.QueryRowContext(ctx, "SELECT coalesce(max(rid), 0) FROM "+quoteIdent(l.table)).Scan(&l.nextRid))
 	}
-	if _, err := l.stmts.exec(ctx, tx, rq.String(), rawArgs...); err != nil {
+	if _, err := l.stmts.exec(ctx, tx, stmts[1], rawArgs...); err != nil {
 		return l.wrap(err)
 	}
 	for i := range p.n {
