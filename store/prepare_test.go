@@ -170,3 +170,45 @@ func testPreparedPages(t *testing.T, prepared, written *store.Store) {
 		t.Errorf("after a failed page the load holds %d records", l.Records())
 	}
 }
+
+// TestCloseDuringLoad closes a SQLite store while a full synchronization
+// writes into it, each page starting a checkpoint in the background: the
+// writes fail with an error, nothing panics, and no goroutine is left
+// (TestMain's goleak).
+func TestCloseDuringLoad(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/close.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.BeginFull(ctx, changeSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := make(chan int, 1)
+	done := make(chan error, 1)
+	go func() {
+		for p := 0; ; p++ {
+			var page [][]byte
+			for i := range 100 {
+				page = append(page, ticket(p*100+i, "open", fmt.Sprintf("printer %d", i)))
+			}
+			if err := l.WritePage(ctx, l.Prepare(page), nil); err != nil {
+				done <- err
+				return
+			}
+			select {
+			case written <- p:
+			default:
+			}
+		}
+	}()
+	<-written
+	<-written
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("a page written after Close: %v, want an error saying the store is closed", err)
+	}
+}

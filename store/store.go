@@ -156,9 +156,12 @@ type Store struct {
 	vocab map[vocabKey]*vocabEntry
 
 	// checkpointing is set while a checkpoint runs in the background
-	// (checkpointSoon), which background waits for at Close.
+	// (checkpointSoon), which background waits for at Close; once closed
+	// (under bgMu), none starts.
 	checkpointing atomic.Bool
 	background    sync.WaitGroup
+	bgMu          sync.Mutex
+	closed        bool
 }
 
 type vocabKey struct {
@@ -174,6 +177,9 @@ type vocabEntry struct {
 
 // Close closes the store's connections.
 func (s *Store) Close() error {
+	s.bgMu.Lock()
+	s.closed = true
+	s.bgMu.Unlock()
 	s.background.Wait()
 	return errors.Join(s.w.Close(), s.r.Close())
 }
@@ -190,6 +196,12 @@ func (s *Store) Close() error {
 // copies the same pages.
 func (s *Store) checkpointSoon() {
 	if !s.d.backgroundCheckpoints() || !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.closed {
+		s.checkpointing.Store(false)
 		return
 	}
 	s.background.Add(1)
