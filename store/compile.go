@@ -275,7 +275,7 @@ func (c *compiler) text(col int, f *search.Filter) (cond, error) {
 	if len(groups) == 0 {
 		return cond{sql: "", exact: false}, nil
 	}
-	m, ok := c.s.d.wordsMatch(tableName(c.table), col, groups, &c.args)
+	m, ok := c.s.d.wordsMatch(tableName(c.table), col, groups, c.ts.TaggedWords, &c.args)
 	if !ok {
 		return cond{sql: "", exact: false}, nil
 	}

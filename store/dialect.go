@@ -64,14 +64,17 @@ type dialect interface {
 	indexWorkers() int
 	// writeWords returns the statement that stores the words of the given
 	// rows (rid, then a space-separated word list per column of cols; ""
-	// for none), and its values. replace says some rows may have words
-	// already, which the statement replaces; without it, none has.
-	writeWords(table string, cols []int, rows []wordRow, replace bool) (string, []any)
+	// for none; or, tagged, one list of the words of all, tagged: see
+	// tableSpec.TaggedWords), and its values. replace says some rows may
+	// have words already, which the statement replaces; without it, none
+	// has.
+	writeWords(table string, cols []int, rows []wordRow, replace, tagged bool) (string, []any)
 	// wordsMatch returns a condition on the records table (alias r) that
 	// holds for every record whose column col has, for every group, at
 	// least one of the group's words (and maybe for others); ok is false
 	// when the word index cannot say (every record is a candidate).
-	wordsMatch(table string, col int, groups [][]string, args *[]any) (cond string, ok bool)
+	// tagged is the table's tableSpec.TaggedWords.
+	wordsMatch(table string, col int, groups [][]string, tagged bool, args *[]any) (cond string, ok bool)
 	// dropWords drops the word index of a table.
 	dropWords(ctx context.Context, tx *sql.Tx, table string) error
 

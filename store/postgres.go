@@ -95,7 +95,7 @@ func (postgresDialect) wordIndexes(table string, cols []int) []string {
 // third of a 100k-record sync one after the other).
 func (postgresDialect) indexWorkers() int { return 2 }
 
-func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow, _ bool) (string, []any) {
+func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow, _, _ bool) (string, []any) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT INTO %s (rid", quoteIdent(wordsName(table)))
 	for _, c := range cols {
@@ -126,7 +126,7 @@ func (d postgresDialect) writeWords(table string, cols []int, rows []wordRow, _ 
 	return b.String(), args
 }
 
-func (d postgresDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {
+func (d postgresDialect) wordsMatch(table string, col int, groups [][]string, _ bool, args *[]any) (string, bool) {
 	var parts []string
 	for _, g := range groups {
 		*args = append(*args, g)

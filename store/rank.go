@@ -148,7 +148,7 @@ func (c *compiler) levels(leaf *search.Filter) ([]level, bool, error) {
 	slices.SortStableFunc(pats, func(a, b pattern) int { return cmp.Compare(b.score, a.score) })
 	table := tableName(c.table)
 	in := func(ws []string, args *[]any) string {
-		m, _ := c.s.d.wordsMatch(table, col, [][]string{ws}, args)
+		m, _ := c.s.d.wordsMatch(table, col, [][]string{ws}, c.ts.TaggedWords, args)
 		return m
 	}
 	var out []level
@@ -175,7 +175,7 @@ func (c *compiler) levels(leaf *search.Filter) ([]level, bool, error) {
 				}
 				wps = append(wps, wp)
 			}
-			lv.cond = pm.patternsMatch(table, col, wps, &lv.args)
+			lv.cond = pm.patternsMatch(table, col, wps, c.ts.TaggedWords, &lv.args)
 			out = append(out, lv)
 			continue
 		}
@@ -223,5 +223,5 @@ type patternMatcher interface {
 	// patternsMatch returns a condition on the records table (alias r)
 	// that holds for the records whose column col has one of the patterns
 	// (every pattern has a group in all; every word is ASCII).
-	patternsMatch(table string, col int, pats []wordPattern, args *[]any) string
+	patternsMatch(table string, col int, pats []wordPattern, tagged bool, args *[]any) string
 }

@@ -98,23 +98,25 @@ func (sqliteDialect) setup(ctx context.Context, db *sql.DB) error { return nil }
 func ftsName(table string) string { return table + "_fts" }
 
 // The word index is an FTS5 table without content, keyed by the records'
-// rid, whose text is the words the search package found, lowercased and
-// separated by spaces (so both sides of a match are tokenized alike). Its
-// tokenizer is FTS5's "ascii": a token is a run of ASCII letters and
-// digits and of any non-ASCII bytes, which splits that text at its spaces
-// and nowhere else, for half the CPU time of "unicode61" (which tables
-// written before used, with the search package's word characters: the
-// same tokens). A match is a superset, which the Evaluator narrows.
+// rid. It has one column, w, whose text is the words the search package
+// found in every word field, lowercased, each after its field's tag
+// (wordTag), separated by spaces (so both sides of a match are tokenized
+// alike), and it keeps no column or position lists (detail=none): a
+// record binds one text rather than one a field, and the index is smaller
+// to write and to merge. Its tokenizer is FTS5's "ascii": a token is a run
+// of ASCII letters and digits and of any non-ASCII bytes, which splits
+// that text at its spaces and nowhere else, for half the CPU time of
+// "unicode61". A match is a superset, which the Evaluator narrows.
+//
+// Tables written before (tableSpec.TaggedWords false) have a column per
+// word field (detail=column, unicode61 with the search package's word
+// characters: the same tokens), which a match names.
 func (sqliteDialect) createWords(ctx context.Context, tx *sql.Tx, table string, cols []int) error {
 	if len(cols) == 0 {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE VIRTUAL TABLE %s USING fts5(", quoteIdent(ftsName(table)))
-	for _, c := range cols {
-		fmt.Fprintf(&b, "w%d, ", c)
-	}
-	b.WriteString(`content='', contentless_delete=1, detail=column, tokenize="ascii")`)
+	fmt.Fprintf(&b, "CREATE VIRTUAL TABLE %s USING fts5(w, content='', contentless_delete=1, detail=none, tokenize=\"ascii\")", quoteIdent(ftsName(table)))
 	if _, err := tx.ExecContext(ctx, b.String()); err != nil {
 		return err
 	}
@@ -150,19 +152,25 @@ func (sqliteDialect) wordIndexes(table string, cols []int) []string {
 
 func (sqliteDialect) indexWorkers() int { return 1 } // one writer
 
-func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow, replace bool) (string, []any) {
+func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow, replace, tagged bool) (string, []any) {
 	var b strings.Builder
 	verb := "INSERT"
 	if replace {
 		verb = "INSERT OR REPLACE"
 	}
 	fmt.Fprintf(&b, "%s INTO %s(rowid", verb, quoteIdent(ftsName(table)))
-	for _, c := range cols {
-		fmt.Fprintf(&b, ", w%d", c)
+	n := len(cols) // texts a row
+	if tagged {
+		n = 1
+		b.WriteString(", w")
+	} else {
+		for _, c := range cols {
+			fmt.Fprintf(&b, ", w%d", c)
+		}
 	}
 	b.WriteString(") VALUES ")
-	row := "(?" + strings.Repeat(",?", len(cols)) + ")"
-	args := make([]any, 0, len(rows)*(len(cols)+1))
+	row := "(?" + strings.Repeat(",?", n) + ")"
+	args := make([]any, 0, len(rows)*(n+1))
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteByte(',')
@@ -176,14 +184,24 @@ func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow, replac
 	return b.String(), args
 }
 
-func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *[]any) (string, bool) {
+// wordQuery returns the MATCH text of the query q on column col: q's words
+// tagged in a tagged index, a column filter in another.
+func wordQuery(col int, q string, tagged bool) string {
+	if tagged {
+		return q
+	}
+	return fmt.Sprintf("{w%d} : (%s)", col, q)
+}
+
+func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, tagged bool, args *[]any) (string, bool) {
 	var q strings.Builder
 	n := 0
 	for _, g := range groups {
-		// FTS5 tokenizes a word as the search package does when its
-		// letters are ASCII; another may split into a phrase, which the
-		// index (detail=column) cannot match: a group with such a word
-		// constrains nothing.
+		// A table written before tokenizes a word as the search package
+		// does when its letters are ASCII; another may split into a
+		// phrase, which its index (detail=column) cannot match: a group
+		// with such a word constrains nothing (in a tagged index either,
+		// whose match is then only less narrow).
 		if slices.ContainsFunc(g, func(w string) bool { return !isASCII(w) }) {
 			continue
 		}
@@ -191,18 +209,18 @@ func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, args *
 			q.WriteString(" AND ")
 		}
 		n++
-		orGroup(&q, g)
+		orGroup(&q, g, col, tagged)
 	}
 	if n == 0 {
 		return "", false
 	}
-	*args = append(*args, fmt.Sprintf("{w%d} : (%s)", col, q.String()))
+	*args = append(*args, wordQuery(col, q.String(), tagged))
 	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table))), true
 }
 
 // patternsMatch: one FTS5 query, ((a OR b) AND (c) NOT (d)) OR (…); NOT
 // is FTS5's binary "and not".
-func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, args *[]any) string {
+func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, tagged bool, args *[]any) string {
 	var q strings.Builder
 	for i, p := range pats {
 		if i > 0 {
@@ -213,27 +231,32 @@ func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, ar
 			if j > 0 {
 				q.WriteString(" AND ")
 			}
-			orGroup(&q, g)
+			orGroup(&q, g, col, tagged)
 		}
 		q.WriteByte(')')
 		for _, g := range p.none {
 			q.WriteString(" NOT ")
-			orGroup(&q, g)
+			orGroup(&q, g, col, tagged)
 		}
 		q.WriteByte(')')
 	}
-	*args = append(*args, fmt.Sprintf("{w%d} : (%s)", col, q.String()))
+	*args = append(*args, wordQuery(col, q.String(), tagged))
 	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table)))
 }
 
-// orGroup writes the FTS5 group (“a” OR “b” …) of words g.
-func orGroup(b *strings.Builder, g []string) {
+// orGroup writes the FTS5 group (“a” OR “b” …) of words g, of column col
+// (tagged with it in a tagged index).
+func orGroup(b *strings.Builder, g []string, col int, tagged bool) {
+	tag := ""
+	if tagged {
+		tag = wordTag(col)
+	}
 	b.WriteByte('(')
 	for j, w := range g {
 		if j > 0 {
 			b.WriteString(" OR ")
 		}
-		b.WriteString(`"` + w + `"`)
+		b.WriteString(`"` + tag + w + `"`)
 	}
 	b.WriteByte(')')
 }

@@ -410,7 +410,18 @@ type tableSpec struct {
 	IDField string        `json:"id_field"`
 	Fields  []tableField  `json:"fields"`
 	Schema  search.Schema `json:"-"`
+	// TaggedWords says the table's SQLite word index has one column, whose
+	// tokens are the words of every word field, each tagged with its
+	// field's column (wordTag), rather than a column per field. Tables
+	// written before have a column per field.
+	TaggedWords bool `json:"tagged_words,omitempty"`
 }
+
+// wordTag is what a word of field col starts with in a tagged word index
+// (tableSpec.TaggedWords): its column's digits, then 'q', so that no two
+// fields' tokens are alike and each is one token of FTS5's ascii
+// tokenizer.
+func wordTag(col int) string { return strconv.Itoa(col) + "q" }
 
 type tableField struct {
 	Name  string      `json:"name"`

@@ -93,6 +93,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 	if err != nil {
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
+	ts.TaggedWords = s.d.name() == "sqlite" // see sqliteDialect.createWords
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
 	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres", newRows: s.d.name() == "sqlite"}
 	for _, o := range opts {
@@ -483,6 +484,19 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 			nw++
 		}
 	}
+	// A tagged word index (tableSpec.TaggedWords) takes one text a
+	// record: its word fields' words, each after its field's tag.
+	tagged := l.ts.TaggedWords && nw > 0
+	var tags []string
+	if tagged {
+		tags = make([]string, len(layout))
+		for fi, f := range layout {
+			if f.words {
+				tags[fi] = wordTag(fi)
+			}
+		}
+		nw = 1
+	}
 	spans := make([]span, 0, len(batch)*nw)
 	// The batch's words by column, looked up without allocating: a word
 	// is checked against the vocabulary once per batch, not once per use.
@@ -512,6 +526,7 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 		at[ids[i]] = p.n
 		p.n++
 		p.args = append(p.args, idkey, ex.ID)
+		r0 := len(text) // where the record's tagged words start
 		for fi, f := range layout {
 			if k := ex.Keys[fi]; len(k) > 0 && k[0] == byte(search.ClassString) {
 				p.strs[fi] = true
@@ -535,15 +550,25 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 			}
 			if f.words {
 				if t != nil && f.time {
-					spans = append(spans, span{}) // found through its time column
+					if !tagged {
+						spans = append(spans, span{}) // found through its time column
+					}
 					continue
 				}
-				t0 := len(text)
-				text = append(text, ex.Text[fi]...)
-				spans = append(spans, span{t0, len(text)})
+				if !tagged {
+					t0 := len(text)
+					text = append(text, ex.Text[fi]...)
+					spans = append(spans, span{t0, len(text)})
+				}
 				for w := range bytes.SplitSeq(ex.Text[fi], []byte{' '}) {
 					if len(w) == 0 {
 						continue
+					}
+					if tagged {
+						if len(text) > r0 {
+							text = append(text, ' ')
+						}
+						text = append(append(text, tags[fi]...), w...)
 					}
 					if _, dup := seen[fi][string(w)]; dup || !hasLetter(w) {
 						continue
@@ -558,6 +583,9 @@ func (l *Load) prepareBatch(pr *preparer, batch [][]byte, first, perRow int) *pr
 					}
 				}
 			}
+		}
+		if tagged {
+			spans = append(spans, span{r0, len(text)})
 		}
 	}
 	all := string(text)
@@ -727,7 +755,7 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 	writeWords := func(rows []wordRow, replace bool) error {
 		wper := max(1, maxParams/(1+len(wordCols)))
 		for start := 0; start < len(rows); start += wper {
-			wq, wargs := l.s.d.writeWords(l.table, wordCols, rows[start:min(start+wper, len(rows))], replace)
+			wq, wargs := l.s.d.writeWords(l.table, wordCols, rows[start:min(start+wper, len(rows))], replace, l.ts.TaggedWords)
 			if _, err := l.stmts.exec(ctx, tx, wq, wargs...); err != nil {
 				return l.wrap(err)
 			}
