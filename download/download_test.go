@@ -257,3 +257,30 @@ func TestCancelStopsResume(t *testing.T) {
 		t.Errorf("cancel took %v", time.Since(start))
 	}
 }
+
+// TestCancelEndsReads cancels a download whose whole file has already
+// arrived: the next Read fails with context.Canceled, and no byte more is
+// delivered.
+func TestCancelEndsReads(t *testing.T) {
+	data := content(1 << 20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fakeserver.ServeFile(w, r, fakeserver.File{Name: "f", ETag: `"x"`, Content: data})
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int32
+	s, err := download.Open(ctx, fetcher(srv.URL, &n, nil), nil, download.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := io.ReadFull(s, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the rest reaches the socket
+	cancel()
+	rest, err := io.ReadAll(s)
+	if !errors.Is(err, context.Canceled) || len(rest) != 0 {
+		t.Fatalf("after the cancel: %d bytes, %v; want none, and context.Canceled", len(rest), err)
+	}
+}

@@ -144,13 +144,22 @@ func validatorOf(h http.Header) string {
 // Read reads the next bytes of the file. A connection dropped mid-body is
 // resumed transparently with a ranged request from the byte reached,
 // conditional on the validator the server first gave (If-Range), so every
-// byte is delivered exactly once or Read returns an error.
+// byte is delivered exactly once or Read returns an error. Once the
+// context the stream was opened with is done, Read returns its error,
+// even when bytes the connection received before are left to read.
 func (s *Stream) Read(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
 	if s.closed {
 		return 0, errors.New("download: read from closed stream")
+	}
+	if err := s.ctx.Err(); err != nil {
+		// Not left to the transport, which notices a cancel only when it
+		// next waits for the network: megabytes a fast server already
+		// sent would be delivered first.
+		s.err = err
+		return 0, err
 	}
 	if len(p) == 0 {
 		return 0, nil
