@@ -223,19 +223,27 @@ func TestChunks(t *testing.T) {
 	}
 }
 
-func TestCancelStopsResume(t *testing.T) {
-	data := content(100_000)
+// openCancellable opens a download of f from a fake, with a context the
+// test cancels; n counts the requests made.
+func openCancellable(t *testing.T, f fakeserver.File) (s *download.Stream, cancel context.CancelFunc, n *atomic.Int32) {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fakeserver.ServeFile(w, r, fakeserver.File{Name: "f", ETag: `"x"`, Content: data, CutEvery: 1000})
+		fakeserver.ServeFile(w, r, f)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(context.Background())
-	var n atomic.Int32
-	s, err := download.Open(ctx, fetcher(srv.URL, &n, nil), nil, download.Options{})
+	t.Cleanup(cancel)
+	n = new(atomic.Int32)
+	s, err := download.Open(ctx, fetcher(srv.URL, n, nil), nil, download.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s, cancel, n
+}
+
+func TestCancelStopsResume(t *testing.T) {
+	s, cancel, n := openCancellable(t, fakeserver.File{Name: "f", ETag: `"x"`, Content: content(100_000), CutEvery: 1000})
 	buf := make([]byte, 500)
 	if _, err := io.ReadFull(s, buf); err != nil {
 		t.Fatal(err)
@@ -243,7 +251,7 @@ func TestCancelStopsResume(t *testing.T) {
 	cancel()
 	before := n.Load()
 	start := time.Now()
-	_, err = io.ReadAll(s)
+	_, err := io.ReadAll(s)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -262,18 +270,7 @@ func TestCancelStopsResume(t *testing.T) {
 // arrived: the next Read fails with context.Canceled, and no byte more is
 // delivered.
 func TestCancelEndsReads(t *testing.T) {
-	data := content(1 << 20)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fakeserver.ServeFile(w, r, fakeserver.File{Name: "f", ETag: `"x"`, Content: data})
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var n atomic.Int32
-	s, err := download.Open(ctx, fetcher(srv.URL, &n, nil), nil, download.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, cancel, _ := openCancellable(t, fakeserver.File{Name: "f", ETag: `"x"`, Content: content(1 << 20)})
 	if _, err := io.ReadFull(s, make([]byte, 1000)); err != nil {
 		t.Fatal(err)
 	}

@@ -115,9 +115,7 @@ func (sqliteDialect) createWords(ctx context.Context, tx *sql.Tx, table string, 
 	if len(cols) == 0 {
 		return nil
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE VIRTUAL TABLE %s USING fts5(w, content='', contentless_delete=1, detail=none, tokenize=\"ascii\")", quoteIdent(ftsName(table)))
-	if _, err := tx.ExecContext(ctx, b.String()); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("CREATE VIRTUAL TABLE %s USING fts5(w, content='', contentless_delete=1, detail=none, tokenize=\"ascii\")", quoteIdent(ftsName(table)))); err != nil {
 		return err
 	}
 	// While the table is loaded, no merges: each page's words become a
@@ -184,13 +182,15 @@ func (sqliteDialect) writeWords(table string, cols []int, rows []wordRow, replac
 	return b.String(), args
 }
 
-// wordQuery returns the MATCH text of the query q on column col: q's words
-// tagged in a tagged index, a column filter in another.
-func wordQuery(col int, q string, tagged bool) string {
-	if tagged {
-		return q
+// matchWords adds to args the MATCH text of the query q on column col (its
+// words are tagged in a tagged index; another names the column) and
+// returns the condition that holds for the records it matches.
+func matchWords(table string, col int, q string, tagged bool, args *[]any) string {
+	if !tagged {
+		q = fmt.Sprintf("{w%d} : (%s)", col, q)
 	}
-	return fmt.Sprintf("{w%d} : (%s)", col, q)
+	*args = append(*args, q)
+	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table)))
 }
 
 func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, tagged bool, args *[]any) (string, bool) {
@@ -214,8 +214,7 @@ func (sqliteDialect) wordsMatch(table string, col int, groups [][]string, tagged
 	if n == 0 {
 		return "", false
 	}
-	*args = append(*args, wordQuery(col, q.String(), tagged))
-	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table))), true
+	return matchWords(table, col, q.String(), tagged, args), true
 }
 
 // patternsMatch: one FTS5 query, ((a OR b) AND (c) NOT (d)) OR (…); NOT
@@ -240,8 +239,7 @@ func (sqliteDialect) patternsMatch(table string, col int, pats []wordPattern, ta
 		}
 		q.WriteByte(')')
 	}
-	*args = append(*args, wordQuery(col, q.String(), tagged))
-	return fmt.Sprintf("r.rid IN (SELECT rowid FROM %s WHERE %s MATCH ?)", quoteIdent(ftsName(table)), quoteIdent(ftsName(table)))
+	return matchWords(table, col, q.String(), tagged, args)
 }
 
 // orGroup writes the FTS5 group (“a” OR “b” …) of words g, of column col

@@ -60,7 +60,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tributary-dev/tributary/search"
@@ -155,13 +154,13 @@ type Store struct {
 	mu    sync.Mutex
 	vocab map[vocabKey]*vocabEntry
 
-	// checkpointing is set while a checkpoint runs in the background
-	// (checkpointSoon), which background waits for at Close; once closed
-	// (under bgMu), none starts.
-	checkpointing atomic.Bool
-	background    sync.WaitGroup
+	// bgMu guards checkpointing, set while a checkpoint runs in the
+	// background (checkpointSoon), and closed, set by Close, after which
+	// none starts; Close waits for the one running (background).
 	bgMu          sync.Mutex
+	checkpointing bool
 	closed        bool
+	background    sync.WaitGroup
 }
 
 type vocabKey struct {
@@ -195,20 +194,22 @@ func (s *Store) Close() error {
 // under way and goes on). Its failure changes nothing: a later checkpoint
 // copies the same pages.
 func (s *Store) checkpointSoon() {
-	if !s.d.backgroundCheckpoints() || !s.checkpointing.CompareAndSwap(false, true) {
+	if !s.d.backgroundCheckpoints() {
 		return
 	}
 	s.bgMu.Lock()
 	defer s.bgMu.Unlock()
-	if s.closed {
-		s.checkpointing.Store(false)
+	if s.closed || s.checkpointing {
 		return
 	}
+	s.checkpointing = true
 	s.background.Add(1)
 	go func() {
 		defer s.background.Done()
-		defer s.checkpointing.Store(false)
 		_, _ = s.r.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		s.bgMu.Lock()
+		s.checkpointing = false
+		s.bgMu.Unlock()
 	}()
 }
 
