@@ -3,6 +3,7 @@ package replica_test
 import (
 	"context"
 	"math/rand/v2"
+	"net/http"
 	"testing"
 	"time"
 
@@ -28,6 +29,8 @@ import (
 type mutableFake interface {
 	fakeserver.Mutable
 	Close()
+	// Transport reaches the fake in-process (fakeserver.Server.Transport).
+	Transport() http.RoundTripper
 }
 
 // kindCase is one kind's fake and the entities its copy keeps.

@@ -1,14 +1,20 @@
-//go:build !race
-
-// Run without the race detector (CI runs it in a step of its own): it
-// measures requests and pacing over thousands of records.
+// The rate budgets: a long sync against a fake that enforces the vendor's
+// limit keeps to it on its own. By default each runs in a testing/synctest
+// bubble, on the bubble's clock, which the connector's pacing and the
+// fake's windows both read: the rate is measured exactly and no load on
+// the machine can move it. With TRIBUTARY_STRICT_TIMING set (CI's step of
+// its own, nothing else running) each runs once more on the real clock
+// over loopback, as a user's program would.
 
 package replica_test
 
 import (
 	"context"
 	"flag"
+	"net/http"
+	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tributary-dev/tributary"
@@ -38,38 +44,18 @@ var noPacing = flag.Bool("rate.nopacing", false, "TestRateBudget: turn the conne
 // documented 10 a minute), a long sync paces itself: not one throttled
 // answer, and at least 90% of the allowed rate used.
 func TestExportsKeepToTheirRateLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a few seconds of pacing")
-	}
 	const limit, per = 10, time.Second
-	fake := zendesktest.New(zendesktest.WithTickets(4000), zendesktest.WithClock(fakeserver.NewRealClock()), zendesktest.WithExportRateLimit(limit, per))
-	defer fake.Close()
-	kc := kindCase{kind: "zendesk-support", creds: crashCreds, opts: []tributary.Option{zendesk.WithExportRateLimit(limit, per), zendesk.WithAPIRateLimit(0, 0)}}
-	r, err := replica.Open(context.Background(), openKind(t, kc, fake.URL), replica.SQLite(t.TempDir()+"/rate.db"),
-		replica.WithParams("tickets", tributary.Params{"per_page": 100}))
-	if err != nil {
-		t.Fatal(err)
+	rc := rateCase{
+		name: "zendesk exports", limit: limit, per: per,
+		start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
+			s := zendesktest.New(zendesktest.WithTickets(4000), zendesktest.WithClock(c), zendesktest.WithExportRateLimit(limit, per))
+			return s, s.URL, nil
+		},
+		kc:     kindCase{kind: "zendesk-support", creds: crashCreds, opts: []tributary.Option{zendesk.WithExportRateLimit(limit, per), zendesk.WithAPIRateLimit(0, 0)}},
+		off:    []tributary.Option{zendesk.WithExportRateLimit(0, 0)},
+		entity: "tickets", params: tributary.Params{"per_page": 100}, want: 4000,
 	}
-	defer r.Close()
-	start := time.Now()
-	rep, err := r.Sync(context.Background(), "tickets")
-	took := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := rep.Entities[0]
-	n := e.Usage.Requests
-	used := float64(n-1) / took.Seconds() / (float64(limit) / per.Seconds())
-	t.Logf("%d requests in %s: %.0f%% of the allowed rate, %d throttled", n, took.Round(time.Millisecond), 100*used, e.Usage.Throttled)
-	if e.Usage.Throttled != 0 || e.Usage.Retries != 0 {
-		t.Errorf("%d throttled answers, %d retries", e.Usage.Throttled, e.Usage.Retries)
-	}
-	if n < 30 || e.Inserted != 4000 {
-		t.Fatalf("%d requests, %d tickets: not a long sync", n, e.Inserted)
-	}
-	if used < 0.9 {
-		t.Errorf("used %.0f%% of the allowed rate, want at least 90%%", 100*used)
-	}
+	runRateCase(t, rc)
 }
 
 // rateCase is one kind's documented limit, scaled down so that a long
@@ -78,7 +64,7 @@ type rateCase struct {
 	name   string
 	limit  int           // requests per window; 0: a concurrency cap, not a rate
 	per    time.Duration // the window
-	start  func(clock *fakeserver.Clock) (fake interface{ Close() }, url string, refused func() int)
+	start  func(clock *fakeserver.Clock) (fake rateFake, url string, refused func() int)
 	kc     kindCase
 	off    []tributary.Option // the connector's pacing turned off
 	entity string
@@ -94,7 +80,7 @@ func rateCases() []rateCase {
 	return []rateCase{{
 		// Zendesk: 700 requests a minute on Enterprise, the whole account.
 		name: "zendesk", limit: 20, per: sec,
-		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+		start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
 			s := zendesktest.New(zendesktest.WithTickets(4000), zendesktest.WithClock(c), zendesktest.WithAPIRateLimit(20, sec))
 			return s, s.URL, nil
 		},
@@ -108,7 +94,7 @@ func rateCases() []rateCase {
 		// before) the fake does not enforce: their pace is off here, so
 		// that the account's limit is the one kept to.
 		name: "hubspot", limit: 20, per: sec,
-		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+		start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
 			s := hubspottest.New(hubspottest.WithContacts(8000), hubspottest.WithClock(c), hubspottest.WithRateLimit(20, sec))
 			return s, s.URL, nil
 		},
@@ -118,7 +104,7 @@ func rateCases() []rateCase {
 	}, {
 		// Gong: 3 requests a second per company.
 		name: "gong", limit: 10, per: sec,
-		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+		start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
 			s := gongtest.New(gongtest.WithCalls(4000), gongtest.WithMutationClock(c), gongtest.WithRateLimit(10, sec))
 			return s, s.URL, nil
 		},
@@ -130,7 +116,7 @@ func rateCases() []rateCase {
 		// in 10-second windows; the connector keeps to the budget of
 		// X-RateLimit-Remaining and X-RateLimit-Reset.
 		name: "intercom", limit: 10, per: sec,
-		start: func(*fakeserver.Clock) (interface{ Close() }, string, func() int) {
+		start: func(*fakeserver.Clock) (rateFake, string, func() int) {
 			s := intercomtest.New(intercomtest.WithContacts(6000), intercomtest.WithRateLimit(10), intercomtest.WithRateLimitWindow(sec))
 			return s, s.URL, nil
 		},
@@ -141,7 +127,7 @@ func rateCases() []rateCase {
 		// GitHub: 5,000 requests an hour for a token; the connector keeps
 		// to the budget of x-ratelimit-remaining and x-ratelimit-reset.
 		name: "github", limit: 20, per: sec,
-		start: func(c *fakeserver.Clock) (interface{ Close() }, string, func() int) {
+		start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
 			s := githubtest.New(githubtest.WithIssues(4000), githubtest.WithClock(c), githubtest.WithCoreLimit(20), githubtest.WithCoreWindow(sec))
 			return s, s.URL, nil
 		},
@@ -152,7 +138,7 @@ func rateCases() []rateCase {
 		// Mailchimp: 10 simultaneous connections, not a rate; a sync with
 		// 16 pages wanted at once stays within them.
 		name: "mailchimp",
-		start: func(*fakeserver.Clock) (interface{ Close() }, string, func() int) {
+		start: func(*fakeserver.Clock) (rateFake, string, func() int) {
 			s := mailchimptest.New(mailchimptest.WithCampaigns(3000), mailchimptest.WithFaults(mailchimptest.Faults{Latency: 20 * time.Millisecond}))
 			return s, s.URL, s.TooManyRequests
 		},
@@ -170,49 +156,91 @@ func rateCases() []rateCase {
 // no case: its limits are a daily allocation of the org and 25
 // long-running requests at once, neither a rate a sync paces to.
 func TestRateBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seconds of pacing")
-	}
 	for _, rc := range rateCases() {
-		t.Run(rc.name, func(t *testing.T) {
-			fake, url, refused := rc.start(fakeserver.NewRealClock())
-			defer fake.Close()
-			kc := rc.kc
-			if *noPacing {
-				kc.opts = append(append([]tributary.Option(nil), kc.opts...), rc.off...)
-			}
-			r, err := replica.Open(context.Background(), openKind(t, kc, url), replica.SQLite(t.TempDir()+"/rate.db"),
-				replica.WithParams(rc.entity, rc.params))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			start := time.Now()
-			rep, err := r.Sync(context.Background(), rc.entity)
-			took := time.Since(start)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := rep.Entities[0]
-			n := e.Usage.Requests
-			if n < 30 || e.Inserted != rc.want {
-				t.Fatalf("%d requests, %d records: not a long sync", n, e.Inserted)
-			}
-			if e.Usage.Throttled != 0 || e.Usage.Retries != 0 {
-				t.Errorf("%d throttled answers, %d retries", e.Usage.Throttled, e.Usage.Retries)
-			}
-			if refused != nil {
-				t.Logf("%d requests in %s, %d throttled, %d refused by the fake", n, took.Round(time.Millisecond), e.Usage.Throttled, refused())
-				if refused() != 0 {
-					t.Errorf("the fake refused %d requests", refused())
-				}
-				return
-			}
-			used := float64(n-1) / took.Seconds() / (float64(rc.limit) / rc.per.Seconds())
-			t.Logf("%d requests in %s: %.0f%% of the allowed rate, %d throttled", n, took.Round(time.Millisecond), 100*used, e.Usage.Throttled)
-			if used < 0.9 {
-				t.Errorf("used %.0f%% of the allowed rate, want at least 90%%", 100*used)
-			}
+		t.Run(rc.name, func(t *testing.T) { runRateCase(t, rc) })
+	}
+}
+
+// rateFake is a kind's fake: every one embeds *fakeserver.Server.
+type rateFake interface {
+	Close()
+	Transport() http.RoundTripper
+}
+
+// runRateCase syncs rc's entity and checks the budget: in a
+// testing/synctest bubble, on the bubble's clock, always; on the real
+// clock over loopback as well when TRIBUTARY_STRICT_TIMING is set.
+func runRateCase(t *testing.T, rc rateCase) {
+	t.Run("synctest", func(t *testing.T) {
+		// The fake's servers are started outside the bubble (a goroutine
+		// waiting on a socket would keep its clock from moving); the
+		// connector reaches its handlers in-process, inside the bubble,
+		// so the fake's windows and the connector's pacing read one clock.
+		clock := fakeserver.NewRealClock()
+		fake, url, refused := rc.start(clock)
+		defer fake.Close()
+		realNow := time.Now()
+		synctest.Test(t, func(t *testing.T) {
+			// The bubble's clock starts in 2000; the fake's data was
+			// made now. Move the bubble to now (a sleep takes no time
+			// here) so the fake's feeds see their records in the past.
+			time.Sleep(time.Until(realNow))
+			checkRateCase(t, rc, url, refused, tributary.WithHTTPClient(&http.Client{Transport: fake.Transport()}))
 		})
+	})
+	t.Run("real clock", func(t *testing.T) {
+		if os.Getenv("TRIBUTARY_STRICT_TIMING") == "" {
+			t.Skip("a wall-clock rate: CI's strict-timing step runs it, alone (TRIBUTARY_STRICT_TIMING=1)")
+		}
+		if testing.Short() {
+			t.Skip("seconds of pacing")
+		}
+		fake, url, refused := rc.start(fakeserver.NewRealClock())
+		defer fake.Close()
+		checkRateCase(t, rc, url, refused)
+	})
+}
+
+// checkRateCase syncs rc's entity into a new SQLite copy and checks that
+// not one answer was throttled or refused and, for a rate, that at least
+// 90% of it was used, as time.Now measures (the bubble's clock inside
+// synctest).
+func checkRateCase(t *testing.T, rc rateCase, url string, refused func() int, extra ...tributary.Option) {
+	kc := rc.kc
+	kc.opts = append(append([]tributary.Option(nil), kc.opts...), extra...)
+	if *noPacing {
+		kc.opts = append(kc.opts, rc.off...)
+	}
+	r, err := replica.Open(context.Background(), openKind(t, kc, url), replica.SQLite(t.TempDir()+"/rate.db"),
+		replica.WithParams(rc.entity, rc.params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	rep, err := r.Sync(context.Background(), rc.entity)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rep.Entities[0]
+	n := e.Usage.Requests
+	if n < 30 || e.Inserted != rc.want {
+		t.Fatalf("%d requests, %d records: not a long sync", n, e.Inserted)
+	}
+	if e.Usage.Throttled != 0 || e.Usage.Retries != 0 {
+		t.Errorf("%d throttled answers, %d retries", e.Usage.Throttled, e.Usage.Retries)
+	}
+	if refused != nil {
+		t.Logf("%d requests in %s, %d throttled, %d refused by the fake", n, took.Round(time.Millisecond), e.Usage.Throttled, refused())
+		if refused() != 0 {
+			t.Errorf("the fake refused %d requests", refused())
+		}
+		return
+	}
+	used := float64(n-1) / took.Seconds() / (float64(rc.limit) / rc.per.Seconds())
+	t.Logf("%d requests in %s: %.0f%% of the allowed rate, %d throttled", n, took.Round(time.Millisecond), 100*used, e.Usage.Throttled)
+	if used < 0.9 {
+		t.Errorf("used %.0f%% of the allowed rate, want at least 90%%", 100*used)
 	}
 }

@@ -11,12 +11,14 @@ package fakeserver
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -104,7 +106,10 @@ type Server struct {
 
 	api   *httptest.Server
 	files *httptest.Server
-	done  chan struct{} // closed by Close: hung handlers return
+	// apiH and filesH are the handlers the two origins serve, for
+	// Transport.
+	apiH, filesH http.Handler
+	done         chan struct{} // closed by Close: hung handlers return
 
 	mu       sync.Mutex
 	log      []Request
@@ -129,8 +134,10 @@ func New(api, files http.Handler, faults Faults, vendor Vendor) *Server {
 	if files == nil {
 		files = http.NotFoundHandler()
 	}
-	s.api = httptest.NewServer(s.record("api", s.inject(s.cached(api))))
-	s.files = httptest.NewServer(s.record("files", files))
+	s.apiH = s.record("api", s.inject(s.cached(api)))
+	s.filesH = s.record("files", files)
+	s.api = httptest.NewServer(s.apiH)
+	s.files = httptest.NewServer(s.filesH)
 	s.URL = s.api.URL
 	s.FilesURL = s.files.URL
 	return s
@@ -541,4 +548,55 @@ func WriteJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// Transport returns an http.RoundTripper that serves requests to the two
+// origins (URL and FilesURL) in-process, with no socket, and refuses any
+// other host. A connector given an *http.Client with this transport
+// (tributary.WithHTTPClient) reaches the fake as it would over loopback:
+// the same handlers, faults, request log and rate limits.
+//
+// It is for tests in a testing/synctest bubble: there network I/O is not
+// durably blocking, so time would not advance while a connection waits,
+// whereas a handler run in-process takes none of the bubble's time. A
+// sync paced to a rate limit then runs in no real time, and its rate is
+// measured exactly on the bubble's clock (the fake's clock, made with
+// NewRealClock inside the bubble, reads the same time). The response is
+// buffered whole before RoundTrip returns, so a handler that streams
+// without end (the Endless fault) must not be used through it.
+func (s *Server) Transport() http.RoundTripper { return inProcess{s} }
+
+type inProcess struct{ s *Server }
+
+func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	var h http.Handler
+	switch req.URL.Host {
+	case strings.TrimPrefix(t.s.URL, "http://"):
+		h = t.s.apiH
+	case strings.TrimPrefix(t.s.FilesURL, "http://"):
+		h = t.s.filesH
+	default:
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, fmt.Errorf("fakeserver: in-process transport: no origin %s", req.URL.Host)
+	}
+	in := req.Clone(req.Context())
+	in.Host = req.URL.Host
+	in.RequestURI = req.URL.RequestURI()
+	in.RemoteAddr = "127.0.0.1:1"
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, in)
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	res := rec.Result()
+	res.Request = req
+	return res, nil
 }

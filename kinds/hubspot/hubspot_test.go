@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -245,31 +247,36 @@ func TestAPISearchPage(t *testing.T) {
 	}
 }
 
+// TestSearchIsPaced runs in a testing/synctest bubble with the fake reached
+// in-process: the pacing waits on the bubble's clock, so the times below
+// are exact, whatever else the machine is doing.
 func TestSearchIsPaced(t *testing.T) {
 	srv := hubspottest.New()
 	defer srv.Close()
-	// 2 searches a second: paced lists would take 4.5 s at least, far
-	// from what 10 loopback requests take even on a loaded machine.
-	c := open(t, srv, hubspot.WithSearchRateLimit(2, 1))
-	ctx := context.Background()
-	start := time.Now()
-	for range 10 {
-		if _, err := c.List(ctx, "contacts", nil); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		// 2 searches a second: the lists are not paced at all, and 3
+		// searches take exactly one second (the first goes at once).
+		c := open(t, srv, hubspot.WithSearchRateLimit(2, 1), tributary.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
+		ctx := context.Background()
+		start := time.Now()
+		for range 10 {
+			if _, err := c.List(ctx, "contacts", nil); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("lists were paced: %v", d)
-	}
-	start = time.Now()
-	for range 3 {
-		if _, err := c.APISearch(ctx, "contacts", nil); err != nil {
-			t.Fatal(err)
+		if d := time.Since(start); d != 0 {
+			t.Errorf("lists were paced: %v", d)
 		}
-	}
-	if d := time.Since(start); d < 950*time.Millisecond {
-		t.Errorf("3 searches at 2/s took %v", d)
-	}
+		start = time.Now()
+		for range 3 {
+			if _, err := c.APISearch(ctx, "contacts", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d := time.Since(start); d != time.Second {
+			t.Errorf("3 searches at 2/s took %v, want 1s", d)
+		}
+	})
 	if _, err := hubspot.New(hubspot.Credentials{PrivateAppToken: "x"}, tributary.WithSetting(hubspot.SettingSearchRate, "fast")); !errors.Is(err, tributary.ErrInvalidParams) {
 		t.Errorf("bad setting: %v", err)
 	}
