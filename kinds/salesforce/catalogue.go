@@ -124,7 +124,7 @@ func scope(o sobject, fields []tributary.Field) *tributary.Scope {
 	}
 	q := "SELECT " + strings.Join(append(names, "SystemModstamp"), ", ") + " FROM " + o.name
 	return &tributary.Scope{
-		Doc:    "every " + o.name + " record with all its searchable fields: SOQL SELECT <them> FROM " + o.name,
+		Doc:    "every " + o.name + " record with its searchable fields (SOQL SELECT <searchable fields> FROM " + o.name + ")",
 		Params: func() tributary.Params { return tributary.Params{"q": q} },
 	}
 }
