@@ -27,13 +27,7 @@ func TestSalesforceCopiesAreRegisteredAndSynced(t *testing.T) {
 		c.ConnectorOptions = map[string][]tributary.Option{salesforce.Type: {tributary.WithBaseURL(sf.URL)}}
 	})
 	tok := s.token(t, clientA, "")
-	a := s.do(t, "POST", "/v1/integrations/connectors", tok, map[string]any{"external_user_id": "u", "connector_type": salesforce.Type,
-		"credentials": map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret,
-			"refresh_token": salesforcetest.DefaultRefreshToken}})
-	id, _ := a.json["id"].(string)
-	if a.status != 201 {
-		t.Fatalf("create: %d %s", a.status, a.body)
-	}
+	id := s.createSalesforce(t, tok)
 	want := []string{"accounts", "contacts", "leads", "opportunities", "tasks"}
 	ctx := context.Background()
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -67,7 +61,7 @@ func TestSalesforceCopiesAreRegisteredAndSynced(t *testing.T) {
 		}
 	}
 	sf.ResetRequests()
-	a = s.execute(t, tok, id, map[string]any{"entity": "contacts", "action": "search",
+	a := s.execute(t, tok, id, map[string]any{"entity": "contacts", "action": "search",
 		"params": map[string]any{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"MailingCountry": "Germany"}}}, "limit": 1000}})
 	res, _ := a.json["result"].(map[string]any)
 	hits, _ := res["hits"].([]any)

@@ -76,8 +76,7 @@ func TestScopeWalksEveryRecordWithEverySearchableField(t *testing.T) {
 // reads every record, and a pass from its checkpoint after an update reads
 // the updated record (besides the overlap the feed reads again by design).
 func TestScopeIsReadByTheFeed(t *testing.T) {
-	srv := salesforcetest.New(salesforcetest.WithAccounts(30), salesforcetest.WithContacts(30), salesforcetest.WithLeads(30),
-		salesforcetest.WithOpportunities(30), salesforcetest.WithTasks(30))
+	srv := feedServer(30)
 	defer srv.Close()
 	c := open(t, srv)
 	for _, fe := range feedEntities {
@@ -96,21 +95,7 @@ func TestScopeIsReadByTheFeed(t *testing.T) {
 				t.Fatalf("first pass (-fake +feed):\n%s", diff)
 			}
 			cp := first[len(first)-1].Checkpoint
-			// The records the overlap reads again: those stamped within two
-			// minutes of the checkpoint.
-			var overlap []string
-			for _, ch := range first {
-				for _, r := range ch.Records {
-					v, _ := r.StringAt("SystemModstamp")
-					stamp, err := time.Parse("2006-01-02T15:04:05.000-0700", v)
-					if err != nil {
-						t.Fatalf("SystemModstamp %q: %v", v, err)
-					}
-					if !stamp.Before(cp.Since.Add(-2 * time.Minute).Truncate(time.Second)) {
-						overlap = append(overlap, ids(t, []tributary.Record{r})...)
-					}
-				}
-			}
+			overlap := overlapIDs(t, first, cp)
 
 			srv.Clock().Advance(time.Hour)
 			id := srv.IDs(fe.entity)[7]
