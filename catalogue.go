@@ -85,6 +85,10 @@ type Entity struct {
 	// a copy of the entity is then kept current by full walks, which find
 	// deletions by difference.
 	Feed *Feed `json:"-"`
+	// Scope says how a complete copy of the entity is built when its list
+	// needs params the caller did not give (Salesforce's SOQL), nil when
+	// it needs none or cannot be copied without them.
+	Scope *Scope `json:"-"`
 }
 
 // Supports reports whether the entity offers action a.

@@ -68,8 +68,9 @@ type ConnectorConfig struct {
 	Hosted *HostedConfig `yaml:"hosted"`
 	// Search lists the entities the store keeps for `search`, each with the
 	// list params its copy is walked with (for example a SOQL query).
-	// Entities not named here are synchronized with no params on their
-	// first search.
+	// Entities not named here are synchronized on their first search with
+	// the params of their catalogue's copy scope (tributary.Scope: every
+	// Salesforce record with every searchable field), or with none.
 	Search map[string]tributary.Params `yaml:"search"`
 }
 

@@ -49,14 +49,17 @@ type fieldDoc struct {
 	Description string `json:"description,omitempty"`
 }
 
-// entityDoc is an entity as describe shows it; Operations and Searchable
-// only when one entity is described.
+// entityDoc is an entity as describe shows it; Operations, Searchable and
+// Copy only when one entity is described. Copy is the Doc of the entity's
+// copy scope (tributary.Scope): what its synchronized copy covers when the
+// configuration gives no list params.
 type entityDoc struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description,omitempty"`
 	Actions     []string       `json:"actions"`
 	Operations  []operationDoc `json:"operations,omitempty"`
 	Searchable  []fieldDoc     `json:"searchable_fields,omitempty"`
+	Copy        string         `json:"copy,omitempty"`
 	Note        string         `json:"note,omitempty"`
 }
 
@@ -85,6 +88,9 @@ func docEntity(src Source, e tributary.Entity, full bool) entityDoc {
 	}
 	for _, f := range e.Searchable {
 		d.Searchable = append(d.Searchable, fieldDoc{Name: f.Name, Type: string(f.Type), Description: f.Doc})
+	}
+	if e.Scope != nil {
+		d.Copy = e.Scope.Doc
 	}
 	return d
 }

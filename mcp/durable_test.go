@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/mcp"
 )
@@ -62,5 +63,49 @@ store: {type: sqlite, path: %q}
 	}
 	if _, err := mcp.FromConfig(context.Background(), nil, nil, mcp.Options{}); err == nil {
 		t.Error("a nil configuration was accepted")
+	}
+}
+
+// A Salesforce connector configured without search params: describe shows
+// what the copy of accounts covers, and a search synchronizes accounts
+// with that copy scope (a SOQL query of every searchable field), so it
+// filters on any of them.
+func TestCopyScopeWithoutSearchParams(t *testing.T) {
+	sf := salesforcetest.New()
+	defer sf.Close()
+	doc := fmt.Sprintf(`connectors:
+  - name: crm
+    type: salesforce
+    base_url: %s
+    credentials: {client_id: %s, client_secret: %s, refresh_token: %s}
+store: {type: sqlite, path: %q}
+`, sf.URL, salesforcetest.DefaultClientID, salesforcetest.DefaultClientSecret, salesforcetest.DefaultRefreshToken,
+		filepath.Join(t.TempDir(), "copies.db"))
+	cfg, err := mcp.ParseConfig([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcp.FromConfig(context.Background(), cfg, env(nil), mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cs := connect(t, srv)
+	a := call(t, cs, mcp.ToolDescribe, map[string]any{"connector": "crm", "entity": "accounts"}).ok(t)
+	e, _ := a.out["entity"].(map[string]any)
+	if c := str(e["copy"]); !strings.HasPrefix(c, "every Account record with its searchable fields") {
+		t.Errorf("describe accounts: copy %q", c)
+	}
+	a = call(t, cs, mcp.ToolExecute, map[string]any{"connector": "crm", "entity": "accounts", "action": "search",
+		"params": map[string]any{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"BillingCountry": "Canada"}}}, "limit": 1000}}).ok(t)
+	hits, _ := a.out["hits"].([]any)
+	if len(hits) == 0 {
+		t.Fatalf("no account billed in Canada: %s", a.text)
+	}
+	for _, h := range hits {
+		d, _ := h.(map[string]any)["data"].(map[string]any)
+		if d["BillingCountry"] != "Canada" {
+			t.Fatalf("hit %v", h)
+		}
 	}
 }

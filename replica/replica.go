@@ -68,9 +68,12 @@ type copyOf struct {
 // Option configures a Replica.
 type Option func(*Replica)
 
-// WithParams sets the list params used to walk entity (for example the
-// SOQL query of a Salesforce entity, or the owner and repo of GitHub
-// issues).
+// WithParams sets the list params used to walk entity, and to read its
+// change feed (for example a SOQL query of a Salesforce entity, or the
+// owner and repo of GitHub issues). Without them, or with none (an empty
+// p), an entity whose catalogue row has a copy scope (tributary.Scope) is
+// walked with the scope's params: every Salesforce record with every
+// searchable field.
 func WithParams(entity string, p tributary.Params) Option {
 	return func(r *Replica) { r.params[entity] = p }
 }

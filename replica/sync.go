@@ -199,6 +199,14 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 	return nil
 }
 
+// listParams returns the list params entity's copy is walked, and its
+// change feed read, with: those given with WithParams, else those of the
+// entity's copy scope (tributary.Scope), else none.
+func (r *Replica) listParams(entity string) tributary.Params {
+	e, _ := tributary.FindEntity(r.conn.Entities(), entity)
+	return e.CopyParams(r.params[entity])
+}
+
 // walk reads every record of entity with the connector's list, a batch
 // at a time.
 func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) error, rep *EntityReport) error {
@@ -221,7 +229,7 @@ func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) 
 	batches := ahead(ctx, func(ctx context.Context) iter.Seq2[[][]byte, error] {
 		return func(yield func([][]byte, error) bool) {
 			batch := make([][]byte, 0, r.batch)
-			for rec, err := range tributary.All(ctx, r.conn, entity, r.params[entity]) {
+			for rec, err := range tributary.All(ctx, r.conn, entity, r.listParams(entity)) {
 				if err != nil {
 					yield(nil, err)
 					return
@@ -333,7 +341,7 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 // sourceTotal reads the number of records the source says entity has,
 // from the first page of its list, when the source says.
 func (r *Replica) sourceTotal(ctx context.Context, entity string) (int64, bool) {
-	page, err := r.conn.List(ctx, entity, r.params[entity])
+	page, err := r.conn.List(ctx, entity, r.listParams(entity))
 	if err != nil {
 		return 0, false
 	}
@@ -387,7 +395,7 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 		}
 		pages := ahead(ctx, func(ctx context.Context) iter.Seq2[prepared, error] {
 			return func(yield func(prepared, error) bool) {
-				for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], tributary.Checkpoint{}) {
+				for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.listParams(spec.Entity), tributary.Checkpoint{}) {
 					var p prepared
 					if err == nil {
 						p = prepared{ch, l.Prepare(raws(ch.Records))}
@@ -441,7 +449,7 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 	// A page read is written whole even when ctx ends meanwhile (Ctrl-C):
 	// the next page is not read.
 	wctx := context.WithoutCancel(ctx)
-	for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.params[spec.Entity], *st.Feed) {
+	for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.listParams(spec.Entity), *st.Feed) {
 		if err != nil {
 			return err
 		}
@@ -480,9 +488,11 @@ func (r *Replica) syncIfMissing(ctx context.Context, entity string) error {
 }
 
 // Syncable lists the entities a sync takes when none are named: those that
-// offer search, can be listed, and need no list parameters (GitHub's
-// owner and repo, Salesforce's SOQL, a ticket's id for its comments must
-// come from the caller). `tributary sync` and `tributary serve` use it.
+// offer search, can be listed, and either need no list parameters or have
+// a copy scope that supplies them (tributary.Scope: Salesforce's generated
+// SOQL). Those whose params must come from the caller (GitHub's owner and
+// repo, a ticket's id for its comments) are left out. `tributary sync` and
+// `tributary serve` use it.
 func Syncable(entities []tributary.Entity) []string {
 	var out []string
 next:
@@ -490,9 +500,11 @@ next:
 		if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 || !e.Supports(tributary.ActionList) {
 			continue
 		}
-		for _, p := range e.Params[tributary.ActionList] {
-			if p.Required {
-				continue next
+		if len(e.CopyParams(nil)) == 0 { // no scope gives the params
+			for _, p := range e.Params[tributary.ActionList] {
+				if p.Required {
+					continue next
+				}
 			}
 		}
 		out = append(out, e.Name)

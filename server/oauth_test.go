@@ -93,13 +93,7 @@ func TestSecondProcessAdoptsToken(t *testing.T) {
 	}
 	s1 := start(t, openSQLiteAt(t, path), nil, cfg)
 	tok1 := s1.token(t, clientA, "")
-	a := s1.do(t, "POST", "/v1/integrations/connectors", tok1, map[string]any{"external_user_id": "u", "connector_type": salesforce.Type,
-		"credentials": map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret,
-			"refresh_token": salesforcetest.DefaultRefreshToken}})
-	id, _ := a.json["id"].(string)
-	if a.status != 201 {
-		t.Fatalf("create: %d %s", a.status, a.body)
-	}
+	id := s1.createSalesforce(t, tok1)
 	list := map[string]any{"entity": "accounts", "action": "list", "params": map[string]any{"q": "SELECT Id, Name FROM Account"}}
 	if a := s1.execute(t, tok1, id, list); a.status != 200 {
 		t.Fatalf("first process: %d %.300s", a.status, a.body)
@@ -108,4 +102,18 @@ func TestSecondProcessAdoptsToken(t *testing.T) {
 	if a := s2.execute(t, s2.token(t, clientA, ""), id, list); a.status != 200 {
 		t.Fatalf("second process, adopting the first's token: %d %.300s", a.status, a.body)
 	}
+}
+
+// createSalesforce creates a Salesforce connector with the fake's client
+// and a refresh token alone, and returns its id.
+func (s *service) createSalesforce(t *testing.T, token string) string {
+	t.Helper()
+	a := s.do(t, "POST", "/v1/integrations/connectors", token, map[string]any{"external_user_id": "u", "connector_type": salesforce.Type,
+		"credentials": map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret,
+			"refresh_token": salesforcetest.DefaultRefreshToken}})
+	id, _ := a.json["id"].(string)
+	if a.status != 201 || id == "" {
+		t.Fatalf("create: %d %s", a.status, a.body)
+	}
+	return id
 }

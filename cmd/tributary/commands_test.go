@@ -159,6 +159,29 @@ func TestDescribeEntity(t *testing.T) {
 	if len(d.Entities[0].Searchable) == 0 {
 		t.Errorf("no searchable fields in %+v", d.Entities[0])
 	}
+	if d.Entities[0].Copy != "" {
+		t.Errorf("gong calls_extensive has no copy scope, yet describe shows %q", d.Entities[0].Copy)
+	}
+}
+
+// describe shows what the copy of an entity whose list needs params
+// covers when sync supplies them (its copy scope).
+func TestDescribeCopyScope(t *testing.T) {
+	r := cli(t, "describe", "salesforce", "accounts")
+	r.want(t, 0)
+	if re := `(?m)^copy: every Account record with its searchable fields \(SOQL SELECT <searchable fields> FROM Account\)$`; !regexp.MustCompile(re).MatchString(r.stdout) {
+		t.Errorf("describe salesforce accounts does not match %s:\n%s", re, r.stdout)
+	}
+	r = cli(t, "describe", "salesforce", "tasks", "--json")
+	r.want(t, 0)
+	var d kindDesc
+	decode(t, r.stdout, &d)
+	if len(d.Entities) != 1 || !strings.HasPrefix(d.Entities[0].Copy, "every Task record") {
+		t.Errorf("describe salesforce tasks --json: copy %q", d.Entities[0].Copy)
+	}
+	if r := cli(t, "describe", "zendesk-support", "tickets"); strings.Contains(r.stdout, "copy:") {
+		t.Errorf("zendesk tickets need no list params, yet describe shows a copy scope:\n%s", r.stdout)
+	}
 }
 
 func TestExecList(t *testing.T) {

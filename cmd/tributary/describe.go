@@ -65,8 +65,9 @@ func (a *app) describeCmd() *cobra.Command {
 		Long: `describe shows the catalogue of a connector type. Without an entity: the
 fields of its credentials object with the environment variable that holds
 each one, and its entities with their actions. With an entity: the parameters
-of each action (type, whether required, allowed values, default) and the
-fields the search action filters and sorts on.`,
+of each action (type, whether required, allowed values, default), the fields
+the search action filters and sorts on, and, where the entity's list needs
+params that 'tributary sync' supplies itself, what its copy covers (copy:).`,
 		Example: `  tributary describe zendesk-support
   tributary describe zendesk-support tickets
   tributary describe gong calls_extensive --json | jq '.entities[0].actions.list'`,
@@ -124,6 +125,9 @@ type (
 		Actions    map[string][]paramDesc `json:"actions"`
 		Order      []string               `json:"-"`
 		Searchable []fieldDesc            `json:"searchable,omitempty"`
+		// Copy is the Doc of the entity's copy scope: what a sync copies
+		// when no list params are given.
+		Copy string `json:"copy,omitempty"`
 	}
 	paramDesc struct {
 		Name     string      `json:"name"`
@@ -171,6 +175,9 @@ func describeKind(kind string, es []tributary.Entity, oneEntity bool) kindDesc {
 		for _, f := range e.Searchable {
 			ed.Searchable = append(ed.Searchable, fieldDesc{Name: f.Name, Type: string(f.Type), Doc: f.Doc})
 		}
+		if e.Scope != nil {
+			ed.Copy = e.Scope.Doc
+		}
 		d.Entities = append(d.Entities, ed)
 	}
 	return d
@@ -213,6 +220,9 @@ func printEntity(w io.Writer, kind string, e entityDesc) error {
 		fmt.Fprintf(tw, ": %s", e.Doc)
 	}
 	fmt.Fprintf(tw, "\n")
+	if e.Copy != "" {
+		fmt.Fprintf(tw, "copy: %s\n", e.Copy)
+	}
 	for _, act := range e.Order {
 		fmt.Fprintf(tw, "\n%s\n", act)
 		ps := e.Actions[act]

@@ -36,8 +36,8 @@ searches the durable copy 'tributary sync' keeps there, without reading the
 source (no credentials needed; --name as given to sync). In hosted mode the
 service holds the copy. In direct mode and with --sandbox, --sync first walks
 every page of the entity into a local, in-memory replica (-p and --params are
-then the list params of that walk, e.g. a Salesforce SOQL query) and searches
-it.
+then the list params of that walk, e.g. a Salesforce SOQL query; without them,
+the entity's copy scope where 'describe' shows one) and searches it.
 
 --query is the query object {"filter": ..., "sort": [...]} (or a whole search
 request {"query": ..., "limit": ..., "fields": [...]}); without it every

@@ -31,9 +31,12 @@ func (a *app) syncCmd() *cobra.Command {
 		Long: `sync brings durable copies of entities up to date in a store, which
 'tributary search --store' then searches without reading the source again.
 Without entities it synchronizes every entity of the kind that has
-searchable fields, can be listed and needs no list params; name the others,
-with their params (-p, --params; GitHub's owner and repo, a Salesforce SOQL
-query), which apply to every entity named.
+searchable fields, can be listed, and needs no list params or has a copy
+scope that supplies them ('describe' shows it as copy: Salesforce's objects
+are read with a SOQL query of every searchable field); name the others, with
+their params (-p, --params; GitHub's owner and repo, a Salesforce SOQL query
+of your own), which apply to every entity named. An entity named without
+params is read with its copy scope too.
 
 The first sync of an entity walks every record. After that, sync is
 incremental where the source has a change feed (Zendesk's incremental
@@ -63,6 +66,7 @@ tells two accounts of one kind apart in one store (search with the same
   tributary sync zendesk-support tickets users --sandbox --store tributary.db
   tributary sync zendesk-support tickets --sandbox --store tributary.db --every 5m
   tributary sync github issues pull_requests --sandbox -p owner=octo -p repo=hello --store tributary.db
+  tributary sync salesforce --sandbox --store tributary.db
   tributary sync salesforce accounts --sandbox -p q='SELECT Id, Name, Industry FROM Account' --store tributary.db
 
   # your account, into PostgreSQL (password from PGPASSWORD or ~/.pgpass)
@@ -112,6 +116,9 @@ tells two accounts of one kind apart in one store (search with the same
 				if err != nil {
 					return err
 				}
+				// None given: the entity's copy scope, where it has one.
+				e, _ := tributary.FindEntity(es, entity)
+				p = e.CopyParams(p)
 				if _, err := tributary.Validate(kind, es, entity, tributary.ActionList, p); err != nil {
 					return err
 				}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
@@ -192,6 +194,61 @@ func TestSyncDefaultEntities(t *testing.T) {
 	r.want(t, exitUsage)
 	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --store " + db + "' first"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+// TestSyncSalesforceCopyScope: Salesforce's objects need a SOQL query to
+// be listed; without entities and params, sync copies the five searchable
+// ones with their copy scope, every searchable field included, so a search
+// of the store filters on any of them; a second sync reads only changes.
+func TestSyncSalesforceCopyScope(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "sf.db")
+	r := cli(t, "sync", "salesforce", "--sandbox", "--store", db)
+	r.want(t, 0)
+	copies := func(stdout, mode string) {
+		t.Helper()
+		var got, want []string
+		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+			f := strings.Fields(l)
+			got = append(got, f[0]+" "+f[1])
+		}
+		for _, e := range []string{"accounts", "contacts", "leads", "opportunities", "tasks"} {
+			want = append(want, "salesforce/"+e+" "+mode)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("synchronized (-want +got):\n%s\nstdout:\n%s", diff, stdout)
+		}
+	}
+	copies(r.stdout, "full")
+	// Each command starts a sandbox with the same records: the second
+	// sync reads the change feed from the copies' checkpoints.
+	r = cli(t, "sync", "salesforce", "--sandbox", "--store", db)
+	r.want(t, 0)
+	copies(r.stdout, "incremental")
+	if n, _, _ := stats(t, invocation{}, "--store", db).copyOf(t, "salesforce", "accounts"); n != 1000 {
+		t.Errorf("salesforce/accounts: %d records, want the sandbox's 1000", n)
+	}
+	r = cli(t, "search", "salesforce", "accounts", "--store", db, "--all", "--fields", "Id")
+	r.want(t, 0)
+	if hits := lines(t, r.stdout); len(hits) != 1000 {
+		t.Errorf("search --store --all: %d hits, want 1000", len(hits))
+	}
+	// Fields only the copy scope selects are searchable in the store.
+	for _, c := range []struct{ entity, field, value string }{
+		{"accounts", "BillingCountry", "Canada"}, {"contacts", "MailingCountry", "Germany"}, {"leads", "Country", "Australia"},
+	} {
+		r = cli(t, "search", "salesforce", c.entity, "--store", db, "--all", "--fields", "Id,"+c.field,
+			"--query", `{"filter": {"eq": {"`+c.field+`": "`+c.value+`"}}}`)
+		r.want(t, 0)
+		hits := lines(t, r.stdout)
+		if len(hits) == 0 {
+			t.Errorf("%s with %s %s: no hits", c.entity, c.field, c.value)
+		}
+		for _, h := range hits {
+			if d, _ := h["data"].(map[string]any); d[c.field] != c.value {
+				t.Fatalf("%s hit %v, want %s %s", c.entity, h, c.field, c.value)
+			}
+		}
 	}
 }
 

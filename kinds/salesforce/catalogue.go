@@ -2,6 +2,7 @@ package salesforce
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
@@ -105,6 +106,29 @@ func parseFields(spec string) []tributary.Field {
 	return out
 }
 
+// scope is the copy scope of an sObject's entity: every record, with
+// every searchable field, by a SOQL query generated from the catalogue.
+// The searchable fields are fields of the object itself (compound
+// addresses and names included, which SOQL selects like any other; a
+// one-level parent path such as Owner.Name would be selectable too), so
+// the query selects them all and search can filter on each; Id and
+// SystemModstamp are selected in any case, for the hit's id and the change
+// feed's order. The query has no WHERE, ORDER BY or LIMIT: the change feed
+// (/queryAll) adds its own, as it does to a caller's query.
+func scope(o sobject, fields []tributary.Field) *tributary.Scope {
+	names := []string{"Id"}
+	for _, f := range fields {
+		if !slices.Contains(names, f.Name) && f.Name != "SystemModstamp" {
+			names = append(names, f.Name)
+		}
+	}
+	q := "SELECT " + strings.Join(append(names, "SystemModstamp"), ", ") + " FROM " + o.name
+	return &tributary.Scope{
+		Doc:    "every " + o.name + " record with its searchable fields (SOQL SELECT <searchable fields> FROM " + o.name + ")",
+		Params: func() tributary.Params { return tributary.Params{"q": q} },
+	}
+}
+
 func str(name string, required bool, doc string) tributary.Param {
 	return tributary.Param{Name: name, Type: tributary.TypeString, Required: required, Doc: doc}
 }
@@ -167,6 +191,7 @@ func catalogue(version string) []engine.Entity {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()
 			e.Searchable = parseFields(o.fields)
+			e.Scope = scope(o, e.Searchable)
 			// The feed runs the list's query through /queryAll, which
 			// also returns deleted records; its nextRecordsUrl says
 			// query, yet goes on with the queryAll's results.

@@ -27,6 +27,12 @@ var feedEntities = []struct{ entity, object, field string }{
 	{"tasks", "Task", "Subject"},
 }
 
+// feedServer starts a fake with n records of each object of feedEntities.
+func feedServer(n int) *salesforcetest.Server {
+	return salesforcetest.New(salesforcetest.WithAccounts(n), salesforcetest.WithContacts(n), salesforcetest.WithLeads(n),
+		salesforcetest.WithOpportunities(n), salesforcetest.WithTasks(n))
+}
+
 // pass reads a whole feed pass and returns every page.
 func pass(t *testing.T, c *salesforce.Client, entity string, base tributary.Params, from tributary.Checkpoint) []*tributary.Changes {
 	t.Helper()
@@ -59,6 +65,27 @@ func sorted(s []string) []string {
 	return s
 }
 
+// overlapIDs returns the ids of the records of pages that a pass from
+// checkpoint cp reads again: the overlap, those changed in the two minutes
+// before it.
+func overlapIDs(t *testing.T, pages []*tributary.Changes, cp tributary.Checkpoint) []string {
+	t.Helper()
+	var out []string
+	for _, ch := range pages {
+		for _, r := range ch.Records {
+			v, _ := r.StringAt("SystemModstamp")
+			stamp, err := time.Parse("2006-01-02T15:04:05.000-0700", v)
+			if err != nil {
+				t.Fatalf("SystemModstamp %q: %v", v, err)
+			}
+			if !stamp.Before(cp.Since.Add(-2 * time.Minute).Truncate(time.Second)) {
+				out = append(out, ids(t, []tributary.Record{r})...)
+			}
+		}
+	}
+	return out
+}
+
 // walkIDs lists entity in full, as a full walk would.
 func walkIDs(t *testing.T, c *salesforce.Client, entity string, q string) []string {
 	t.Helper()
@@ -78,8 +105,7 @@ func walkIDs(t *testing.T, c *salesforce.Client, entity string, q string) []stri
 // as records, deletes as deletions) in one request, and the checkpoint
 // never moves backwards.
 func TestFeedReadsEveryRecordThenOnlyChanges(t *testing.T) {
-	srv := salesforcetest.New(salesforcetest.WithAccounts(450), salesforcetest.WithContacts(450), salesforcetest.WithLeads(450),
-		salesforcetest.WithOpportunities(450), salesforcetest.WithTasks(450))
+	srv := feedServer(450)
 	defer srv.Close()
 	c := open(t, srv)
 	for _, fe := range feedEntities {
@@ -108,21 +134,7 @@ func TestFeedReadsEveryRecordThenOnlyChanges(t *testing.T) {
 			if cp.Next != nil || cp.Since.IsZero() {
 				t.Fatalf("final checkpoint %+v: want a Since and no Next", cp)
 			}
-			// The overlap reads again the records changed in the two
-			// minutes before the checkpoint.
-			var overlap []string
-			for _, ch := range first {
-				for _, r := range ch.Records {
-					v, _ := r.StringAt("SystemModstamp")
-					stamp, err := time.Parse("2006-01-02T15:04:05.000-0700", v)
-					if err != nil {
-						t.Fatalf("SystemModstamp %q: %v", v, err)
-					}
-					if !stamp.Before(cp.Since.Add(-2 * time.Minute).Truncate(time.Second)) {
-						overlap = append(overlap, ids(t, []tributary.Record{r})...)
-					}
-				}
-			}
+			overlap := overlapIDs(t, first, cp)
 			if len(overlap) == 0 || len(overlap) > 3 {
 				t.Fatalf("%d records in the overlap, want the last one or two", len(overlap))
 			}
