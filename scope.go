@@ -1,15 +1,50 @@
 package tributary
 
+import (
+	"context"
+	"iter"
+	"strings"
+)
+
 // Scope declares how a complete copy of a searchable entity is built with
 // no list params from the caller (the copy's scope is data, read by package
 // replica's one mechanism). nil: the entity's list needs no params, or it
 // cannot be copied without them.
+//
+// A scope gives either Params, one walk over the whole entity, or Parts,
+// several walks whose union is the copy (one per repository, one per
+// parent record).
 type Scope struct {
 	// Doc says in a few words what the copy covers, for people (describe shows it).
 	Doc string
 	// Params returns the list params of a walk over the whole entity
 	// (Salesforce: a SOQL query generated from the entity's catalogue fields).
 	Params func() Params
+	// Parts lists the walks whose union is the copy, when no one walk
+	// reads it all: GitHub's issues of every repository the connector's
+	// configuration names, a ticket's comments for every ticket. c is the
+	// connector the parts are read with (a part list may need requests of
+	// its own: the repositories a token can read, the parent records);
+	// config is the connector's replication_config (nil when none). Each
+	// part is walked with the entity's list action and the part's Params;
+	// an entity with a change feed has it read per part, from a checkpoint
+	// of the part's own. Parts are yielded in a stable order, and their
+	// keys are unique.
+	Parts func(ctx context.Context, c Connector, config map[string]any) iter.Seq2[Part, error]
+}
+
+// Part is one walk of an entity copied in parts (Scope.Parts).
+type Part struct {
+	// Key names the part in the copy's checkpoint: stable across syncs
+	// and unique within the entity ("octo/hello", "ticket 35436").
+	Key string
+	// Params are the list params of the part's walk.
+	Params Params
+	// Fields are set on each record the part reads where the record does
+	// not already have them (a ticket comment's ticket_id, an issue's
+	// repository), so that a search can filter on what scoped it. Each
+	// should be a searchable field of the entity.
+	Fields map[string]any
 }
 
 // CopyParams returns the list params a copy of e is walked with: p when the
@@ -20,4 +55,29 @@ func (e Entity) CopyParams(p Params) Params {
 		return e.Scope.Params()
 	}
 	return p
+}
+
+// CopiedInParts reports whether a copy of e, with no params from the
+// caller, is read in parts (Scope.Parts).
+func (e Entity) CopiedInParts() bool { return e.Scope != nil && e.Scope.Parts != nil }
+
+// ValidateConfig checks a connector's replication_config against the keys
+// its kind declares (the same Param rows as an action's parameters: name,
+// type, required, enumeration, doc) and returns it in normal form, as
+// Validate does for params. An unknown key is an error that names the
+// nearest declared one (did you mean "repositories"?); every error is an
+// *Error matching ErrInvalidParams whose Param is "replication_config.<key>".
+func ValidateConfig(kind string, decl []Param, config map[string]any) (map[string]any, error) {
+	nested, err := expandDots(config)
+	if err != nil {
+		return nil, &Error{Kind: kind, Param: "replication_config." + err.param, Err: ErrInvalidParams,
+			Message: "replication_config." + err.param + " " + err.msg}
+	}
+	out, verr := validateObject(decl, nested, "")
+	if verr != nil {
+		msg := strings.Replace(verr.msg, "is not a parameter of this action", "is not a key of "+kind+"'s replication_config", 1)
+		return nil, &Error{Kind: kind, Param: "replication_config." + verr.param, Err: ErrInvalidParams,
+			Message: "replication_config." + verr.param + " " + msg}
+	}
+	return out, nil
 }

@@ -27,7 +27,11 @@ type kind struct {
 	open      OpenFunc
 	catalogue func() []tributary.Entity
 	check     func(credentials map[string]any) error
-	// replication checks the replication_config of kinds that need one.
+	// config declares the keys of the kind's replication_config (nil: it
+	// takes none).
+	config func() []tributary.Param
+	// replication checks what the declaration cannot say of a
+	// replication_config (a date's format), after it.
 	replication func(config map[string]any) error
 }
 
@@ -42,7 +46,7 @@ func registry() map[string]kind {
 			check: func(m map[string]any) error { _, err := hubspot.CredentialsFromMap(m); return err }},
 		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue,
 			check:       func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
-			replication: intercom.CheckReplicationConfig},
+			config: intercom.ReplicationParams, replication: intercom.CheckReplicationConfig},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
 		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue,
@@ -104,18 +108,47 @@ func CheckCredentials(connectorType string, credentials map[string]any) error {
 }
 
 // CheckReplicationConfig checks the replication_config a hosted create call
-// would send for connectorType: required where the kind needs it, absent
-// where it takes none.
+// would send for connectorType against the keys the kind declares
+// (ReplicationParams): required keys present, types and values right, an
+// unknown key named with the nearest declared one. A kind that declares
+// none takes none.
 func CheckReplicationConfig(connectorType string, config map[string]any) error {
+	_, err := NormalizeReplicationConfig(connectorType, config)
+	return err
+}
+
+// NormalizeReplicationConfig is CheckReplicationConfig returning the
+// config in normal form (integers as int64, arrays as []any), as the
+// kind's copy scopes read it.
+func NormalizeReplicationConfig(connectorType string, config map[string]any) (map[string]any, error) {
 	k, err := lookup(connectorType)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if k.replication == nil {
+	if k.config == nil {
 		if len(config) > 0 {
-			return &tributary.Error{Kind: connectorType, Err: tributary.ErrInvalidCredentials, Message: connectorType + " takes no replication_config"}
+			return nil, &tributary.Error{Kind: connectorType, Param: "replication_config", Err: tributary.ErrInvalidParams, Message: connectorType + " takes no replication_config"}
 		}
+		return nil, nil
+	}
+	out, err := tributary.ValidateConfig(connectorType, k.config(), config)
+	if err != nil {
+		return nil, err
+	}
+	if k.replication != nil {
+		if err := k.replication(out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReplicationParams returns the keys of connectorType's replication_config
+// (nil when it takes none), for describe and the MCP server's catalogue.
+func ReplicationParams(connectorType string) []tributary.Param {
+	k, err := lookup(connectorType)
+	if err != nil || k.config == nil {
 		return nil
 	}
-	return k.replication(config)
+	return k.config()
 }

@@ -121,3 +121,10 @@ func CheckReplicationConfig(config map[string]any) error {
 	_, err := ParseStartDate(s)
 	return err
 }
+
+// ReplicationParams declares the keys of an Intercom connector's
+// replication_config (kinds.ReplicationParams; describe shows them).
+func ReplicationParams() []tributary.Param {
+	return []tributary.Param{{Name: "start_date", Type: tributary.TypeString, Required: true,
+		Doc: "UTC, YYYY-MM-DDTHH:mm:ssZ: the copies hold the records last updated at or after it; none before it is read or kept"}}
+}
