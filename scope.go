@@ -2,8 +2,13 @@ package tributary
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // Scope declares how a complete copy of a searchable entity is built with
@@ -72,6 +77,22 @@ func ValidateConfig(kind string, decl []Param, config map[string]any) (map[strin
 	if err != nil {
 		return nil, &Error{Kind: kind, Param: "replication_config." + err.param, Err: ErrInvalidParams,
 			Message: "replication_config." + err.param + " " + err.msg}
+	}
+	// An unknown key first: a misspelled required key is better named
+	// than reported missing.
+	names := make([]string, len(decl))
+	for i, d := range decl {
+		names[i] = d.Name
+	}
+	for _, k := range slices.Sorted(maps.Keys(nested)) {
+		if !slices.Contains(names, k) {
+			accepted := "none"
+			if len(names) > 0 {
+				accepted = strings.Join(names, ", ")
+			}
+			return nil, &Error{Kind: kind, Param: "replication_config." + k, Err: ErrInvalidParams,
+				Message: fmt.Sprintf("replication_config.%s is not a key of %s's replication_config%s (accepted: %s)", k, kind, suggest.Hint(k, names), accepted)}
+		}
 	}
 	out, verr := validateObject(decl, nested, "")
 	if verr != nil {
