@@ -36,7 +36,18 @@ type Scope struct {
 	// of the part's own. Parts are yielded in a stable order, and their
 	// keys are unique.
 	Parts func(ctx context.Context, c Connector, config map[string]any) iter.Seq2[Part, error]
+	// PartIDs says that records of different parts can share an id (a
+	// branch's name is unique only within its repository; one user stars
+	// many repositories): the copy then keys each record by its part's key
+	// and its id, which it sets on the record as CopyIDField.
+	PartIDs bool
 }
+
+// CopyIDField is the field a copy read in parts whose records' ids are
+// unique only within a part (Scope.PartIDs) sets on each record and keys
+// it by: the part's key, a space, and the record's id ("octo/hello main").
+// Search hits of such a copy carry it as their id.
+const CopyIDField = "copy_id"
 
 // Part is one walk of an entity copied in parts (Scope.Parts).
 type Part struct {
