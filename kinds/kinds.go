@@ -39,13 +39,14 @@ type kind struct {
 func registry() map[string]kind {
 	return map[string]kind{
 		github.Type: {open: github.Open, catalogue: github.Catalogue,
-			check: func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err }},
+			check:  func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err },
+			config: github.ReplicationParams, replication: github.CheckReplicationConfig},
 		gong.Type: {open: gong.Open, catalogue: gong.Catalogue,
 			check: func(m map[string]any) error { _, err := gong.CredentialsFromMap(m); return err }},
 		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue,
 			check: func(m map[string]any) error { _, err := hubspot.CredentialsFromMap(m); return err }},
 		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue,
-			check:       func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
+			check:  func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
 			config: intercom.ReplicationParams, replication: intercom.CheckReplicationConfig},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
