@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tributary-dev/tributary"
-	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
 )
@@ -64,9 +63,7 @@ var sharedAcrossParts = map[string]string{
 // a filter on what scoped the records (repository; org; repository and
 // pull_number) returns exactly the records of that part.
 func TestReplicaCopiesEverySearchableEntity(t *testing.T) {
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	c := open(t, srv)
+	_, c := sandbox(t)
 	ctx := context.Background()
 	r, err := replica.Open(ctx, c, replica.SQLite(t.TempDir()+"/x.db"))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,15 @@ var sandboxRepos = []string{"octo/hello", "octo/repo-1", "octo/repo-2"}
 
 // The organizations of the fake's authenticated user.
 var sandboxOrgs = []string{githubtest.Owner, githubtest.LabsOrg, githubtest.ArchiveOrg}
+
+// sandbox starts the sandbox fake (githubtest.New's defaults) and a
+// client of it.
+func sandbox(t *testing.T) (*githubtest.Server, *github.Client) {
+	t.Helper()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	return srv, open(t, srv)
+}
 
 // scopeParts iterates entity's Scope.Parts with config.
 func scopeParts(t *testing.T, c tributary.Connector, entity string, config map[string]any) []tributary.Part {
@@ -69,7 +79,7 @@ var repoLevel = map[string]tributary.Params{
 func repoParts(repos []string, extra tributary.Params) []tributary.Part {
 	var out []tributary.Part
 	for _, full := range repos {
-		owner, name, _ := cut(full)
+		owner, name, _ := strings.Cut(full, "/")
 		p := tributary.Params{"owner": owner, "repo": name}
 		for k, v := range extra {
 			p[k] = v
@@ -79,23 +89,12 @@ func repoParts(repos []string, extra tributary.Params) []tributary.Part {
 	return out
 }
 
-func cut(full string) (string, string, bool) {
-	for i := range len(full) {
-		if full[i] == '/' {
-			return full[:i], full[i+1:], true
-		}
-	}
-	return full, "", false
-}
-
 // Every searchable entity has a scope read in parts; with no
 // replication_config the parts cover every repository the token can read
 // (GET /user/repos) and every organization of its user (GET /user/orgs),
 // and each part's walk returns records.
 func TestScopesWithoutConfig(t *testing.T) {
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	c := open(t, srv)
+	srv, c := sandbox(t)
 
 	var searchable []string
 	for _, e := range c.Entities() {
@@ -162,7 +161,7 @@ func checkReviewParts(t *testing.T, c tributary.Connector, got []tributary.Part,
 	t.Helper()
 	var want []tributary.Part
 	for _, full := range repos {
-		owner, name, _ := cut(full)
+		owner, name, _ := strings.Cut(full, "/")
 		for pr, err := range tributary.All(context.Background(), c, "pull_requests", tributary.Params{"owner": owner, "repo": name, "state": "all"}) {
 			if err != nil {
 				t.Fatal(err)
@@ -186,9 +185,7 @@ func checkReviewParts(t *testing.T, c tributary.Connector, got []tributary.Part,
 // GitHub serves for the owner's type; start_date is the since of the lists
 // that take one. The requests that list the parts are GitHub's.
 func TestScopesWithConfig(t *testing.T) {
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	c := open(t, srv)
+	srv, c := sandbox(t)
 
 	cases := []struct {
 		name     string
@@ -269,9 +266,7 @@ func TestScopesWithConfig(t *testing.T) {
 // comments list, the authenticated user's organizations and repositories,
 // one repository as a list of one.
 func TestScopeListRoutes(t *testing.T) {
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	c := open(t, srv)
+	srv, c := sandbox(t)
 	cases := []struct {
 		entity string
 		params tributary.Params
