@@ -75,6 +75,7 @@ tells two accounts of one kind apart in one store (search with the same
   tributary sync salesforce --sandbox --store tributary.db
   # a copy of the caller's own query keeps a name of its own: a sync never deletes what it did not read
   tributary sync salesforce accounts --sandbox -p q='SELECT Id, Name, Industry FROM Account' --name sf-brief --store tributary.db
+  tributary sync github --sandbox --replication-config '{"repositories": ["octo/*"]}' --store tributary.db
 
   # your account, into PostgreSQL (password from PGPASSWORD or ~/.pgpass)
   tributary sync zendesk-support tickets --credentials zendesk.json --store postgres://tributary@db.internal/tributary`,

@@ -252,8 +252,9 @@ func TestSyncSalesforceCopyScope(t *testing.T) {
 	}
 }
 
-// TestSyncParams: params apply to the entities named, and an entity whose
-// list needs params is refused without them before anything is read.
+// TestSyncParams: params apply to the entities named, and params that
+// leave out what the list needs are refused before anything is read (no
+// params at all: the entity's copy scope, every repository).
 func TestSyncParams(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "gh.db")
 	r := cli(t, "sync", "github", "issues", "labels", "issues", "--sandbox", "-p", "owner=octo", "-p", "repo=hello", "--store", db)
@@ -261,7 +262,7 @@ func TestSyncParams(t *testing.T) {
 	if !strings.Contains(r.stdout, "\ngithub/issues ") || !strings.Contains(r.stdout, "\ngithub/labels ") || strings.Count(r.stdout, "\n") != 3 {
 		t.Errorf("stdout: %s", r.stdout)
 	}
-	r = cli(t, "sync", "github", "issues", "--sandbox", "--store", filepath.Join(t.TempDir(), "x.db"))
+	r = cli(t, "sync", "github", "issues", "--sandbox", "-p", "repo=hello", "--store", filepath.Join(t.TempDir(), "x.db"))
 	r.want(t, exitUsage)
 	if !strings.Contains(r.stderr, `github issues.list: invalid params: parameter "owner": is required`) {
 		t.Errorf("stderr: %q", r.stderr)
@@ -282,7 +283,6 @@ func TestSyncStoreErrors(t *testing.T) {
 		{[]string{"sync", "zendesk-support", "views", "--sandbox", "--store", "s.db"}, exitUsage, "views.search: unsupported action"},
 		{[]string{"sync", "zendesk-support", "--sandbox"}, exitUsage, "sync needs --store FILE (SQLite) or --store postgres://… (or $TRIBUTARY_STORE)"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "-p", "per_page=5", "--store", "s.db"}, exitUsage, "-p and --params need the entities named"},
-		{[]string{"sync", "github", "--sandbox", "--store", "s.db"}, exitUsage, "every searchable entity of github needs list params"},
 		{[]string{"sync", "zendesk-support", "--hosted", "https://api.example.com", "--store", "s.db"}, exitUsage, "sync reads the source in direct mode"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "--store", "mysql://root:hunter2@db/x"}, exitUsage, "a mysql:// URL is not a store"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "--store", dir}, exitUsage, "is a directory"},

@@ -253,3 +253,11 @@ func perOrganization(doc string) *tributary.Scope {
 		}
 	}}
 }
+
+// keyedPerPart marks a scope whose records repeat across parts (a branch
+// name in every repository, a user in every organization): the copy keys
+// them by part and id (tributary.Scope.PartIDs).
+func keyedPerPart(s *tributary.Scope) *tributary.Scope {
+	s.PartIDs = true
+	return s
+}
