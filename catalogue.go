@@ -71,6 +71,11 @@ type Entity struct {
 	Params map[Action][]Param
 	// Searchable lists the fields the `search` action can filter and sort on.
 	Searchable []Field
+	// IDField is the dot path of a record's id, where it is neither "id"
+	// nor "Id" (Gong's scorecards: scorecardId; a Gong call in
+	// calls/extensive: metaData.id). A copy keys its records by it; empty:
+	// "id", else "Id", else the first searchable field.
+	IDField string
 	// Paging is the paging style of each paged action (list, api_search),
 	// so that any client of the contract, direct or hosted, derives the
 	// same Next params from the same Meta.

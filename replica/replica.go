@@ -204,10 +204,13 @@ func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
 	return schema, id, nil
 }
 
-// sourceID is the field that is a record's id at the source: "id", else
-// "Id", else the first searchable field.
+// sourceID is the field that is a record's id at the source: the
+// catalogue's IDField, else "id", else "Id", else the first searchable
+// field.
 func sourceID(e tributary.Entity, schema search.Schema) string {
 	switch {
+	case e.IDField != "":
+		return e.IDField
 	case schema["id"] != "":
 		return "id"
 	case schema["Id"] != "":

@@ -255,6 +255,15 @@ func withFilter(rt engine.Route) engine.Route {
 // fields and its paging.
 func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue(DefaultFeedLookback)) }
 
+// idFields are the ids of the records that have no top-level "id": a copy
+// keys them by it (a scorecard's creation time, the first searchable
+// field, is shared by scorecards created together).
+var idFields = map[string]string{
+	"settings_scorecards":       "scorecardId",
+	"stats_activity_scorecards": "answeredScorecardId",
+	"calls_extensive":           "metaData.id",
+}
+
 // catalogue builds the engine's view of the kind; lookback is that of the
 // calls feeds.
 func catalogue(lookback time.Duration) []engine.Entity {
@@ -290,6 +299,7 @@ func catalogue(lookback time.Duration) []engine.Entity {
 		case "calls_extensive":
 			e.Feed = callsExtensiveFeed(lookback)
 		}
+		e.IDField = idFields[s.name]
 		for _, a := range e.Actions {
 			if rule := ruleOf(s.name, a); rule != nil {
 				if e.Rules == nil {
