@@ -67,6 +67,16 @@ var (
 	offsetTotal   = pagination.OffsetTotal{OffsetParam: "offset", TotalField: "total_items"}
 )
 
+// emailActivityScope copies email_activity one campaign at a time (its
+// list needs campaign_id): a part per report, each stamped with its
+// campaign_id. The parent is the reports list, not campaigns: a report
+// exists for every sent campaign, and only those have email activity
+// (Mailchimp answers 404 for the others); a report's id is its campaign's.
+var emailActivityScope = &tributary.Scope{
+	Doc:   "the email activity of every sent campaign: one walk of GET /3.0/reports/{campaign_id}/email-activity per report of the reports list, each record with its campaign_id",
+	Parts: tributary.ChildParts("reports", "id", "campaign_id", "campaign"),
+}
+
 // spec is one entity: its catalogue entry, record type and routes.
 type spec struct {
 	name       string
@@ -82,6 +92,7 @@ type spec struct {
 	getParams  []param
 	prepareGet func(tributary.Params) tributary.Params
 	feed       *tributary.Feed // change feed; nil: kept by full walks
+	scope      *tributary.Scope
 }
 
 func specs() []spec {
@@ -158,7 +169,8 @@ func specs() []spec {
 				{Name: "url", Type: tributary.TypeString, Doc: "when action is click"},
 			},
 			listPath: "/3.0/reports/{campaign_id}/email-activity", listKey: "emails",
-			listParams: []param{campaignID, timeParam("since", "only events after this time")}},
+			listParams: []param{campaignID, timeParam("since", "only events after this time")},
+			scope:      emailActivityScope},
 		{name: "automations", doc: "Classic automations.", record: Automation{},
 			listPath: "/3.0/automations", listKey: "automations",
 			listParams: []param{
@@ -226,6 +238,7 @@ func catalogue() []engine.Entity {
 			e.Routes[list] = []engine.Route{{Path: s.listPath, Records: s.listKey, Paging: style}}
 		}
 		e.Feed = s.feed
+		e.Scope = s.scope
 		if s.getPath != "" {
 			e.Actions = append(e.Actions, get)
 			e.Params[get] = s.getParams
