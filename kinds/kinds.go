@@ -45,7 +45,7 @@ func registry() map[string]kind {
 		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue,
 			check: func(m map[string]any) error { _, err := hubspot.CredentialsFromMap(m); return err }},
 		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue,
-			check:       func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
+			check:  func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
 			config: intercom.ReplicationParams, replication: intercom.CheckReplicationConfig},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},

@@ -41,6 +41,7 @@ import (
 type Replica struct {
 	conn    tributary.Connector
 	params  map[string]tributary.Params
+	config  map[string]any // replication_config, for copy scopes
 	idField map[string]string
 	auto    bool
 

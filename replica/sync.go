@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -92,10 +95,24 @@ const maxWalkRestarts = 3
 // state is what a durable copy keeps as its checkpoint.
 type state struct {
 	// Feed is the change feed's checkpoint (nil: the copy was walked
-	// without one).
+	// without one, or is read in parts).
 	Feed *tributary.Checkpoint `json:"feed,omitempty"`
+	// Parts holds the checkpoint of each part's feed, by part key, for a
+	// copy read in parts (tributary.Scope.Parts) whose entity has a feed.
+	Parts map[string]tributary.Checkpoint `json:"parts,omitempty"`
+	// Scope is what the copy covers (plan.scope); empty in copies written
+	// before it was recorded.
+	Scope string `json:"scope,omitempty"`
 	// FullAt is when the last full walk began.
 	FullAt time.Time `json:"full_at,omitzero"`
+}
+
+// fed reports whether the copy was written with its feed's checkpoints.
+func (s state) fed(inParts bool) bool {
+	if inParts {
+		return s.Parts != nil
+	}
+	return s.Feed != nil
 }
 
 // Sync brings each entity's copy up to date, one entity after the other,
@@ -199,16 +216,9 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 	return nil
 }
 
-// listParams returns the list params entity's copy is walked, and its
-// change feed read, with: those given with WithParams, else those of the
-// entity's copy scope (tributary.Scope), else none.
-func (r *Replica) listParams(entity string) tributary.Params {
-	e, _ := tributary.FindEntity(r.conn.Entities(), entity)
-	return e.CopyParams(r.params[entity])
-}
-
-// walk reads every record of entity with the connector's list, a batch
-// at a time.
+// walk reads every record of entity with the connector's list, part
+// after part (one part unless the entity is copied in parts), a batch at
+// a time.
 func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) error, rep *EntityReport) error {
 	var batch [][]byte
 	var n int64
@@ -229,17 +239,23 @@ func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) 
 	batches := ahead(ctx, func(ctx context.Context) iter.Seq2[[][]byte, error] {
 		return func(yield func([][]byte, error) bool) {
 			batch := make([][]byte, 0, r.batch)
-			for rec, err := range tributary.All(ctx, r.conn, entity, r.listParams(entity)) {
+			for part, err := range r.parts(ctx, r.planOf(entity)) {
 				if err != nil {
 					yield(nil, err)
 					return
 				}
-				batch = append(batch, rec.Raw())
-				if len(batch) == r.batch {
-					if !yield(batch, nil) {
+				for rec, err := range tributary.All(ctx, r.conn, entity, part.Params) {
+					if err != nil {
+						yield(nil, err)
 						return
 					}
-					batch = make([][]byte, 0, r.batch)
+					batch = append(batch, stamp(rec.Raw(), part.Fields))
+					if len(batch) == r.batch {
+						if !yield(batch, nil) {
+							return
+						}
+						batch = make([][]byte, 0, r.batch)
+					}
 				}
 			}
 			if len(batch) > 0 {
@@ -285,6 +301,7 @@ func (r *Replica) feedOf(entity string) *tributary.Feed {
 func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Schema, id string, full bool, lopts []store.LoadOption, rep *EntityReport) error {
 	spec := store.Spec{Connector: r.name, Entity: entity, Schema: schema, IDField: id}
 	feed := r.feedOf(entity)
+	p := r.planOf(entity)
 	var st state
 	raw, err := r.st.Checkpoint(ctx, r.name, entity)
 	switch {
@@ -296,22 +313,39 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		if raw != nil && json.Unmarshal(raw, &st) != nil {
 			st = state{}
 		}
+		if err := r.checkScope(p, st); err != nil {
+			return err
+		}
 	}
 	if !full && feed == nil {
 		full = true
 	}
-	if !full && st.Feed == nil {
+	if !full && st.Scope != "" && st.Scope != p.scope {
+		rep.Reason, full = "the copy was read with another scope", true
+	}
+	if !full && !st.fed(p.inParts()) {
 		rep.Reason, full = "the copy was made without the change feed", true
 	}
 	if full {
-		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, lopts, rep) })
+		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
 	}
 	rep.Mode = Incremental
-	err = r.update(ctx, spec, feed, st, lopts, rep)
-	if errors.Is(err, store.ErrNotSynced) {
+	err = r.update(ctx, spec, feed, p, st, lopts, rep)
+	var gone *partsGone
+	switch {
+	case errors.Is(err, store.ErrNotSynced):
 		// The copy was made with other searchable fields.
 		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
-		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, lopts, rep) })
+		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
+	case errors.As(err, &gone):
+		// Parts left the scope (a repository taken out of the
+		// configuration): their records are found and kept as deletions
+		// by a full walk.
+		inc := *rep
+		*rep = EntityReport{Entity: entity, Mode: Full, Reason: gone.Error()}
+		err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
+		rep.Pages += inc.Pages
+		return err
 	}
 	if err != nil || feed.FindsDeletions() {
 		return err
@@ -320,7 +354,7 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	// the source counts missed some; without a count, a full walk finds
 	// them once the last one is old enough.
 	var reason string
-	if total, ok := r.sourceTotal(ctx, entity); ok {
+	if total, ok := r.sourceTotal(ctx, p); ok {
 		have, err := r.st.Count(ctx, r.name, entity)
 		if err != nil || have == total {
 			return err
@@ -333,15 +367,27 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	}
 	inc := *rep
 	*rep = EntityReport{Entity: entity, Mode: Full, Reason: reason}
-	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, lopts, rep) })
+	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
 	rep.Pages += inc.Pages
 	return err
 }
 
+// partsGone is what update returns when parts the copy holds have left
+// its scope.
+type partsGone struct{ keys []string }
+
+func (g *partsGone) Error() string {
+	return fmt.Sprintf("%d parts left the copy's scope (%s)", len(g.keys), strings.Join(g.keys[:min(3, len(g.keys))], ", "))
+}
+
 // sourceTotal reads the number of records the source says entity has,
-// from the first page of its list, when the source says.
-func (r *Replica) sourceTotal(ctx context.Context, entity string) (int64, bool) {
-	page, err := r.conn.List(ctx, entity, r.listParams(entity))
+// from the first page of its list, when the source says and the copy is
+// read in one walk.
+func (r *Replica) sourceTotal(ctx context.Context, p plan) (int64, bool) {
+	if p.inParts() {
+		return 0, false
+	}
+	page, err := r.conn.List(ctx, p.entity.Name, p.params)
 	if err != nil {
 		return 0, false
 	}
@@ -363,7 +409,7 @@ func (r *Replica) restarting(ctx context.Context, load func() error) error {
 // the beginning when it has one, so that the copy gets a checkpoint),
 // and makes it the live copy when the walk is complete, with the previous
 // copy's missing records kept as deletions.
-func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary.Feed, lopts []store.LoadOption, rep *EntityReport) (err error) {
+func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary.Feed, p plan, lopts []store.LoadOption, rep *EntityReport) (err error) {
 	began := time.Now()
 	l, err := r.st.BeginFull(ctx, spec, append([]store.LoadOption{store.Tombstones()}, lopts...)...)
 	if err != nil {
@@ -382,7 +428,7 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 	if feed == nil {
 		err = r.walk(ctx, spec.Entity, func(recs [][]byte) error { return l.Write(ctx, recs, nil) }, rep)
 		if err == nil {
-			cp, _ := json.Marshal(state{FullAt: began})
+			cp, _ := json.Marshal(state{FullAt: began, Scope: p.scope})
 			err = l.Write(ctx, nil, cp)
 		}
 	} else {
@@ -390,31 +436,47 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 		// The next page is read, and its fields extracted, while the
 		// store writes the current one.
 		type prepared struct {
+			part string // the part's key
 			ch   *tributary.Changes
 			page *store.Page
 		}
 		pages := ahead(ctx, func(ctx context.Context) iter.Seq2[prepared, error] {
 			return func(yield func(prepared, error) bool) {
-				for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.listParams(spec.Entity), tributary.Checkpoint{}) {
-					var p prepared
-					if err == nil {
-						p = prepared{ch, l.Prepare(raws(ch.Records))}
-					}
-					if !yield(p, err) {
+				for part, err := range r.parts(ctx, p) {
+					if err != nil {
+						yield(prepared{}, err)
 						return
+					}
+					for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, part.Params, tributary.Checkpoint{}) {
+						var pp prepared
+						if err == nil {
+							pp = prepared{part.Key, ch, l.Prepare(stampAll(raws(ch.Records), part.Fields))}
+						}
+						if !yield(pp, err) || err != nil {
+							return
+						}
 					}
 				}
 			}
 		})
-		for p, cerr := range pages {
+		// The checkpoint of every part read so far goes with each page.
+		parts := map[string]tributary.Checkpoint{}
+		for pp, cerr := range pages {
 			if cerr != nil {
 				err = cerr
 				break
 			}
-			ch := p.ch
+			ch := pp.ch
 			cpo := ch.Checkpoint
-			cp, _ := json.Marshal(state{Feed: &cpo, FullAt: began})
-			if err = l.WritePage(ctx, p.page, cp); err != nil {
+			s := state{FullAt: began, Scope: p.scope}
+			if p.inParts() {
+				parts[pp.part] = cpo
+				s.Parts = parts
+			} else {
+				s.Feed = &cpo
+			}
+			cp, _ := json.Marshal(s)
+			if err = l.WritePage(ctx, pp.page, cp); err != nil {
 				break
 			}
 			if err = l.WriteDeleted(ctx, raws(ch.Deleted)); err != nil {
@@ -438,34 +500,74 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 }
 
 // update reads entity's change feed from the copy's checkpoint into the
-// live copy, a page a transaction.
-func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.Feed, st state, lopts []store.LoadOption, rep *EntityReport) error {
+// live copy, a page a transaction; a copy read in parts has each part's
+// feed read from the part's own checkpoint (a part new to the scope from
+// the beginning). Parts the copy holds that have left the scope end it
+// with a *partsGone once the rest is read.
+func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.Feed, p plan, st state, lopts []store.LoadOption, rep *EntityReport) error {
 	u, err := r.st.BeginUpdate(ctx, spec, lopts...)
 	if err != nil {
 		return err
 	}
 	var n int64
-	rep.Since = st.Feed.Since
+	if !p.inParts() {
+		rep.Since = st.Feed.Since
+	}
+	parts := maps.Clone(st.Parts)
+	seen := map[string]bool{}
 	// A page read is written whole even when ctx ends meanwhile (Ctrl-C):
 	// the next page is not read.
 	wctx := context.WithoutCancel(ctx)
-	for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, r.listParams(spec.Entity), *st.Feed) {
+	for part, err := range r.parts(ctx, p) {
 		if err != nil {
 			return err
 		}
-		cpo := ch.Checkpoint
-		cp, _ := json.Marshal(state{Feed: &cpo, FullAt: st.FullAt})
-		if err := u.Apply(wctx, raws(ch.Records), raws(ch.Deleted), cp); err != nil {
-			return err
+		from := tributary.Checkpoint{}
+		switch {
+		case !p.inParts():
+			from = *st.Feed
+		default:
+			seen[part.Key] = true
+			from = parts[part.Key]
 		}
-		n += int64(len(ch.Records) + len(ch.Deleted))
-		rep.Pages++
-		rep.Since = cpo.Since
-		c := u.Counts()
-		rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
-		r.report(spec.Entity, Incremental, n, rep.Pages)
+		for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, part.Params, from) {
+			if err != nil {
+				return err
+			}
+			cpo := ch.Checkpoint
+			s := state{FullAt: st.FullAt, Scope: p.scope}
+			if p.inParts() {
+				parts[part.Key] = cpo
+				s.Parts = parts
+			} else {
+				s.Feed = &cpo
+			}
+			cp, _ := json.Marshal(s)
+			if err := u.Apply(wctx, stampAll(raws(ch.Records), part.Fields), raws(ch.Deleted), cp); err != nil {
+				return err
+			}
+			n += int64(len(ch.Records) + len(ch.Deleted))
+			rep.Pages++
+			rep.Since = cpo.Since
+			c := u.Counts()
+			rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
+			r.report(spec.Entity, Incremental, n, rep.Pages)
+		}
 	}
-	return u.Finish(ctx)
+	if err := u.Finish(ctx); err != nil {
+		return err
+	}
+	var gone []string
+	for k := range st.Parts {
+		if !seen[k] {
+			gone = append(gone, k)
+		}
+	}
+	if p.inParts() && len(gone) > 0 {
+		slices.Sort(gone)
+		return &partsGone{gone}
+	}
+	return nil
 }
 
 func raws(recs []tributary.Record) [][]byte {
@@ -500,7 +602,7 @@ next:
 		if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 || !e.Supports(tributary.ActionList) {
 			continue
 		}
-		if len(e.CopyParams(nil)) == 0 { // no scope gives the params
+		if len(e.CopyParams(nil)) == 0 && !e.CopiedInParts() { // no scope gives the params
 			for _, p := range e.Params[tributary.ActionList] {
 				if p.Required {
 					continue next

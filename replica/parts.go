@@ -1,0 +1,154 @@
+package replica
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/jsonx"
+)
+
+// WithConfig sets the connector's replication_config (the object the
+// hosted create call takes), which the copy scopes of its entities read:
+// GitHub's repositories, a start date. It should be in normal form
+// (kinds.NormalizeReplicationConfig), as the service and the command keep
+// it.
+func WithConfig(config map[string]any) Option {
+	return func(r *Replica) { r.config = maps.Clone(config) }
+}
+
+// scopeWhole is the scope recorded with a copy read without the caller's
+// params: the entity's catalogue scope, or its param-less list.
+const scopeWhole = "whole"
+
+// plan is how a copy of an entity is read.
+type plan struct {
+	entity tributary.Entity
+	// explicit: the caller gave the list params (WithParams).
+	explicit bool
+	params   tributary.Params
+	// scope names what the copy covers, recorded in its checkpoint:
+	// scopeWhole, or "params:" and the caller's params as JSON.
+	scope string
+}
+
+// notScope are list params that page, sort or shape what a walk returns
+// but not which records it reads: they leave a copy's scope as it is.
+var notScope = map[string]bool{
+	"per_page": true, "page": true, "page[size]": true, "page[after]": true, "limit": true, "count": true, "offset": true,
+	"cursor": true, "after": true, "starting_after": true, "next_records_url": true, "next_page": true,
+	"sort": true, "sort_by": true, "sort_order": true, "order": true, "direction": true,
+	"fields": true, "include": true, "include_inline_images": true, "exclude_fields": true,
+}
+
+func (r *Replica) planOf(entity string) plan {
+	e, _ := tributary.FindEntity(r.conn.Entities(), entity)
+	p := r.params[entity]
+	scope := maps.Clone(p)
+	maps.DeleteFunc(scope, func(k string, _ any) bool { return notScope[k] })
+	if len(scope) == 0 {
+		// Paging params alone: the copy is the entity's whole scope.
+		return plan{entity: e, params: e.CopyParams(p), scope: scopeWhole}
+	}
+	b, _ := json.Marshal(scope) // map keys sorted: one text per scope
+	return plan{entity: e, explicit: true, params: p, scope: "params:" + string(b)}
+}
+
+// inParts reports whether the copy is read in parts (tributary.Scope.Parts).
+func (p plan) inParts() bool { return !p.explicit && p.entity.CopiedInParts() }
+
+// parts yields the walks whose union is the copy: the scope's parts, or
+// one part, keyed "", with the plan's params.
+func (r *Replica) parts(ctx context.Context, p plan) iter.Seq2[tributary.Part, error] {
+	if p.inParts() {
+		return func(yield func(tributary.Part, error) bool) {
+			seen := map[string]bool{}
+			for part, err := range p.entity.Scope.Parts(ctx, r.conn, r.config) {
+				if err == nil && (part.Key == "" || seen[part.Key]) {
+					err = &tributary.Error{Kind: r.conn.Type(), Entity: p.entity.Name, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
+						Message: fmt.Sprintf("the copy scope gave a part with an empty or repeated key %q", part.Key)}
+				}
+				if err != nil {
+					yield(tributary.Part{}, err)
+					return
+				}
+				seen[part.Key] = true
+				if !yield(part, nil) {
+					return
+				}
+			}
+		}
+	}
+	return func(yield func(tributary.Part, error) bool) { yield(tributary.Part{Params: p.params}, nil) }
+}
+
+// checkScope refuses a sync with the caller's params into a copy that was
+// read with other params, or whole: its full walk would keep every record
+// it did not read as a deletion. Copies written before scopes were
+// recorded (an empty scope) are taken as they are.
+func (r *Replica) checkScope(p plan, st state) error {
+	if !p.explicit || st.Scope == "" || st.Scope == p.scope {
+		return nil
+	}
+	was := "whole"
+	if s, ok := strings.CutPrefix(st.Scope, "params:"); ok {
+		was = "with params " + s
+	}
+	now, _ := strings.CutPrefix(p.scope, "params:")
+	return &tributary.Error{Kind: r.conn.Type(), Entity: p.entity.Name, Action: tributary.ActionList, Err: tributary.ErrInvalidParams,
+		Message: fmt.Sprintf("the copy of %s in this store was read %s; a sync with params %s would keep every record it does not read as a deletion. "+
+			"Keep each in a copy of its own (replica.WithName; tributary sync --name), or sync without params where the entity has a copy scope",
+			p.entity.Name, was, now)}
+}
+
+// stamp sets fields on a record where it does not have them, so that a
+// record of a part carries what scoped it. The names are sorted, so a
+// record is stamped the same way every time.
+func stamp(raw []byte, fields map[string]any) []byte {
+	if len(fields) == 0 {
+		return raw
+	}
+	var add []byte
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if _, ok := jsonx.Lookup(raw, name); ok {
+			continue
+		}
+		k, _ := json.Marshal(name)
+		v, err := json.Marshal(fields[name])
+		if err != nil {
+			continue
+		}
+		add = append(append(append(append(add, k...), ':'), v...), ',')
+	}
+	if len(add) == 0 {
+		return raw
+	}
+	i := bytes.IndexByte(raw, '{')
+	if i < 0 {
+		return raw
+	}
+	rest := bytes.TrimLeft(raw[i+1:], " \t\r\n")
+	if len(rest) > 0 && rest[0] == '}' {
+		add = add[:len(add)-1] // an empty object: no comma after the last
+	}
+	out := make([]byte, 0, len(raw)+len(add))
+	out = append(append(append(out, raw[:i+1]...), add...), raw[i+1:]...)
+	return out
+}
+
+// stampAll stamps each record of a page.
+func stampAll(recs [][]byte, fields map[string]any) [][]byte {
+	if len(fields) == 0 {
+		return recs
+	}
+	for i, raw := range recs {
+		recs[i] = stamp(raw, fields)
+	}
+	return recs
+}

@@ -1,0 +1,232 @@
+package replica_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds/github/githubtest"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/search"
+)
+
+// scoped is a connector whose catalogue gives one entity a copy scope read
+// in parts, so that the mechanism is tested apart from any kind's scope.
+type scoped struct {
+	tributary.Connector
+	entity string
+	parts  func() []tributary.Part
+}
+
+func (s scoped) Entities() []tributary.Entity {
+	es := slices.Clone(s.Connector.Entities())
+	for i, e := range es {
+		if e.Name != s.entity {
+			continue
+		}
+		e.Searchable = append(slices.Clone(e.Searchable), tributary.Field{Name: "repository", Type: tributary.TypeString})
+		e.Scope = &tributary.Scope{Doc: "test parts", Parts: func(context.Context, tributary.Connector, map[string]any) iter.Seq2[tributary.Part, error] {
+			return func(yield func(tributary.Part, error) bool) {
+				for _, p := range s.parts() {
+					if !yield(p, nil) {
+						return
+					}
+				}
+			}
+		}}
+		es[i] = e
+	}
+	return es
+}
+
+func (s scoped) Changes(ctx context.Context, entity string, base tributary.Params, from tributary.Checkpoint) iter.Seq2[*tributary.Changes, error] {
+	return s.Connector.(tributary.Changer).Changes(ctx, entity, base, from)
+}
+
+func repoPart(repo string) tributary.Part {
+	return tributary.Part{Key: githubtest.Owner + "/" + repo,
+		Params: tributary.Params{"owner": githubtest.Owner, "repo": repo, "state": "all"},
+		Fields: map[string]any{"repository": githubtest.Owner + "/" + repo}}
+}
+
+// searchCount counts the live records of entity whose field equals value.
+func searchCount(t *testing.T, r *replica.Replica, entity, field, value string) int {
+	t.Helper()
+	n := 0
+	q := search.Request{Query: search.Query{Filter: search.Eq(field, value).Ptr()}, Limit: 1000}
+	for {
+		res, err := r.Search(context.Background(), entity, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(res.Hits)
+		if res.NextCursor == nil {
+			return n
+		}
+		q.Cursor = *res.NextCursor
+	}
+}
+
+// TestCopyReadInParts: an entity copied in parts (GitHub issues of two
+// repositories) holds the union of the parts' records, each stamped with
+// what scoped it; the change feed is read per part from the part's own
+// checkpoint; a part that leaves the scope has its records kept as
+// deletions by a full walk, and nothing else is lost.
+func TestCopyReadInParts(t *testing.T) {
+	fake := githubtest.New()
+	defer fake.Close()
+	parts := []tributary.Part{repoPart(githubtest.Repo), repoPart("repo-1")}
+	conn := scoped{Connector: openKind(t, kindCase{kind: "github", creds: map[string]any{"token": githubtest.DefaultToken}}, fake.URL),
+		entity: "issues", parts: func() []tributary.Part { return parts }}
+	ctx := context.Background()
+	r, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/parts.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := replica.Syncable(conn.Entities()); !slices.Contains(got, "issues") {
+		t.Errorf("Syncable = %v, want issues among them", got)
+	}
+	rep, err := r.Sync(ctx, "issues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, other := searchCount(t, r, "issues", "repository", githubtest.Owner+"/"+githubtest.Repo), searchCount(t, r, "issues", "repository", githubtest.Owner+"/repo-1")
+	if e := rep.Entities[0]; e.Mode != replica.Full || main == 0 || other == 0 || int64(main+other) != e.Inserted {
+		t.Fatalf("first sync: %+v; %d records of %s, %d of repo-1", e, main, githubtest.Repo, other)
+	}
+
+	// A change in one repository: read from that part's checkpoint.
+	fake.Clock().Advance(10 * time.Minute)
+	ids := fake.IDs("issues")
+	if err := fake.Update("issues", ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	fake.Clock().Advance(2 * time.Minute)
+	rep, err = r.Sync(ctx, "issues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Entities[0]; e.Mode != replica.Incremental || e.Updated != 1 || e.Deleted != 0 || e.Inserted != 0 {
+		t.Errorf("incremental sync: %+v", e)
+	}
+	if n := searchCount(t, r, "issues", "repository", githubtest.Owner+"/repo-1"); n != other {
+		t.Errorf("repo-1 has %d records after the incremental sync, want %d", n, other)
+	}
+
+	// repo-1 leaves the scope: its records become deletions, the rest stay.
+	parts = parts[:1]
+	rep, err = r.Sync(ctx, "issues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Entities[0]; e.Mode != replica.Full || e.Deleted != int64(other) || !strings.Contains(e.Reason, "left the copy's scope") {
+		t.Errorf("after repo-1 left the scope: %+v, want a full walk deleting %d", e, other)
+	}
+	if n, m := searchCount(t, r, "issues", "repository", githubtest.Owner+"/repo-1"), searchCount(t, r, "issues", "repository", githubtest.Owner+"/"+githubtest.Repo); n != 0 || m != main {
+		t.Errorf("after repo-1 left the scope: %d of its records searchable, %d of %s (want %d)", n, m, githubtest.Repo, main)
+	}
+}
+
+// TestSyncDeletesNothingItDidNotRead: the reported data loss. A copy of a
+// ticket's comments, then a sync of another ticket's comments into the same
+// copy: refused before anything is read, naming both params, and the first
+// ticket's comments are all still there.
+func TestSyncDeletesNothingItDidNotRead(t *testing.T) {
+	fake := zendesktest.New()
+	defer fake.Close()
+	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds, opts: zendeskOpts}, fake.URL)
+	ctx := context.Background()
+	page, err := conn.List(ctx, "tickets", nil)
+	if err != nil || len(page.Records) < 2 {
+		t.Fatalf("tickets: %v", err)
+	}
+	first, _ := page.Records[0].IntAt("id")
+	second, _ := page.Records[1].IntAt("id")
+	path := t.TempDir() + "/comments.db"
+	sync := func(ticket int64) (*replica.Report, error) {
+		r, err := replica.Open(ctx, conn, replica.SQLite(path), replica.WithParams("ticket_comments", tributary.Params{"ticket_id": ticket}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		return r.Sync(ctx, "ticket_comments")
+	}
+	rep, err := sync(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	had := rep.Entities[0].Inserted
+	if had == 0 {
+		t.Fatalf("ticket %d has no comments in the fake", first)
+	}
+	fake.ResetRequests()
+	_, err = sync(second)
+	var te *tributary.Error
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Entity != "ticket_comments" ||
+		!strings.Contains(te.Message, "--name") || !strings.Contains(te.Message, `"ticket_id":`) {
+		t.Fatalf("a sync of ticket %d into ticket %d's copy: %v, want ErrInvalidParams naming the params and the way out", second, first, err)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("the refused sync sent %d requests", n)
+	}
+	// The same params again are fine, and the copy is whole.
+	rep, err = sync(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Entities[0]; e.Deleted != 0 || e.Inserted+e.Unchanged+e.Updated != had {
+		t.Errorf("the first ticket's copy after the refusal: %+v, want %d records and no deletion", e, had)
+	}
+	// A copy of its own for the second ticket.
+	r, err := replica.Open(ctx, conn, replica.SQLite(path), replica.WithName("ticket-2"), replica.WithParams("ticket_comments", tributary.Params{"ticket_id": second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Sync(ctx, "ticket_comments"); err != nil {
+		t.Errorf("a copy of its own: %v", err)
+	}
+}
+
+// TestFeedlessCopyReadInParts: an entity without a change feed (GitHub
+// labels) copied in parts is walked in full, part after part, its records
+// stamped with their part's fields; a part that leaves the scope has its
+// records kept as deletions.
+func TestFeedlessCopyReadInParts(t *testing.T) {
+	fake := githubtest.New()
+	defer fake.Close()
+	parts := []tributary.Part{repoPart(githubtest.Repo), repoPart("repo-2")}
+	for _, p := range parts {
+		delete(p.Params, "state") // labels have none
+	}
+	conn := scoped{Connector: openKind(t, kindCase{kind: "github", creds: map[string]any{"token": githubtest.DefaultToken}}, fake.URL),
+		entity: "labels", parts: func() []tributary.Part { return parts }}
+	ctx := context.Background()
+	r, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/labels.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Sync(ctx, "labels"); err != nil {
+		t.Fatal(err)
+	}
+	other := searchCount(t, r, "labels", "repository", githubtest.Owner+"/repo-2")
+	if other == 0 || searchCount(t, r, "labels", "repository", githubtest.Owner+"/"+githubtest.Repo) == 0 {
+		t.Fatalf("labels of each repository: %d of repo-2", other)
+	}
+	parts = parts[:1]
+	rep, err := r.Sync(ctx, "labels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Entities[0]; e.Mode != replica.Full || e.Deleted != int64(other) {
+		t.Errorf("after repo-2 left the scope: %+v, want %d deleted", e, other)
+	}
+}
