@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/replicatest"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
@@ -18,20 +19,12 @@ func TestReplicaCopiesCallsExtensive(t *testing.T) {
 	srv := gongtest.New()
 	defer srv.Close()
 	c := open(t, srv)
-	ctx := context.Background()
-	r, err := replica.Open(ctx, c, replica.SQLite(t.TempDir()+"/x.db"), replica.WithIDField("calls_extensive", "metaData.id"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.Sync(ctx, "calls_extensive"); err != nil {
-		t.Fatal(err)
-	}
+	r := replicatest.Synced(t, c, []string{"calls_extensive"}, replica.WithIDField("calls_extensive", "metaData.id"))
 	if got := r.Len("calls_extensive"); got != gongtest.DefaultCalls {
 		t.Errorf("%d calls in the copy, want %d", got, gongtest.DefaultCalls)
 	}
 	want := allIDs(t, c, "calls", nil, "id")[3]
-	res, err := r.Search(ctx, "calls_extensive", search.Request{Query: search.Query{Filter: search.Eq("metaData.id", want).Ptr()}})
+	res, err := r.Search(context.Background(), "calls_extensive", search.Request{Query: search.Query{Filter: search.Eq("metaData.id", want).Ptr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

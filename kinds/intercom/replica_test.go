@@ -1,13 +1,12 @@
 package intercom_test
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/replicatest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/replica"
@@ -24,31 +23,24 @@ func TestReplicaHonoursStartDate(t *testing.T) {
 	defer srv.Close()
 	c := open(t, srv)
 	ctx := context.Background()
-	starts := map[string]time.Time{}
-	for _, entity := range feedEntities {
-		all := walkRecords(t, c, entity, nil)
-		slices.SortFunc(all, func(a, b feedRecord) int { return cmp.Compare(a.updated, b.updated) })
-		starts[entity] = time.Unix(all[len(all)/2].updated+1, 0).UTC()
-	}
 	// One start for both: the later of the two medians.
-	start := starts["contacts"]
-	if starts["conversations"].After(start) {
-		start = starts["conversations"]
+	start, _ := medianStart(t, c, "contacts")
+	if s, _ := medianStart(t, c, "conversations"); s.After(start) {
+		start = s
 	}
 	config, err := kinds.NormalizeReplicationConfig(intercom.Type, intercom.ReplicationConfig(start))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := replica.Open(ctx, c, replica.SQLite(t.TempDir()+"/x.db"), replica.WithConfig(config))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := replicatest.Synced(t, c, feedEntities, replica.WithConfig(config))
 	for pass := range 2 {
-		for _, entity := range feedEntities {
-			if _, err := r.Sync(ctx, entity); err != nil {
+		if pass > 0 {
+			srv.Clock().Advance(time.Hour)
+			if _, err := r.Sync(ctx, feedEntities...); err != nil {
 				t.Fatal(err)
 			}
+		}
+		for _, entity := range feedEntities {
 			var want int
 			for _, rec := range walkRecords(t, c, entity, nil) {
 				if rec.updated >= start.Unix() {
@@ -71,6 +63,5 @@ func TestReplicaHonoursStartDate(t *testing.T) {
 				t.Errorf("sync %d: %s %s updated at %d, before the start %d", pass+1, entity, h.ID, u, start.Unix())
 			}
 		}
-		srv.Clock().Advance(time.Hour)
 	}
 }

@@ -23,16 +23,22 @@ func walkRecords(t *testing.T, c tributary.Connector, entity string, p tributary
 		if err != nil {
 			t.Fatal(err)
 		}
-		var v struct {
-			ID        string `json:"id"`
-			UpdatedAt int64  `json:"updated_at"`
-		}
-		if err := r.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, feedRecord{v.ID, v.UpdatedAt})
+		out = append(out, feedRecordOf(t, r))
 	}
 	return out
+}
+
+// byUpdated orders records by updated_at.
+func byUpdated(a, b feedRecord) int { return cmp.Compare(a.updated, b.updated) }
+
+// medianStart is a start date that splits entity's records in two, a
+// second after the updated_at of the middle one (so not at a day's start),
+// and the records sorted by updated_at.
+func medianStart(t *testing.T, c tributary.Connector, entity string) (time.Time, []feedRecord) {
+	t.Helper()
+	all := walkRecords(t, c, entity, nil)
+	slices.SortFunc(all, byUpdated)
+	return time.Unix(all[len(all)/2].updated+1, 0).UTC(), all
 }
 
 // With replication_config.start_date, the copy of contacts and
@@ -49,9 +55,7 @@ func TestStartDateLimitsTheCopy(t *testing.T) {
 			c := open(t, srv)
 			ctx := context.Background()
 
-			all := walkRecords(t, c, entity, nil)
-			slices.SortFunc(all, func(a, b feedRecord) int { return cmp.Compare(a.updated, b.updated) })
-			start := time.Unix(all[len(all)/2].updated+1, 0).UTC()
+			start, all := medianStart(t, c, entity)
 			var want []string
 			sameDay := 0
 			for _, r := range all {
@@ -85,7 +89,7 @@ func TestStartDateLimitsTheCopy(t *testing.T) {
 
 			srv.ResetRequests()
 			got := walkRecords(t, c, entity, parts[0].Params)
-			if !slices.IsSortedFunc(got, func(a, b feedRecord) int { return cmp.Compare(a.updated, b.updated) }) {
+			if !slices.IsSortedFunc(got, byUpdated) {
 				t.Error("the walk is not oldest change first")
 			}
 			var ids []string

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/replicatest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
-	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
 )
 
@@ -26,14 +26,7 @@ func TestReplicaCopiesEmailActivity(t *testing.T) {
 	defer srv.Close()
 	c := open(t, srv)
 	ctx := context.Background()
-	r, err := replica.Open(ctx, c, replica.SQLite(t.TempDir()+"/x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.Sync(ctx, "email_activity"); err != nil {
-		t.Fatal(err)
-	}
+	r := replicatest.Synced(t, c, []string{"email_activity"})
 	var campaign string
 	for rec, err := range tributary.All(ctx, c, "reports", nil) {
 		if err != nil {

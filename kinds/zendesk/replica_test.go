@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/replicatest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
-	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
 )
 
@@ -18,14 +18,7 @@ func TestReplicaCopiesTicketComments(t *testing.T) {
 	defer srv.Close()
 	c := open(t, srv)
 	ctx := context.Background()
-	r, err := replica.Open(ctx, c, replica.SQLite(t.TempDir()+"/x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.Sync(ctx, "ticket_comments"); err != nil {
-		t.Fatal(err)
-	}
+	r := replicatest.Synced(t, c, []string{"ticket_comments"})
 	if got, want := r.Len("ticket_comments"), srv.Total("ticket_audits"); got != want {
 		t.Errorf("%d comments in the copy, want %d (one per audit)", got, want)
 	}
