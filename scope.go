@@ -2,8 +2,13 @@ package tributary
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // Scope declares how a complete copy of a searchable entity is built with
@@ -31,7 +36,18 @@ type Scope struct {
 	// of the part's own. Parts are yielded in a stable order, and their
 	// keys are unique.
 	Parts func(ctx context.Context, c Connector, config map[string]any) iter.Seq2[Part, error]
+	// PartIDs says that records of different parts can share an id (a
+	// branch's name is unique only within its repository; one user stars
+	// many repositories): the copy then keys each record by its part's key
+	// and its id, which it sets on the record as CopyIDField.
+	PartIDs bool
 }
+
+// CopyIDField is the field a copy read in parts whose records' ids are
+// unique only within a part (Scope.PartIDs) sets on each record and keys
+// it by: the part's key, a space, and the record's id ("octo/hello main").
+// Search hits of such a copy carry it as their id.
+const CopyIDField = "copy_id"
 
 // Part is one walk of an entity copied in parts (Scope.Parts).
 type Part struct {
@@ -72,6 +88,22 @@ func ValidateConfig(kind string, decl []Param, config map[string]any) (map[strin
 	if err != nil {
 		return nil, &Error{Kind: kind, Param: "replication_config." + err.param, Err: ErrInvalidParams,
 			Message: "replication_config." + err.param + " " + err.msg}
+	}
+	// An unknown key first: a misspelled required key is better named
+	// than reported missing.
+	names := make([]string, len(decl))
+	for i, d := range decl {
+		names[i] = d.Name
+	}
+	for _, k := range slices.Sorted(maps.Keys(nested)) {
+		if !slices.Contains(names, k) {
+			accepted := "none"
+			if len(names) > 0 {
+				accepted = strings.Join(names, ", ")
+			}
+			return nil, &Error{Kind: kind, Param: "replication_config." + k, Err: ErrInvalidParams,
+				Message: fmt.Sprintf("replication_config.%s is not a key of %s's replication_config%s (accepted: %s)", k, kind, suggest.Hint(k, names), accepted)}
+		}
 	}
 	out, verr := validateObject(decl, nested, "")
 	if verr != nil {

@@ -39,7 +39,8 @@ type kind struct {
 func registry() map[string]kind {
 	return map[string]kind{
 		github.Type: {open: github.Open, catalogue: github.Catalogue,
-			check: func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err }},
+			check:  func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err },
+			config: github.ReplicationParams, replication: github.CheckReplicationConfig},
 		gong.Type: {open: gong.Open, catalogue: gong.Catalogue,
 			check: func(m map[string]any) error { _, err := gong.CredentialsFromMap(m); return err }},
 		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue,

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
 )
 
 // Config is the server's configuration file, in YAML or JSON (YAML is a
@@ -72,6 +73,12 @@ type ConnectorConfig struct {
 	// the params of their catalogue's copy scope (tributary.Scope: every
 	// Salesforce record with every searchable field), or with none.
 	Search map[string]tributary.Params `yaml:"search"`
+	// ReplicationConfig is the connector's replication_config: what its
+	// copies cover (GitHub's repositories, a start date), checked against
+	// the keys its kind declares ('tributary describe TYPE' lists them).
+	ReplicationConfig map[string]any `yaml:"replication_config"`
+
+	replication map[string]any // ReplicationConfig in normal form, set by check
 }
 
 // HostedConfig reaches a connector through the hosted service
@@ -308,6 +315,15 @@ func (c *Config) check() error {
 			return configErr("connector %q: give credentials (direct mode) or hosted, not both", cc.Name)
 		case cc.Hosted != nil && (cc.Hosted.BaseURL == "" || cc.Hosted.ConnectorID == ""):
 			return configErr("connector %q: hosted needs base_url and connector_id", cc.Name)
+		case cc.Hosted != nil && cc.ReplicationConfig != nil:
+			return configErr("connector %q: replication_config is the hosted service's, given when the connector was created there", cc.Name)
+		}
+		if cc.Hosted == nil && cc.ReplicationConfig != nil {
+			norm, err := kinds.NormalizeReplicationConfig(cc.Type, cc.ReplicationConfig)
+			if err != nil {
+				return configErr("connector %q: %v", cc.Name, err)
+			}
+			c.Connectors[i].replication = norm
 		}
 		seen[cc.Name] = true
 	}

@@ -41,7 +41,7 @@ func setup(t testing.TB, opts mcp.Options, fakeOpts ...zendesktest.Option) *worl
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, _ = mcp.MemoryStore{}.Attach(context.Background(), "support", conn, nil)
+	conn, _ = mcp.MemoryStore{}.Attach(context.Background(), "support", conn, mcp.Copies{})
 	w := &world{fake: fake, dir: t.TempDir()}
 	if opts.Downloads.Dir == "" {
 		opts.Downloads.Dir = w.dir

@@ -270,7 +270,7 @@ func openConnector(ctx context.Context, cc ConnectorConfig, getenv func(string) 
 		return Source{}, configErr("connector %q: %v", cc.Name, err)
 	}
 	if store != nil {
-		if conn, err = store.Attach(ctx, cc.Name, conn, cc.Search); err != nil {
+		if conn, err = store.Attach(ctx, cc.Name, conn, Copies{Params: cc.Search, Config: cc.replication}); err != nil {
 			return Source{}, configErr("connector %q: store: %v", cc.Name, err)
 		}
 	}
@@ -289,7 +289,7 @@ func Sandbox(opts Options, connOpts ...tributary.Option) (*Server, error) {
 			sb.Close()
 			return nil, err
 		}
-		conn, _ = MemoryStore{}.Attach(context.Background(), t, conn, nil)
+		conn, _ = MemoryStore{}.Attach(context.Background(), t, conn, Copies{})
 		sources = append(sources, Source{Name: t, Conn: conn, Mode: "sandbox"})
 	}
 	s, err := New(sources, opts)

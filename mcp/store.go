@@ -15,12 +15,35 @@ import (
 type Store interface {
 	// Attach returns conn with search added (the result implements
 	// tributary.Searcher). name is the connector's name in the
-	// configuration, unique within the server; entities are the list
-	// params each entity's copy is walked with (an entity not named is
-	// walked with none).
-	Attach(ctx context.Context, name string, conn tributary.Connector, entities map[string]tributary.Params) (tributary.Connector, error)
+	// configuration, unique within the server; copies says how its
+	// entities' copies are read.
+	Attach(ctx context.Context, name string, conn tributary.Connector, copies Copies) (tributary.Connector, error)
 	// Close releases the store once the server is done with it.
 	Close() error
+}
+
+// Copies says how a connector's copies are read.
+type Copies struct {
+	// Params are the list params each entity's copy is walked with; an
+	// entity not named is read with its catalogue's copy scope, or with
+	// none.
+	Params map[string]tributary.Params
+	// Config is the connector's replication_config, which the copy
+	// scopes read (GitHub's repositories, a start date), in normal form
+	// (kinds.NormalizeReplicationConfig).
+	Config map[string]any
+}
+
+// options are the replica options copies stand for.
+func (c Copies) options() []replica.Option {
+	var opts []replica.Option
+	for e, p := range c.Params {
+		opts = append(opts, replica.WithParams(e, p))
+	}
+	if c.Config != nil {
+		opts = append(opts, replica.WithConfig(c.Config))
+	}
+	return opts
 }
 
 // openStore returns the store a configuration names, nil for none.
@@ -66,11 +89,8 @@ type DurableStore struct {
 
 // Attach implements Store with a durable replica of conn, named name in
 // the store.
-func (d *DurableStore) Attach(ctx context.Context, name string, conn tributary.Connector, entities map[string]tributary.Params) (tributary.Connector, error) {
-	opts := []replica.Option{replica.WithAutoSync(), replica.WithName(name)}
-	for e, p := range entities {
-		opts = append(opts, replica.WithParams(e, p))
-	}
+func (d *DurableStore) Attach(ctx context.Context, name string, conn tributary.Connector, copies Copies) (tributary.Connector, error) {
+	opts := append([]replica.Option{replica.WithAutoSync(), replica.WithName(name)}, copies.options()...)
 	r, err := replica.Open(ctx, conn, replica.Store(d.st), opts...)
 	if err != nil {
 		return nil, err
@@ -86,11 +106,8 @@ func (d *DurableStore) Close() error { return d.st.Close() }
 type MemoryStore struct{}
 
 // Attach implements Store with a replica of conn.
-func (MemoryStore) Attach(_ context.Context, _ string, conn tributary.Connector, entities map[string]tributary.Params) (tributary.Connector, error) {
-	opts := []replica.Option{replica.WithAutoSync()}
-	for e, p := range entities {
-		opts = append(opts, replica.WithParams(e, p))
-	}
+func (MemoryStore) Attach(_ context.Context, _ string, conn tributary.Connector, copies Copies) (tributary.Connector, error) {
+	opts := append([]replica.Option{replica.WithAutoSync()}, copies.options()...)
 	return replica.New(conn, opts...).Connector(), nil
 }
 

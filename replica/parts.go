@@ -142,13 +142,29 @@ func stamp(raw []byte, fields map[string]any) []byte {
 	return out
 }
 
-// stampAll stamps each record of a page.
-func stampAll(recs [][]byte, fields map[string]any) [][]byte {
-	if len(fields) == 0 {
-		return recs
+// stamper returns what a part's records are stamped with: the part's
+// Fields and, in a copy keyed per part (Scope.PartIDs), the record's
+// copy id.
+func (p plan) stamper(part tributary.Part) func(raw []byte) []byte {
+	if !p.inParts() || !p.entity.Scope.PartIDs {
+		return func(raw []byte) []byte { return stamp(raw, part.Fields) }
 	}
+	idPath := strings.Split(sourceID(p.entity, tributary.SearchSchema(p.entity)), ".")
+	return func(raw []byte) []byte {
+		raw = stamp(raw, part.Fields)
+		v, _ := jsonx.Lookup(raw, idPath...)
+		id, ok := jsonx.String(v)
+		if !ok {
+			id = string(v)
+		}
+		return stamp(raw, map[string]any{tributary.CopyIDField: part.Key + " " + id})
+	}
+}
+
+// stampAll stamps each record of a page.
+func stampAll(recs [][]byte, stamp func([]byte) []byte) [][]byte {
 	for i, raw := range recs {
-		recs[i] = stamp(raw, fields)
+		recs[i] = stamp(raw)
 	}
 	return recs
 }

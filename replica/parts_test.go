@@ -20,8 +20,9 @@ import (
 // in parts, so that the mechanism is tested apart from any kind's scope.
 type scoped struct {
 	tributary.Connector
-	entity string
-	parts  func() []tributary.Part
+	entity  string
+	parts   func() []tributary.Part
+	partIDs bool // Scope.PartIDs
 }
 
 func (s scoped) Entities() []tributary.Entity {
@@ -31,7 +32,7 @@ func (s scoped) Entities() []tributary.Entity {
 			continue
 		}
 		e.Searchable = append(slices.Clone(e.Searchable), tributary.Field{Name: "repository", Type: tributary.TypeString})
-		e.Scope = &tributary.Scope{Doc: "test parts", Parts: func(context.Context, tributary.Connector, map[string]any) iter.Seq2[tributary.Part, error] {
+		e.Scope = &tributary.Scope{Doc: "test parts", PartIDs: s.partIDs, Parts: func(context.Context, tributary.Connector, map[string]any) iter.Seq2[tributary.Part, error] {
 			return func(yield func(tributary.Part, error) bool) {
 				for _, p := range s.parts() {
 					if !yield(p, nil) {
@@ -228,5 +229,50 @@ func TestFeedlessCopyReadInParts(t *testing.T) {
 	}
 	if e := rep.Entities[0]; e.Mode != replica.Full || e.Deleted != int64(other) {
 		t.Errorf("after repo-2 left the scope: %+v, want %d deleted", e, other)
+	}
+}
+
+// TestPartIDs: branches are named alike in every repository; a copy keyed
+// per part (Scope.PartIDs) keeps each repository's, where a copy keyed by
+// the source's id alone keeps one of each name.
+func TestPartIDs(t *testing.T) {
+	fake := githubtest.New()
+	defer fake.Close()
+	parts := []tributary.Part{repoPart(githubtest.Repo), repoPart("repo-1")}
+	for _, p := range parts {
+		delete(p.Params, "state")
+	}
+	ctx := context.Background()
+	gh := openKind(t, kindCase{kind: "github", creds: map[string]any{"token": githubtest.DefaultToken}}, fake.URL)
+	perRepo := 0
+	for _, err := range tributary.All(ctx, gh, "branches", parts[0].Params) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		perRepo++
+	}
+	for _, keyed := range []bool{false, true} {
+		conn := scoped{Connector: gh, entity: "branches", partIDs: keyed, parts: func() []tributary.Part { return parts }}
+		r, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/branches.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if _, err := r.Sync(ctx, "branches"); err != nil {
+			t.Fatal(err)
+		}
+		n := searchCount(t, r, "branches", "repository", githubtest.Owner+"/repo-1") + searchCount(t, r, "branches", "repository", githubtest.Owner+"/"+githubtest.Repo)
+		if keyed && n != 2*perRepo {
+			t.Errorf("keyed per part: %d branches in the copy, want %d", n, 2*perRepo)
+		}
+		if !keyed && n != perRepo {
+			t.Errorf("keyed by name alone: %d branches, want %d (the premise of the test)", n, perRepo)
+		}
+		if keyed {
+			res, err := r.Search(ctx, "branches", search.Request{Limit: 1})
+			if err != nil || len(res.Hits) != 1 || !strings.HasPrefix(res.Hits[0].ID, githubtest.Owner+"/") {
+				t.Errorf("a hit's id is the copy id: %+v, %v", res, err)
+			}
+		}
 	}
 }

@@ -195,16 +195,25 @@ func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
 	schema := tributary.SearchSchema(e)
 	id := r.idField[entity]
 	if id == "" {
-		switch {
-		case schema["id"] != "":
-			id = "id"
-		case schema["Id"] != "":
-			id = "Id"
-		default:
-			id = e.Searchable[0].Name
+		id = sourceID(e, schema)
+		if p := r.planOf(entity); p.inParts() && e.Scope.PartIDs {
+			id = tributary.CopyIDField
+			schema[id] = search.TypeString
 		}
 	}
 	return schema, id, nil
+}
+
+// sourceID is the field that is a record's id at the source: "id", else
+// "Id", else the first searchable field.
+func sourceID(e tributary.Entity, schema search.Schema) string {
+	switch {
+	case schema["id"] != "":
+		return "id"
+	case schema["Id"] != "":
+		return "Id"
+	}
+	return e.Searchable[0].Name
 }
 
 func (r *Replica) current(entity string) *copyOf {

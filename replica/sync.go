@@ -239,17 +239,19 @@ func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) 
 	batches := ahead(ctx, func(ctx context.Context) iter.Seq2[[][]byte, error] {
 		return func(yield func([][]byte, error) bool) {
 			batch := make([][]byte, 0, r.batch)
-			for part, err := range r.parts(ctx, r.planOf(entity)) {
+			p := r.planOf(entity)
+			for part, err := range r.parts(ctx, p) {
 				if err != nil {
 					yield(nil, err)
 					return
 				}
+				stamp := p.stamper(part)
 				for rec, err := range tributary.All(ctx, r.conn, entity, part.Params) {
 					if err != nil {
 						yield(nil, err)
 						return
 					}
-					batch = append(batch, stamp(rec.Raw(), part.Fields))
+					batch = append(batch, stamp(rec.Raw()))
 					if len(batch) == r.batch {
 						if !yield(batch, nil) {
 							return
@@ -436,9 +438,10 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 		// The next page is read, and its fields extracted, while the
 		// store writes the current one.
 		type prepared struct {
-			part string // the part's key
-			ch   *tributary.Changes
-			page *store.Page
+			part    string // the part's key
+			ch      *tributary.Changes
+			page    *store.Page
+			deleted [][]byte
 		}
 		pages := ahead(ctx, func(ctx context.Context) iter.Seq2[prepared, error] {
 			return func(yield func(prepared, error) bool) {
@@ -447,10 +450,11 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 						yield(prepared{}, err)
 						return
 					}
+					stamp := p.stamper(part)
 					for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, part.Params, tributary.Checkpoint{}) {
 						var pp prepared
 						if err == nil {
-							pp = prepared{part.Key, ch, l.Prepare(stampAll(raws(ch.Records), part.Fields))}
+							pp = prepared{part.Key, ch, l.Prepare(stampAll(raws(ch.Records), stamp)), stampAll(raws(ch.Deleted), stamp)}
 						}
 						if !yield(pp, err) || err != nil {
 							return
@@ -479,7 +483,7 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 			if err = l.WritePage(ctx, pp.page, cp); err != nil {
 				break
 			}
-			if err = l.WriteDeleted(ctx, raws(ch.Deleted)); err != nil {
+			if err = l.WriteDeleted(ctx, pp.deleted); err != nil {
 				break
 			}
 			n += int64(len(ch.Records))
@@ -530,6 +534,7 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 			seen[part.Key] = true
 			from = parts[part.Key]
 		}
+		stamp := p.stamper(part)
 		for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, part.Params, from) {
 			if err != nil {
 				return err
@@ -543,7 +548,7 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 				s.Feed = &cpo
 			}
 			cp, _ := json.Marshal(s)
-			if err := u.Apply(wctx, stampAll(raws(ch.Records), part.Fields), raws(ch.Deleted), cp); err != nil {
+			if err := u.Apply(wctx, stampAll(raws(ch.Records), stamp), stampAll(raws(ch.Deleted), stamp), cp); err != nil {
 				return err
 			}
 			n += int64(len(ch.Records) + len(ch.Deleted))

@@ -273,6 +273,36 @@ func (s *Server) remember(id string, l *live) {
 	s.conns[id] = l
 }
 
+// replicaOptions are the options of connector id's replica: its
+// replication_config, which the copy scopes read. The opener has loaded the
+// connector just before.
+func (s *Server) replicaOptions(id string) []replica.Option {
+	s.mu.Lock()
+	l := s.conns[id]
+	s.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	return l.replicaOptions()
+}
+
+// replicaOptions are the options of the connector's replica.
+func (l *live) replicaOptions() []replica.Option {
+	opts := []replica.Option{replica.WithName(l.row.ID)}
+	if len(l.row.Replication) == 0 {
+		return opts
+	}
+	var cfg map[string]any
+	if json.Unmarshal(l.row.Replication, &cfg) != nil {
+		return opts
+	}
+	// Checked at creation; normalized here as the scopes read it.
+	if norm, err := kinds.NormalizeReplicationConfig(l.row.Kind, cfg); err == nil {
+		cfg = norm
+	}
+	return append(opts, replica.WithConfig(cfg))
+}
+
 // openForSync is the background sync's opener.
 func (s *Server) openForSync(ctx context.Context, id string) (tributary.Connector, error) {
 	l, err := s.connectorAny(ctx, id)

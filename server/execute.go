@@ -102,7 +102,7 @@ func (s *Server) replicaOf(ctx context.Context, l *live) (*replica.Replica, erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l.rep == nil && l.repErr == nil {
-		l.rep, l.repErr = replica.Open(ctx, l.conn, replica.Store(s.st), replica.WithName(l.row.ID))
+		l.rep, l.repErr = replica.Open(ctx, l.conn, replica.Store(s.st), l.replicaOptions()...)
 	}
 	return l.rep, l.repErr
 }

@@ -299,7 +299,8 @@ func (s *Server) Run(ctx context.Context) {
 			replica.WithEvery(s.cfg.SyncEvery),
 			replica.WithLeaseTTL(s.cfg.LeaseTTL),
 			replica.WithWorkerLogger(s.log),
-			replica.WithReport(s.synced))
+			replica.WithReport(s.synced),
+			replica.WithReplicaOptionsFor(s.replicaOptions))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,12 +19,13 @@ import (
 
 func (a *app) syncCmd() *cobra.Command {
 	var (
-		conn      connFlags
-		pf        paramFlags
-		storeFlag string
-		name      string
-		full      bool
-		every     time.Duration
+		conn       connFlags
+		pf         paramFlags
+		storeFlag  string
+		name       string
+		configFlag string
+		full       bool
+		every      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "sync <type> [entity...]",
@@ -33,10 +35,14 @@ func (a *app) syncCmd() *cobra.Command {
 Without entities it synchronizes every entity of the kind that has
 searchable fields, can be listed, and needs no list params or has a copy
 scope that supplies them ('describe' shows it as copy: Salesforce's objects
-are read with a SOQL query of every searchable field); name the others, with
-their params (-p, --params; GitHub's owner and repo, a Salesforce SOQL query
-of your own), which apply to every entity named. An entity named without
-params is read with its copy scope too.
+are read with a SOQL query of every searchable field; an entity read in
+parts, one per repository or per parent record, has each record carry what
+scoped it). --replication-config sets what the scopes cover, checked against
+the keys 'describe' lists for the type (GitHub's repositories and
+start_date). Name the entities with params of your own (-p, --params, which
+apply to every entity named) to copy only what they read; a copy read with
+some params is never synced with others, which would keep every record the
+new params do not read as a deletion: give such a copy a --name of its own.
 
 The first sync of an entity walks every record. After that, sync is
 incremental where the source has a change feed (Zendesk's incremental
@@ -67,7 +73,9 @@ tells two accounts of one kind apart in one store (search with the same
   tributary sync zendesk-support tickets --sandbox --store tributary.db --every 5m
   tributary sync github issues pull_requests --sandbox -p owner=octo -p repo=hello --store tributary.db
   tributary sync salesforce --sandbox --store tributary.db
-  tributary sync salesforce accounts --sandbox -p q='SELECT Id, Name, Industry FROM Account' --store tributary.db
+  # a copy of the caller's own query keeps a name of its own: a sync never deletes what it did not read
+  tributary sync salesforce accounts --sandbox -p q='SELECT Id, Name, Industry FROM Account' --name sf-brief --store tributary.db
+  tributary sync github --sandbox --replication-config '{"repositories": ["octo/*"]}' --store tributary.db
 
   # your account, into PostgreSQL (password from PGPASSWORD or ~/.pgpass)
   tributary sync zendesk-support tickets --credentials zendesk.json --store postgres://tributary@db.internal/tributary`,
@@ -116,13 +124,22 @@ tells two accounts of one kind apart in one store (search with the same
 				if err != nil {
 					return err
 				}
-				// None given: the entity's copy scope, where it has one.
+				// None given: the entity's copy scope, where it has one;
+				// a scope read in parts gives each part its params.
 				e, _ := tributary.FindEntity(es, entity)
-				p = e.CopyParams(p)
-				if _, err := tributary.Validate(kind, es, entity, tributary.ActionList, p); err != nil {
+				if len(p) == 0 && e.CopiedInParts() {
+					continue
+				}
+				if _, err := tributary.Validate(kind, es, entity, tributary.ActionList, e.CopyParams(p)); err != nil {
 					return err
 				}
-				params[entity] = p
+				if len(p) > 0 {
+					params[entity] = p
+				}
+			}
+			config, err := a.replicationConfig(kind, configFlag)
+			if err != nil {
+				return err
 			}
 			target, err := a.storeTarget(cmd, storeFlag, false)
 			if err != nil {
@@ -133,7 +150,7 @@ tells two accounts of one kind apart in one store (search with the same
 				return err
 			}
 			defer s.close()
-			return a.sync(cmd.Context(), s, target, name, entities, params, full, every)
+			return a.sync(cmd.Context(), s, target, name, entities, params, config, full, every)
 		}),
 	}
 	conn.add(cmd, false)
@@ -143,6 +160,7 @@ tells two accounts of one kind apart in one store (search with the same
 	addParamFlags(cmd, &pf)
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the store: a SQLite file (created if needed), or a postgres:// URL (default $"+envStore+")")
 	cmd.Flags().StringVar(&name, "name", "", "keep the copies under this connector name (default: the type)")
+	cmd.Flags().StringVar(&configFlag, "replication-config", "", "the connector's replication_config, as JSON or @FILE: what its copies cover (GitHub repositories, a start date; 'tributary describe TYPE' lists the keys)")
 	cmd.Flags().BoolVar(&full, "full", false, "walk every entity in full, even those with a change feed (the first round, with --every)")
 	cmd.Flags().DurationVar(&every, "every", 0, "sync again every DURATION (e.g. 5m) until interrupted; Ctrl-C finishes the page under way and exits")
 	return cmd
@@ -164,7 +182,7 @@ func completeSyncArgs(cmd *cobra.Command, args []string, toComplete string) ([]c
 // prints a table of what it did; with every above zero it does so again
 // every that long until ctx ends (Ctrl-C), which finishes the page under
 // way and exits cleanly.
-func (a *app) sync(ctx context.Context, s *session, target storeTarget, name string, entities []string, params map[string]tributary.Params, full bool, every time.Duration) error {
+func (a *app) sync(ctx context.Context, s *session, target storeTarget, name string, entities []string, params map[string]tributary.Params, config map[string]any, full bool, every time.Duration) error {
 	var mu sync.Mutex
 	var m *meter
 	var seen int64
@@ -183,6 +201,9 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 	}
 	for entity, p := range params {
 		opts = append(opts, replica.WithParams(entity, p))
+	}
+	if config != nil {
+		opts = append(opts, replica.WithConfig(config))
 	}
 	r, err := replica.Open(ctx, s.conn, target.backend(), opts...)
 	if err != nil {
@@ -203,7 +224,8 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 			if shown && (full || before.SyncedAt.IsZero()) {
 				// A full walk: one page first for the total the source
 				// reports, for the time left; only when progress is shown.
-				if page, err := s.conn.List(ctx, entity, params[entity]); err == nil {
+				e, _ := tributary.FindEntity(s.conn.Entities(), entity)
+				if page, err := s.conn.List(ctx, entity, e.CopyParams(params[entity])); err == nil && !e.CopiedInParts() {
 					if n, ok := tributary.PageTotal(page.Meta); ok {
 						mu.Lock()
 						m.setTotal(n)
@@ -293,4 +315,22 @@ func rate(n int, d time.Duration) string {
 		return fmt.Sprintf("%.0f", r)
 	}
 	return fmt.Sprintf("%.1f", r)
+}
+
+// replicationConfig reads --replication-config (JSON, @FILE or - for
+// stdin) and checks it against the kind's declared keys; nil when unset.
+func (a *app) replicationConfig(kind, flag string) (map[string]any, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	b, err := a.readArg("--replication-config", flag)
+	if err != nil {
+		return nil, err
+	}
+	var config map[string]any
+	if err := json.Unmarshal(b, &config); err != nil {
+		return nil, &tributary.Error{Kind: kind, Param: "replication_config", Err: tributary.ErrInvalidParams,
+			Message: "--replication-config is not a JSON object: " + err.Error()}
+	}
+	return kinds.NormalizeReplicationConfig(kind, config)
 }

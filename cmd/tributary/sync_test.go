@@ -252,8 +252,9 @@ func TestSyncSalesforceCopyScope(t *testing.T) {
 	}
 }
 
-// TestSyncParams: params apply to the entities named, and an entity whose
-// list needs params is refused without them before anything is read.
+// TestSyncParams: params apply to the entities named, and params that
+// leave out what the list needs are refused before anything is read (no
+// params at all: the entity's copy scope, every repository).
 func TestSyncParams(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "gh.db")
 	r := cli(t, "sync", "github", "issues", "labels", "issues", "--sandbox", "-p", "owner=octo", "-p", "repo=hello", "--store", db)
@@ -261,7 +262,7 @@ func TestSyncParams(t *testing.T) {
 	if !strings.Contains(r.stdout, "\ngithub/issues ") || !strings.Contains(r.stdout, "\ngithub/labels ") || strings.Count(r.stdout, "\n") != 3 {
 		t.Errorf("stdout: %s", r.stdout)
 	}
-	r = cli(t, "sync", "github", "issues", "--sandbox", "--store", filepath.Join(t.TempDir(), "x.db"))
+	r = cli(t, "sync", "github", "issues", "--sandbox", "-p", "repo=hello", "--store", filepath.Join(t.TempDir(), "x.db"))
 	r.want(t, exitUsage)
 	if !strings.Contains(r.stderr, `github issues.list: invalid params: parameter "owner": is required`) {
 		t.Errorf("stderr: %q", r.stderr)
@@ -282,7 +283,6 @@ func TestSyncStoreErrors(t *testing.T) {
 		{[]string{"sync", "zendesk-support", "views", "--sandbox", "--store", "s.db"}, exitUsage, "views.search: unsupported action"},
 		{[]string{"sync", "zendesk-support", "--sandbox"}, exitUsage, "sync needs --store FILE (SQLite) or --store postgres://… (or $TRIBUTARY_STORE)"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "-p", "per_page=5", "--store", "s.db"}, exitUsage, "-p and --params need the entities named"},
-		{[]string{"sync", "github", "--sandbox", "--store", "s.db"}, exitUsage, "every searchable entity of github needs list params"},
 		{[]string{"sync", "zendesk-support", "--hosted", "https://api.example.com", "--store", "s.db"}, exitUsage, "sync reads the source in direct mode"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "--store", "mysql://root:hunter2@db/x"}, exitUsage, "a mysql:// URL is not a store"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "--store", dir}, exitUsage, "is a directory"},
@@ -465,5 +465,50 @@ func TestSyncEvery(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^zendesk-support/groups +full `).MatchString(r.stdout) {
 		t.Errorf("groups (no feed) are walked in full every round:\n%s", r.stdout)
+	}
+}
+
+// TestSyncNeverDeletesWhatItDidNotRead: the reported data loss, through the
+// command. Comments of one ticket, then of another into the same copy: the
+// second is refused (exit 2, the way out named) and the first ticket's
+// comments are all still in the store; under --name it is a copy of its own.
+func TestSyncNeverDeletesWhatItDidNotRead(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "c.db")
+	r := cli(t, "sync", "zendesk-support", "ticket_comments", "-p", "ticket_id=35436", "--sandbox", "--store", db)
+	r.want(t, 0)
+	before, _, _ := stats(t, invocation{}, "--store", db).copyOf(t, "zendesk-support", "ticket_comments")
+	if before == 0 {
+		t.Fatalf("ticket 35436 has no comments in the sandbox:\n%s", r.stdout)
+	}
+	r = cli(t, "sync", "zendesk-support", "ticket_comments", "-p", "ticket_id=35437", "--sandbox", "--store", db)
+	if r.code != 2 || !strings.Contains(r.stderr, `"ticket_id":35436`) || !strings.Contains(r.stderr, "--name") {
+		t.Errorf("a sync of another ticket into the copy: exit %d\n%s", r.code, r.stderr)
+	}
+	if after, _, _ := stats(t, invocation{}, "--store", db).copyOf(t, "zendesk-support", "ticket_comments"); after != before {
+		t.Errorf("the copy holds %d records after the refused sync, want %d", after, before)
+	}
+	cli(t, "sync", "zendesk-support", "ticket_comments", "-p", "ticket_id=35437", "--name", "t35437", "--sandbox", "--store", db).want(t, 0)
+}
+
+// TestSyncReplicationConfigIsChecked: --replication-config is checked
+// against the kind's declared keys before anything is read: an unknown key
+// is named with the nearest declared one; a kind that takes none says so.
+func TestSyncReplicationConfigIsChecked(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	for _, c := range []struct {
+		kind, config, want string
+	}{
+		{"intercom", `{"start_dat": "2024-01-01T00:00:00Z"}`, `did you mean "start_date"`},
+		{"intercom", `{"start_date": "yesterday"}`, "start_date"},
+		{"intercom", `[1]`, "not a JSON object"},
+		{"zendesk-support", `{"start_date": "2024-01-01T00:00:00Z"}`, "takes no replication_config"},
+	} {
+		r := cli(t, "sync", c.kind, "--sandbox", "--store", db, "--replication-config", c.config)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s %s: exit %d, want 2 with %q\n%s", c.kind, c.config, r.code, c.want, r.stderr)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("a refused config created the store")
 	}
 }

@@ -152,6 +152,14 @@ type spec struct {
 	search []param  // api_search params; nil: none
 	dl     []param  // download params; nil: none
 	routes map[action]engine.Route
+	// lists, when set, are the list's routes (the first whose When
+	// params are present), instead of routes[list].
+	lists []engine.Route
+	// scope builds the copy of a searchable entity (Entity.Scope), and
+	// scoped are the searchable fields its parts set on their records
+	// (Part.Fields), which GitHub does not send.
+	scope  *tributary.Scope
+	scoped []tributary.Field
 	feed   *tributary.Feed // change feed; nil: kept by full walks
 	// feedRoute reads the feed from an endpoint that is not one of the
 	// entity's actions (the repository-wide comments list).
@@ -162,19 +170,31 @@ func specs() []spec {
 	ownerRepo := []param{owner, repo}
 	inRepo := func(ps ...param) []param { return append([]param{owner, repo}, ps...) }
 	return []spec{
-		{name: "repositories", doc: "Repositories: of a user (list), one by owner and name (get), or found by GitHub's repository search (api_search).",
+		{name: "repositories", doc: "Repositories: those the credentials can read, of a user, of an organization or one named (list), one by owner and name (get), or found by GitHub's repository search (api_search).",
 			record: Repository{},
 			find: []string{"id", "node_id", "name", "full_name", "owner", "description", "html_url", "url", "private", "fork", "archived", "disabled",
 				"is_template", "visibility", "language", "topics", "license", "default_branch", "homepage", "forks_count", "stargazers_count",
 				"watchers_count", "open_issues_count", "size", "has_issues", "has_wiki", "created_at", "updated_at", "pushed_at"},
-			list: paged(required("username", "user (or organization) whose repositories to list"),
-				withDefault(optional("type", "which repositories of the user", "all", "owner", "member"), "owner"),
-				withDefault(optional("sort", "sort field", "created", "updated", "pushed", "full_name"), "full_name"),
+			list: paged(optional("username", "user (or organization: its public repositories) whose repositories to list (GET /users/{username}/repos)"),
+				optional("org", "organization whose repositories to list, private ones included where the credentials can read them (GET /orgs/{org}/repos)"),
+				optional("owner", "with repo: list that one repository (GET /repos/{owner}/{repo})"),
+				optional("repo", "with owner: list that one repository"),
+				optional("type", "which repositories: all, owner or member with username (default owner); all, public, private, forks, sources, member or internal with org (default all); all, owner, public, private or member with neither (default all)",
+					"all", "owner", "member", "public", "private", "forks", "sources", "internal"),
+				optional("sort", "sort field (default full_name; created with org)", "created", "updated", "pushed", "full_name"),
 				param{Name: "direction", Type: tributary.TypeString, Enum: []string{"asc", "desc"}, Doc: "sort direction (default asc for full_name, else desc)"}),
+			lists: []engine.Route{
+				{Path: "/repos/{owner}/{repo}", When: []string{"owner", "repo"}, Paging: linkPaging, One: true},
+				{Path: "/orgs/{org}/repos", When: []string{"org"}, Paging: linkPaging, Walk: walkPerPage},
+				{Path: "/users/{username}/repos", When: []string{"username"}, Paging: linkPaging, Walk: walkPerPage},
+				// Without username, org or owner and repo: every repository
+				// the credentials can read.
+				listRoute("/user/repos"),
+			},
+			scope:  repositoriesScope,
 			get:    ownerRepo,
 			search: paged(q, optional("sort", "sort field (default: best match)", "stars", "forks", "help-wanted-issues", "updated"), order),
 			routes: map[action]engine.Route{
-				list:      listRoute("/users/{username}/repos"),
 				get:       {Path: "/repos/{owner}/{repo}"},
 				apiSearch: searchRoute("/search/repositories", ""),
 			}},
@@ -185,6 +205,7 @@ func specs() []spec {
 				param{Name: "direction", Type: tributary.TypeString, Enum: []string{"asc", "desc"}, Doc: "sort direction (default asc for full_name, else desc)"}),
 			routes: map[action]engine.Route{list: listRoute("/orgs/{org}/repos")}},
 		{name: "branches", doc: "Branches of a repository.", record: Branch{},
+			scoped: []tributary.Field{repositoryField}, scope: keyedPerPart(perRepository("the branches"+repoScopeDoc, nil, false)),
 			find: []string{"name", "protected", "commit.sha"},
 			list: paged(owner, repo, param{Name: "protected", Type: tributary.TypeBoolean, Doc: "only protected (true) or unprotected (false) branches"}),
 			get:  inRepo(required("branch", "branch name (slashes allowed)")),
@@ -193,6 +214,7 @@ func specs() []spec {
 				get:  {Path: "/repos/{owner}/{repo}/branches/{branch}"},
 			}},
 		{name: "commits", doc: "Commits of a repository, newest first.", record: Commit{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the commits of the default branch, from replication_config.start_date (since) when set,"+repoScopeDoc, nil, true),
 			find: []string{"sha", "node_id", "html_url", "url", "commit.message", "commit.author.name", "commit.author.email", "commit.author.date",
 				"commit.committer.name", "commit.committer.email", "commit.committer.date", "author", "committer", "parents", "stats"},
 			list: paged(owner, repo,
@@ -209,6 +231,7 @@ func specs() []spec {
 			},
 			feed: commitsFeed},
 		{name: "releases", doc: "Releases of a repository, newest first (drafts only for users with push access).", record: Release{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the releases"+repoScopeDoc, nil, false),
 			find: []string{"id", "node_id", "name", "tag_name", "target_commitish", "body", "draft", "prerelease", "author", "html_url", "url",
 				"created_at", "published_at", "assets"},
 			list: paged(owner, repo),
@@ -231,6 +254,7 @@ func specs() []spec {
 			}},
 		{name: "issues", doc: "Issues of a repository. GitHub's issues endpoint also returns pull requests; list drops them (use pull_requests), and api_search adds is:issue to q.",
 			record: Issue{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the issues (state=all: closed ones too), updated since replication_config.start_date when set,"+repoScopeDoc, tributary.Params{"state": "all"}, true),
 			find: []string{"id", "node_id", "number", "title", "body", "state", "state_reason", "locked", "user", "labels", "assignee", "assignees",
 				"milestone", "comments", "author_association", "html_url", "url", "repository_url", "created_at", "updated_at", "closed_at"},
 			list: paged(owner, repo,
@@ -257,6 +281,7 @@ func specs() []spec {
 			feed: issuesFeed},
 		{name: "pull_requests", doc: "Pull requests of a repository. api_search adds is:pr to q; its results are issue-shaped (no head or base).",
 			record: PullRequest{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the pull requests (state=all: closed ones too)"+repoScopeDoc, tributary.Params{"state": "all"}, false),
 			find: []string{"id", "node_id", "number", "title", "body", "state", "draft", "locked", "merged", "user", "labels", "assignees",
 				"milestone", "head.ref", "head.sha", "base.ref", "author_association", "html_url", "url", "created_at", "updated_at",
 				"closed_at", "merged_at", "merge_commit_sha"},
@@ -274,18 +299,24 @@ func specs() []spec {
 				apiSearch: searchRoute("/search/issues", "is:pr"),
 			}},
 		{name: "reviews", doc: "Reviews of a pull request, oldest first.", record: Review{},
+			scoped: []tributary.Field{repositoryField, pullNumberField}, scope: reviewsScope,
 			find: []string{"id", "node_id", "state", "body", "user", "commit_id", "author_association", "html_url", "pull_request_url", "submitted_at"},
 			list: paged(owner, repo, number("pull_number", "pull request number")),
 			routes: map[action]engine.Route{
 				list: listRoute("/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
 			}},
-		{name: "comments", doc: "Issue comments (also the conversation comments of pull requests).", record: Comment{},
+		{name: "comments", doc: "Issue comments (also the conversation comments of pull requests): of one issue, or of every issue of a repository without issue_number.", record: Comment{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the issue comments (one repository-wide list each), updated since replication_config.start_date when set,"+repoScopeDoc, nil, true),
 			find: []string{"id", "node_id", "body", "user", "author_association", "html_url", "url", "issue_url", "created_at", "updated_at"},
-			list: paged(owner, repo, number("issue_number", "issue or pull request number"), since),
-			get:  inRepo(number("comment_id", "comment id")),
+			list: paged(owner, repo, param{Name: "issue_number", Type: tributary.TypeInteger, Min: tributary.Bound(1),
+				Doc: "issue or pull request number; without it, the comments of every issue of the repository (GET /repos/{owner}/{repo}/issues/comments)"}, since),
+			get: inRepo(number("comment_id", "comment id")),
+			lists: []engine.Route{
+				{Path: "/repos/{owner}/{repo}/issues/{issue_number}/comments", When: []string{"issue_number"}, Paging: linkPaging, Walk: walkPerPage},
+				listRoute("/repos/{owner}/{repo}/issues/comments"),
+			},
 			routes: map[action]engine.Route{
-				list: listRoute("/repos/{owner}/{repo}/issues/{issue_number}/comments"),
-				get:  {Path: "/repos/{owner}/{repo}/issues/comments/{comment_id}"},
+				get: {Path: "/repos/{owner}/{repo}/issues/comments/{comment_id}"},
 			},
 			feed:      commentsFeed,
 			feedRoute: &engine.Route{Path: "/repos/{owner}/{repo}/issues/comments", Paging: linkPaging}},
@@ -300,6 +331,7 @@ func specs() []spec {
 				get:  {Path: "/repos/{owner}/{repo}/pulls/comments/{comment_id}"},
 			}},
 		{name: "labels", doc: "Labels of a repository.", record: Label{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the labels"+repoScopeDoc, nil, false),
 			find: []string{"id", "node_id", "name", "description", "color", "default", "url"},
 			list: paged(owner, repo),
 			get:  inRepo(required("name", "label name")),
@@ -308,12 +340,14 @@ func specs() []spec {
 				get:  {Path: "/repos/{owner}/{repo}/labels/{name}"},
 			}},
 		{name: "tags", doc: "Tags of a repository.", record: Tag{},
+			scoped: []tributary.Field{repositoryField}, scope: keyedPerPart(perRepository("the tags"+repoScopeDoc, nil, false)),
 			find: []string{"name", "node_id", "commit.sha", "zipball_url", "tarball_url"},
 			list: paged(owner, repo),
 			routes: map[action]engine.Route{
 				list: listRoute("/repos/{owner}/{repo}/tags"),
 			}},
 		{name: "milestones", doc: "Milestones of a repository.", record: Milestone{},
+			scoped: []tributary.Field{repositoryField}, scope: perRepository("the milestones (state=all: closed ones too)"+repoScopeDoc, tributary.Params{"state": "all"}, false),
 			find: []string{"id", "node_id", "number", "title", "description", "state", "creator", "open_issues", "closed_issues",
 				"html_url", "url", "created_at", "updated_at", "closed_at", "due_on"},
 			list: paged(owner, repo, state,
@@ -324,17 +358,22 @@ func specs() []spec {
 				list: listRoute("/repos/{owner}/{repo}/milestones"),
 				get:  {Path: "/repos/{owner}/{repo}/milestones/{milestone_number}"},
 			}},
-		{name: "organizations", doc: "Organizations: the public memberships of a user (list), or one organization (get).", record: Organization{},
+		{name: "organizations", doc: "Organizations: those of the authenticated user, or the public memberships of a user (list), or one organization (get).", record: Organization{},
+			scope: organizationsScope,
 			find: []string{"id", "node_id", "login", "name", "description", "company", "blog", "location", "email", "twitter_username",
 				"is_verified", "public_repos", "followers", "html_url", "url", "created_at", "updated_at"},
-			list: paged(required("username", "user whose organizations to list")),
+			list: paged(optional("username", "user whose public organization memberships to list (GET /users/{username}/orgs); without it, the organizations of the authenticated user (GET /user/orgs)")),
 			get:  []param{required("org", "organization login")},
+			lists: []engine.Route{
+				{Path: "/users/{username}/orgs", When: []string{"username"}, Paging: linkPaging, Walk: walkPerPage},
+				listRoute("/user/orgs"),
+			},
 			routes: map[action]engine.Route{
-				list: listRoute("/users/{username}/orgs"),
-				get:  {Path: "/orgs/{org}"},
+				get: {Path: "/orgs/{org}"},
 			}},
 		{name: "users", doc: "Users: the members of an organization (list), one user (get), or found by GitHub's user search (api_search).",
 			record: User{},
+			scoped: []tributary.Field{orgField}, scope: keyedPerPart(perOrganization("the members of every organization of the authenticated user (GET /user/orgs)")),
 			find: []string{"id", "node_id", "login", "name", "email", "company", "blog", "location", "bio", "twitter_username", "hireable",
 				"type", "site_admin", "public_repos", "followers", "following", "html_url", "url", "created_at", "updated_at"},
 			list: paged(required("org", "organization whose members to list"),
@@ -348,6 +387,7 @@ func specs() []spec {
 				apiSearch: searchRoute("/search/users", ""),
 			}},
 		{name: "teams", doc: "Teams of an organization.", record: Team{},
+			scoped: []tributary.Field{orgField}, scope: perOrganization("the teams of every organization of the authenticated user (GET /user/orgs)"),
 			find: []string{"id", "node_id", "slug", "name", "description", "privacy", "permission", "parent", "members_count", "repos_count",
 				"html_url", "url", "created_at", "updated_at"},
 			list: paged(required("org", "organization login")),
@@ -357,6 +397,7 @@ func specs() []spec {
 				get:  {Path: "/orgs/{org}/teams/{team_slug}"},
 			}},
 		{name: "stargazers", doc: "Users who starred a repository.", record: SimpleUser{},
+			scoped: []tributary.Field{repositoryField}, scope: keyedPerPart(perRepository("the stargazers"+repoScopeDoc, nil, false)),
 			find: []string{"id", "node_id", "login", "type", "site_admin", "html_url", "url"},
 			list: paged(owner, repo),
 			routes: map[action]engine.Route{
@@ -413,6 +454,9 @@ func catalogue() []engine.Entity {
 			e.Actions = append(e.Actions, a)
 			e.Params[a] = ps
 			e.Routes[a] = []engine.Route{s.routes[a]}
+			if a == list && s.lists != nil {
+				e.Routes[a] = s.lists
+			}
 		}
 		add(list, s.list)
 		add(get, s.get)
@@ -422,7 +466,8 @@ func catalogue() []engine.Entity {
 		if s.find != nil {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()
-			e.Searchable = searchable(s.record, s.find)
+			e.Searchable = append(searchable(s.record, s.find), s.scoped...)
+			e.Scope = s.scope
 		}
 		out = append(out, e)
 	}

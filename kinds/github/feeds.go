@@ -34,13 +34,20 @@ const feedPerPage = int64(100)
 func sinceParam(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // feedParams clones base without the caller's page, sets per_page to
-// GitHub's maximum, the given params, and since unless it is zero.
+// GitHub's maximum, the given params, and since unless it is zero. A since
+// in base (a copy's replication_config.start_date) is a lower bound: it is
+// kept when it is later than the checkpoint's.
 func feedParams(base tributary.Params, since time.Time, kv ...string) tributary.Params {
 	p := maps.Clone(base)
 	if p == nil {
 		p = tributary.Params{}
 	}
 	delete(p, "page")
+	if s, ok := p["since"].(string); ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil && t.After(since) {
+			since = t
+		}
+	}
 	delete(p, "since")
 	p["per_page"] = feedPerPage
 	for i := 0; i+1 < len(kv); i += 2 {

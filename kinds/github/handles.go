@@ -33,9 +33,10 @@ type RepoListParams struct {
 
 // RepositoryListParams are the params of repositories.list.
 type RepositoryListParams struct {
-	// Username is required: the user (or organization) whose repositories to list.
+	// Username is the user (or organization) whose repositories to list;
+	// without it, every repository the credentials can read (GET /user/repos).
 	Username string `param:"username"`
-	// Type is all, owner (GitHub's default) or member.
+	// Type is all, owner (GitHub's default with Username) or member.
 	Type string `param:"type"`
 	// Sort is created, updated, pushed or full_name (default).
 	Sort string `param:"sort"`
@@ -155,7 +156,8 @@ type ReviewListParams struct {
 // CommentListParams are the params of comments.list.
 type CommentListParams struct {
 	RepoRef
-	// IssueNumber is required: an issue or pull request number.
+	// IssueNumber is an issue or pull request number; without it (zero),
+	// the comments of every issue of the repository.
 	IssueNumber int64 `param:"issue_number"`
 	// Since lists only comments updated at or after this time.
 	Since time.Time `param:"since"`
@@ -187,7 +189,8 @@ type MilestoneListParams struct {
 
 // OrganizationListParams are the params of organizations.list.
 type OrganizationListParams struct {
-	// Username is required.
+	// Username is the user whose public memberships to list; without it,
+	// the organizations of the authenticated user (GET /user/orgs).
 	Username string `param:"username"`
 	Paging
 }

@@ -13,6 +13,7 @@ package github
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/tributary-dev/tributary/internal/jsonx"
 )
@@ -241,6 +242,21 @@ type Repository struct {
 	Score float64 `json:"score,omitempty"`
 	// TextMatches is set only on api_search results requested with the text-match media type.
 	TextMatches []json.RawMessage `json:"text_matches,omitempty"`
+}
+
+// UnmarshalJSON decodes a repository object, or the "owner/repo" string a
+// copy sets as the repository field of the records it reads per
+// repository (an issue's repository, which GitHub's repository lists do
+// not send): FullName, Name and Owner.Login are set from it.
+func (r *Repository) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil {
+		owner, name, _ := strings.Cut(s, "/")
+		*r = Repository{FullName: s, Name: name, Owner: &SimpleUser{Login: owner}}
+		return nil
+	}
+	type plain Repository
+	return json.Unmarshal(b, (*plain)(r))
 }
 
 // OrgRepository is the record of org_repositories.list (GET /orgs/{org}/repos).
@@ -640,6 +656,8 @@ type Issue struct {
 	BodyText    string `json:"body_text,omitempty"`
 	TimelineURL string `json:"timeline_url,omitempty"`
 	// Repository is set only in some contexts (e.g. GET /issues); use RepositoryURL.
+	// In a copy (package replica) it is the "owner/repo" of the part that read the
+	// issue, which decodes into FullName, Name and Owner.Login.
 	Repository *Repository `json:"repository,omitempty"`
 	// PerformedViaGitHubApp is the GitHub App that acted, or null.
 	PerformedViaGitHubApp json.RawMessage `json:"performed_via_github_app,omitempty"`

@@ -6,7 +6,7 @@
 // whose base URL is Server.URL sends exactly the requests it would send to
 // GitHub:
 //
-//	/user, /user/repos, /users/{username}, /users/{username}/repos,
+//	/user, /user/repos, /user/orgs, /users/{username}, /users/{username}/repos,
 //	/users/{username}/orgs, /orgs/{org}, /orgs/{org}/repos,
 //	/orgs/{org}/members, /orgs/{org}/teams[/{team_slug}],
 //	/repos/{owner}/{repo} and its branches, commits, releases (by id, by tag,

@@ -91,6 +91,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		case n == 2 && seg[1] == "repos":
 			s.viewerRepos(w, r)
 			return
+		case n == 2 && seg[1] == "orgs":
+			s.userOrgs(w, r, ViewerLogin)
+			return
 		}
 	case "users":
 		switch {
