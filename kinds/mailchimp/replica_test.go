@@ -14,14 +14,13 @@ import (
 // (the scope's part per sent campaign); a search filtered on campaign_id
 // returns that campaign's records only.
 //
-// It cannot pass yet: an email_activity record has no id and its email_id
-// repeats across campaigns (TestEmailActivityScopeReadsEverySentCampaign),
-// so the copy, keyed by the entity's first searchable field ("action",
-// absent), refuses the records, and keyed by email_id
-// (replica.WithIDField) keeps one campaign's record per recipient. The
-// copy needs the key (campaign_id, email_id).
+// It cannot pass yet, and email_activity has no scope: a record has no
+// id and its email_id repeats across campaigns, so the copy must key
+// records by part and email_id (Scope.PartIDs with a declared id path);
+// it takes a record's id from the first searchable field, "action", which
+// is not on the records. See emailActivityScope.
 func TestReplicaCopiesEmailActivity(t *testing.T) {
-	t.Skip("email_activity has no id unique across campaigns: the copy needs the key (campaign_id, email_id)")
+	t.Skip("email_activity's copy needs records keyed by campaign and email_id: a scope cannot name its records' id path yet")
 	srv := mailchimptest.New()
 	defer srv.Close()
 	c := open(t, srv)
