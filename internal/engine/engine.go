@@ -245,7 +245,9 @@ func (c *Connector) page(ctx context.Context, entity string, a tributary.Action,
 // Walk implements tributary.Walker: it pages through a list from p,
 // switching to the route's preferred walking mode when it has one.
 func (c *Connector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
-	norm, rt, err := c.prepare(entity, tributary.ActionList, p)
+	// The pager prepares each page's params itself: it gets them as the
+	// caller may give them, before the route's Prepare.
+	norm, rt, err := c.route(entity, tributary.ActionList, p)
 	if err != nil {
 		return func(yield func(tributary.Record, error) bool) { yield(tributary.Record{}, err) }
 	}
@@ -365,8 +367,19 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 	return s, nil
 }
 
-// prepare validates and picks the route.
+// prepare validates, picks the route and returns the params its request
+// is built from.
 func (c *Connector) prepare(entity string, a tributary.Action, p tributary.Params) (tributary.Params, Route, error) {
+	norm, rt, err := c.route(entity, a, p)
+	if err == nil && rt.Prepare != nil {
+		norm = rt.Prepare(norm)
+	}
+	return norm, rt, err
+}
+
+// route validates and picks the route, returning the normalized params
+// before the route's Prepare.
+func (c *Connector) route(entity string, a tributary.Action, p tributary.Params) (tributary.Params, Route, error) {
 	norm, err := tributary.Validate(c.kind.Type, c.catalog, entity, a, p)
 	if err != nil {
 		return nil, Route{}, err
@@ -381,9 +394,6 @@ func (c *Connector) prepare(entity string, a tributary.Action, p tributary.Param
 			}
 		}
 		if ok {
-			if rt.Prepare != nil {
-				norm = rt.Prepare(norm)
-			}
 			return norm, rt, nil
 		}
 	}
@@ -406,16 +416,20 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	if err != nil {
 		return nil, nil, c.unexpected(entity, a, resp.StatusCode, err.Error(), err)
 	}
-	recs := make([]tributary.Record, len(split.Records))
-	for i, r := range split.Records {
-		recs[i] = tributary.NewRecord(r)
+	recs := make([]tributary.Record, 0, len(split.Records))
+	for _, r := range split.Records {
+		rec := tributary.NewRecord(r)
+		if rt.Keep == nil || rt.Keep(norm, rec) {
+			recs = append(recs, rec)
+		}
 	}
+	count := len(split.Records) + split.Dropped
 	page := &tributary.Page{Records: recs, Meta: map[string]any{}}
 	style := rt.Paging
 	if style == nil {
 		style = pagination.None{}
 	}
-	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: len(split.Records) + split.Dropped})
+	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: count})
 	if err != nil {
 		return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrPaging, Message: err.Error(), Cause: err}
 	}
@@ -425,7 +439,7 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	var more []map[string]any
 	if next != nil {
 		page.Next = tributary.Params(next)
-		more = pagination.Later(style, norm, meta, len(split.Records)+split.Dropped, later)
+		more = pagination.Later(style, norm, meta, count, later)
 	}
 	return page, more, nil
 }

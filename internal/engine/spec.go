@@ -94,6 +94,12 @@ type Route struct {
 	// list also returns pull requests, which carry "pull_request". Paging
 	// still counts them.
 	Drop string
+	// Keep, when set, leaves out the records it returns false for, as
+	// the page is split: what the source's filter could not say exactly
+	// (Intercom's search matches a time by its day). p are the params the
+	// request was sent with (after Prepare). Paging still counts the
+	// records left out.
+	Keep func(p tributary.Params, r tributary.Record) bool
 	// One, for a list whose records are a bare array (Records ""), reads
 	// an object body as a page of that one record: GitHub's contents
 	// endpoint answers a directory with the array of its entries and a

@@ -116,6 +116,7 @@ type spec struct {
 	getRoute   engine.Route
 	download   []param
 	dlRoute    engine.Route
+	scope      *tributary.Scope
 }
 
 // pagedGET and pagedPOST are Gong's two paged request shapes: the cursor
@@ -233,6 +234,39 @@ func specs() []spec {
 	}
 }
 
+// callsExtensiveScope copies every call with the parts its searchable
+// fields name: the empty filter, which Gong reads as every call from the
+// earliest, and a content selector asking for the context (Extended),
+// parties, content, interaction and public comments. Media URLs are left
+// out: they expire after 8 hours, so a copy would keep dead links (and an
+// OAuth token needs api:calls:read:media-url for them); call_audio and
+// call_video fetch them when needed.
+//
+// It is not the entity's scope yet: a call's id is metaData.id, while the
+// copy takes a record's id from the searchable field id (Gong's records
+// have none at the top level), so it would refuse every call and fail a
+// default sync of the kind. Attach it (spec.scope) once a scope can name
+// its records' id path.
+var callsExtensiveScope = &tributary.Scope{
+	Doc: "every call (POST /v2/calls/extensive with filter {}) with its context, parties, content, interaction and public comments; no media URLs",
+	Params: func() tributary.Params {
+		return tributary.Params{
+			"filter": map[string]any{},
+			"contentSelector": map[string]any{
+				"context":       "Extended",
+				"contextTiming": []any{"Now"},
+				"exposedFields": map[string]any{
+					"parties":       true,
+					"collaboration": map[string]any{"publicComments": true},
+					"content": map[string]any{"structure": true, "topics": true, "trackers": true, "trackerOccurrences": true,
+						"brief": true, "outline": true, "highlights": true, "callOutcome": true, "keyPoints": true},
+					"interaction": map[string]any{"personInteractionStats": true, "questions": true, "speakers": true, "video": true},
+				},
+			},
+		}
+	},
+}
+
 // withFilter makes a route send "filter": {} when the caller gave none:
 // Gong rejects a body without it.
 func withFilter(rt engine.Route) engine.Route {
@@ -293,6 +327,7 @@ func catalogue(lookback time.Duration) []engine.Entity {
 			e.Params[actDownload] = s.download
 			e.Routes[actDownload] = []engine.Route{s.dlRoute}
 		}
+		e.Scope = s.scope
 		switch s.name {
 		case "calls":
 			e.Feed = callsFeed(lookback)

@@ -1,6 +1,9 @@
 package intercom
 
 import (
+	"context"
+	"encoding/json"
+	"iter"
 	"maps"
 	"time"
 
@@ -70,16 +73,21 @@ type spec struct {
 	feed *tributary.Feed
 	// feedRoute reads the feed (POST {path}/search).
 	feedRoute *engine.Route
+	// scope limits a copy to replication_config.start_date (nil: a copy
+	// is every record).
+	scope *tributary.Scope
 }
 
 func specs() []spec {
 	return []spec{
 		{name: "contacts", doc: "Contacts: users and leads.", path: "/contacts", listKey: "data", paged: true,
-			listParams: []param{perPage(50), afterArg}, searchable: contactFields,
-			feed: searchFeed("contacts", ContactSearchLookback), feedRoute: searchRoute("/contacts/search", "data")},
+			listParams: []param{perPage(50), afterArg, updatedSince("contacts")}, searchable: contactFields,
+			routes: []engine.Route{updatedRoute("/contacts/search", "data")},
+			feed:   searchFeed("contacts", ContactSearchLookback), feedRoute: searchRoute("/contacts/search", "data"), scope: startDateScope("contacts")},
 		{name: "conversations", doc: "Conversations (get includes up to the 500 most recent conversation parts).", path: "/conversations",
-			listKey: "conversations", paged: true, listParams: []param{perPage(20), afterArg}, searchable: conversationFields,
-			feed: searchFeed("conversations", 0), feedRoute: searchRoute("/conversations/search", "conversations")},
+			listKey: "conversations", paged: true, listParams: []param{perPage(20), afterArg, updatedSince("conversations")}, searchable: conversationFields,
+			routes: []engine.Route{updatedRoute("/conversations/search", "conversations")},
+			feed:   searchFeed("conversations", 0), feedRoute: searchRoute("/conversations/search", "conversations"), scope: startDateScope("conversations")},
 		{name: "companies", doc: "Companies. All walks past the list's 10,000-company limit with the scroll API.", path: "/companies",
 			listKey: "data", paged: true, listParams: []param{perPage(15), afterArg, scrollParam}, searchable: companyFields,
 			routes: []engine.Route{{Path: "/companies/scroll", When: []string{"scroll_param"}, Records: "data", Paging: scrollPages{}, Prepare: dropEmptyScrollParam,
@@ -114,7 +122,7 @@ func catalogue() []engine.Entity {
 		}
 		e.Routes[list] = append(append([]engine.Route{}, s.routes...), rt)
 		e.Routes[get] = []engine.Route{{Path: s.path + "/{id}"}}
-		e.Feed, e.FeedRoute = s.feed, s.feedRoute
+		e.Feed, e.FeedRoute, e.Scope = s.feed, s.feedRoute, s.scope
 		if s.searchable != nil {
 			e.Actions = append(e.Actions, search)
 			e.Params[search] = tributary.SearchParams()
@@ -161,22 +169,150 @@ func searchFeed(entity string, lookback time.Duration) *tributary.Feed {
 // searchFeedParams is the body of a feed's first request: updated_at
 // after the day before since's (Unix seconds; 0, every record, for a zero
 // since), sorted on updated_at ascending, 150 a page.
-func searchFeedParams(_ tributary.Params, since time.Time) tributary.Params {
+// A base with updated_since (a copy limited to a start date) is a floor:
+// while the day read again could start before it, the query is the
+// floor's (startQuery), whose records updated before it are left out.
+func searchFeedParams(base tributary.Params, since time.Time) tributary.Params {
 	v := int64(0)
 	if !since.IsZero() {
 		v = max(since.Add(-searchDay).Unix(), 0)
 	}
+	query := updatedAfter(v)
+	if floor, ok := base["updated_since"].(int64); ok && (since.IsZero() || v < floor) {
+		// The day the query would read again starts before the floor.
+		query = startQuery(floor)
+	}
 	return tributary.Params{
-		"query":    map[string]any{"field": "updated_at", "operator": ">", "value": v},
+		"query":    query,
 		"sort":     map[string]any{"field": "updated_at", "order": "ascending"},
 		"per_page": int64(MaxPerPage),
 	}
 }
 
+// updatedAfter is the search query updated_at > v.
+func updatedAfter(v int64) map[string]any {
+	return map[string]any{"field": "updated_at", "operator": ">", "value": v}
+}
+
 // searchRoute is a search endpoint read as a feed: the body's per_page and
-// starting_after go into its pagination object.
+// starting_after go into its pagination object; with a copy's start, the
+// records updated before it are left out (keepUpdated).
 func searchRoute(path, records string) *engine.Route {
-	return &engine.Route{Method: "POST", Path: path, Body: true, Records: records, Paging: pagination.StartingAfter{}, Prepare: searchPagination}
+	return &engine.Route{Method: "POST", Path: path, Body: true, Records: records, Paging: pagination.StartingAfter{}, Prepare: searchPagination, Keep: keepUpdated}
+}
+
+// updatedSince is the list param that limits a list to the records last
+// updated at or after a time (a copy's replication_config.start_date).
+func updatedSince(entity string) param {
+	return param{Name: "updated_since", Type: tInt, Min: tributary.Bound(0),
+		Doc: "only the records last updated at or after this Unix time (seconds), oldest first: the list is then read with POST /" + entity +
+			"/search on updated_at (Intercom matches its day; the records of that day updated earlier are left out here)"}
+}
+
+// updatedRoute lists the records updated since a time (list param
+// updated_since) with the entity's search: updated_at > the day before,
+// as the feed asks (Intercom matches by day), oldest first, the records
+// updated before the time left out.
+func updatedRoute(path, records string) engine.Route {
+	return engine.Route{Method: "POST", Path: path, When: []string{"updated_since"}, Body: true, Records: records,
+		Paging: updatedPages{}, Keep: keepUpdated, Walk: walkPerPage,
+		Prepare: func(p tributary.Params) tributary.Params {
+			out := p.Clone()
+			since, _ := out["updated_since"].(int64)
+			delete(out, "updated_since")
+			out["query"] = startQuery(since)
+			out["sort"] = map[string]any{"field": "updated_at", "order": "ascending"}
+			return searchPagination(out)
+		}}
+}
+
+// startQuery is the search query of the records updated at or after
+// start (Unix seconds): updated_at > the day before, which Intercom
+// matches from the start of start's day in the workspace's time zone, at
+// or before start. It is sent as a one-filter AND group, so that the
+// records of that day before start can be told apart and left out
+// (keepUpdated), unlike a feed's plain updated_at filter, whose whole day
+// is read again on purpose.
+func startQuery(start int64) map[string]any {
+	return map[string]any{"operator": "AND", "value": []any{updatedAfter(start - int64(searchDay/time.Second))}}
+}
+
+// updatedBound is the start of a search body built by startQuery (false
+// for any other body).
+func updatedBound(p tributary.Params) (int64, bool) {
+	q, _ := p["query"].(map[string]any)
+	group, _ := q["value"].([]any)
+	if q == nil || q["operator"] != "AND" || len(group) != 1 {
+		return 0, false
+	}
+	f, _ := group[0].(map[string]any)
+	if f["field"] != "updated_at" || f["operator"] != ">" {
+		return 0, false
+	}
+	var v int64
+	switch x := f["value"].(type) {
+	case int64:
+		v = x
+	case float64: // a saved checkpoint's params, read back from JSON
+		v = int64(x)
+	case json.Number:
+		v, _ = x.Int64()
+	}
+	return v + int64(searchDay/time.Second), true
+}
+
+// keepUpdated leaves out the records of a search built by startQuery
+// that were updated before its start.
+func keepUpdated(p tributary.Params, r tributary.Record) bool {
+	b, ok := updatedBound(p)
+	if !ok {
+		return true
+	}
+	t, ok := r.IntAt("updated_at")
+	return !ok || t >= b
+}
+
+// updatedPages is the paging of the lists of contacts and conversations:
+// Intercom's starting_after cursor, whose next params, after a search by
+// updated_since, are again the list's (updated_since, per_page,
+// starting_after), not the search body they were sent as.
+type updatedPages struct{}
+
+// Page implements pagination.Style.
+func (updatedPages) Page(r *pagination.Response) (map[string]any, map[string]any, error) {
+	rr := *r
+	if b, ok := updatedBound(tributary.Params(r.Params)); ok {
+		rr.Params = map[string]any{"updated_since": b}
+		if pg, ok := r.Params["pagination"].(map[string]any); ok && pg["per_page"] != nil {
+			rr.Params["per_page"] = pg["per_page"]
+		}
+	}
+	return pagination.StartingAfter{}.Page(&rr)
+}
+
+// startDateScope limits a copy of contacts or conversations to the
+// records last updated at or after replication_config.start_date: one
+// part, listed with updated_since (POST /{entity}/search). Without a start
+// date the copy is every record, by the plain list.
+func startDateScope(entity string) *tributary.Scope {
+	return &tributary.Scope{
+		Doc: "the " + entity + " last updated at or after replication_config.start_date (POST /" + entity + "/search on updated_at); every one without it",
+		Parts: func(_ context.Context, _ tributary.Connector, config map[string]any) iter.Seq2[tributary.Part, error] {
+			return func(yield func(tributary.Part, error) bool) {
+				s, _ := config["start_date"].(string)
+				if s == "" {
+					yield(tributary.Part{Key: "all"}, nil)
+					return
+				}
+				start, err := ParseStartDate(s)
+				if err != nil {
+					yield(tributary.Part{}, err)
+					return
+				}
+				yield(tributary.Part{Key: "updated since " + start.String(), Params: tributary.Params{"updated_since": start.Time().Unix()}}, nil)
+			}
+		},
+	}
 }
 
 // searchPagination moves per_page and starting_after (where the paging

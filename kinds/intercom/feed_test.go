@@ -33,6 +33,19 @@ type feedRecord struct {
 	updated int64
 }
 
+// feedRecordOf reads id and updated_at of a record.
+func feedRecordOf(t *testing.T, r tributary.Record) feedRecord {
+	t.Helper()
+	var v struct {
+		ID        string `json:"id"`
+		UpdatedAt int64  `json:"updated_at"`
+	}
+	if err := r.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return feedRecord{v.ID, v.UpdatedAt}
+}
+
 type feedPass struct {
 	records []feedRecord
 	deleted int
@@ -49,14 +62,7 @@ func readFeed(t *testing.T, c tributary.Changer, entity string, from tributary.C
 		}
 		p.pages = append(p.pages, ch)
 		for _, r := range ch.Records {
-			var v struct {
-				ID        string `json:"id"`
-				UpdatedAt int64  `json:"updated_at"`
-			}
-			if err := r.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			p.records = append(p.records, feedRecord{v.ID, v.UpdatedAt})
+			p.records = append(p.records, feedRecordOf(t, r))
 		}
 		p.deleted += len(ch.Deleted)
 		if ch.Checkpoint.Since.Before(p.final.Since) {
@@ -86,15 +92,7 @@ func sortedIDs(ids []string) []string {
 
 func walkIDs(t *testing.T, c tributary.Connector, entity string) []string {
 	t.Helper()
-	var ids []string
-	for r, err := range tributary.All(context.Background(), c, entity, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, _ := r.StringAt("id")
-		ids = append(ids, id)
-	}
-	return ids
+	return feedPass{records: walkRecords(t, c, entity, nil)}.ids()
 }
 
 // dayStart is the start of t's UTC day (the fake's workspace time zone).

@@ -67,6 +67,24 @@ var (
 	offsetTotal   = pagination.OffsetTotal{OffsetParam: "offset", TotalField: "total_items"}
 )
 
+// emailActivityScope copies email_activity one campaign at a time (its
+// list needs campaign_id): a part per report, each stamped with its
+// campaign_id. The parent is the reports list, not campaigns: a report
+// exists for every sent campaign, and only those have email activity
+// (Mailchimp answers 404 for the others); a report's id is its campaign's.
+//
+// It is not the entity's scope yet: a record has no id, and its email_id
+// (the recipient) repeats across campaigns, so a copy must key records by
+// part and email_id (Scope.PartIDs with the id path email_id). The copy
+// takes the id of a part's record from id, Id or the first searchable
+// field ("action", not on the records), so it would refuse every record
+// and fail a default sync of the kind. Attach it (spec.scope) with
+// PartIDs once a scope can name its records' id path.
+var emailActivityScope = &tributary.Scope{
+	Doc:   "the email activity of every sent campaign: one walk of GET /3.0/reports/{campaign_id}/email-activity per report of the reports list, each record with its campaign_id",
+	Parts: tributary.ChildParts("reports", "id", "campaign_id", "campaign"),
+}
+
 // spec is one entity: its catalogue entry, record type and routes.
 type spec struct {
 	name       string
@@ -82,6 +100,7 @@ type spec struct {
 	getParams  []param
 	prepareGet func(tributary.Params) tributary.Params
 	feed       *tributary.Feed // change feed; nil: kept by full walks
+	scope      *tributary.Scope
 }
 
 func specs() []spec {
@@ -226,6 +245,7 @@ func catalogue() []engine.Entity {
 			e.Routes[list] = []engine.Route{{Path: s.listPath, Records: s.listKey, Paging: style}}
 		}
 		e.Feed = s.feed
+		e.Scope = s.scope
 		if s.getPath != "" {
 			e.Actions = append(e.Actions, get)
 			e.Params[get] = s.getParams

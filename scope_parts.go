@@ -1,0 +1,45 @@
+package tributary
+
+import (
+	"context"
+	"fmt"
+	"iter"
+)
+
+// ChildParts returns the Parts of a scope that copies a child entity one
+// parent record at a time, for a list that needs its parent's id: a
+// ticket's comments, a campaign's email activity. The parent entity is
+// walked with All (with its own copy params, CopyParams(nil)); each of its
+// records gives one part, in the walk's order, keyed "<key> <id>", whose
+// list param named param holds the record's idField and whose records get
+// the same field (param), so a search can filter on the parent:
+//
+//	Parts: ChildParts("tickets", "id", "ticket_id", "ticket")
+//
+// A parent record without the id field ends the parts with an error.
+func ChildParts(parent, idField, param, key string) func(ctx context.Context, c Connector, config map[string]any) iter.Seq2[Part, error] {
+	return func(ctx context.Context, c Connector, _ map[string]any) iter.Seq2[Part, error] {
+		return func(yield func(Part, error) bool) {
+			var p Params
+			if e, ok := FindEntity(c.Entities(), parent); ok {
+				p = e.CopyParams(nil)
+			}
+			for r, err := range All(ctx, c, parent, p) {
+				if err != nil {
+					yield(Part{}, err)
+					return
+				}
+				id, ok := r.Field(idField)
+				if !ok || id == nil {
+					yield(Part{}, &Error{Kind: c.Type(), Entity: parent, Action: ActionList, Err: ErrUnexpectedResponse,
+						Message: fmt.Sprintf("a %s record has no %s: its %s cannot be listed", parent, idField, param)})
+					return
+				}
+				part := Part{Key: fmt.Sprintf("%s %v", key, id), Params: Params{param: id}, Fields: map[string]any{param: id}}
+				if !yield(part, nil) {
+					return
+				}
+			}
+		}
+	}
+}
