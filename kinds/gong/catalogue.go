@@ -164,7 +164,7 @@ func specs() []spec {
 					ids("primaryUserIds", "only calls hosted by these users"))),
 				contentSelector, cursorParam,
 			},
-			listRoute: pagedPOST("/v2/calls/extensive", "calls")},
+			listRoute: pagedPOST("/v2/calls/extensive", "calls"), scope: callsExtensiveScope},
 		{name: "call_audio", doc: "A call's audio file (two steps: its URL from /v2/calls/extensive, then the file from Gong's media host).",
 			download: mediaParams, dlRoute: mediaRoute("audioUrl")},
 		{name: "call_video", doc: "A call's video file (two steps: its URL from /v2/calls/extensive, then the file from Gong's media host).",
@@ -241,12 +241,6 @@ func specs() []spec {
 // out: they expire after 8 hours, so a copy would keep dead links (and an
 // OAuth token needs api:calls:read:media-url for them); call_audio and
 // call_video fetch them when needed.
-//
-// It is not the entity's scope yet: a call's id is metaData.id, while the
-// copy takes a record's id from the searchable field id (Gong's records
-// have none at the top level), so it would refuse every call and fail a
-// default sync of the kind. Attach it (spec.scope) once a scope can name
-// its records' id path.
 var callsExtensiveScope = &tributary.Scope{
 	Doc: "every call (POST /v2/calls/extensive with filter {}) with its context, parties, content, interaction and public comments; no media URLs",
 	Params: func() tributary.Params {

@@ -6,23 +6,19 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/replicatest"
-	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
-	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
 )
 
-// A durable replica copies calls_extensive with the params of its
-// (future) scope, every call, and a search finds a call by its basic
-// data. A call's id is metaData.id: the catalogue's searchable "id" is
-// not on the records, so the copy is told its id field; until a scope can
-// say so, the scope is not attached and its params are given here.
+// A durable replica copies calls_extensive with no params from the
+// caller (the scope's params: every call) and a search finds a call by
+// its basic data. A call's id is metaData.id: the catalogue's searchable
+// "id" is not on the records: the catalogue names its IDField.
 func TestReplicaCopiesCallsExtensive(t *testing.T) {
 	srv := gongtest.New()
 	defer srv.Close()
 	c := open(t, srv)
-	r := replicatest.Synced(t, c, []string{"calls_extensive"}, replica.WithIDField("calls_extensive", "metaData.id"),
-		replica.WithParams("calls_extensive", gong.CallsExtensiveScope.Params()))
+	r := replicatest.Synced(t, c, []string{"calls_extensive"})
 	if got := r.Len("calls_extensive"); got != gongtest.DefaultCalls {
 		t.Errorf("%d calls in the copy, want %d", got, gongtest.DefaultCalls)
 	}

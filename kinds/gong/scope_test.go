@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tributary-dev/tributary"
-	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 )
 
@@ -24,7 +23,11 @@ func TestCallsExtensiveScopeReadsEveryCall(t *testing.T) {
 	want := allIDs(t, c, "calls", nil, "id")
 	srv.ResetRequests()
 
-	p := gong.CallsExtensiveScope.Params()
+	e, _ := tributary.FindEntity(c.Entities(), "calls_extensive")
+	p := e.CopyParams(nil)
+	if p == nil || e.CopiedInParts() {
+		t.Fatalf("calls_extensive: copy params %v, in parts %v", p, e.CopiedInParts())
+	}
 	var ids []string
 	for r, err := range tributary.All(ctx, c, "calls_extensive", p) {
 		if err != nil {

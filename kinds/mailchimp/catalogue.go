@@ -73,16 +73,13 @@ var (
 // exists for every sent campaign, and only those have email activity
 // (Mailchimp answers 404 for the others); a report's id is its campaign's.
 //
-// It is not the entity's scope yet: a record has no id, and its email_id
-// (the recipient) repeats across campaigns, so a copy must key records by
-// part and email_id (Scope.PartIDs with the id path email_id). The copy
-// takes the id of a part's record from id, Id or the first searchable
-// field ("action", not on the records), so it would refuse every record
-// and fail a default sync of the kind. Attach it (spec.scope) with
-// PartIDs once a scope can name its records' id path.
+// A record has no id, and its email_id (the recipient) repeats across
+// campaigns: the entity's IDField is email_id and the copy keys records per
+// part (PartIDs), by campaign and email_id.
 var emailActivityScope = &tributary.Scope{
-	Doc:   "the email activity of every sent campaign: one walk of GET /3.0/reports/{campaign_id}/email-activity per report of the reports list, each record with its campaign_id",
-	Parts: tributary.ChildParts("reports", "id", "campaign_id", "campaign"),
+	Doc:     "the email activity of every sent campaign: one walk of GET /3.0/reports/{campaign_id}/email-activity per report of the reports list, each record with its campaign_id",
+	Parts:   tributary.ChildParts("reports", "id", "campaign_id", "campaign"),
+	PartIDs: true,
 }
 
 // spec is one entity: its catalogue entry, record type and routes.
@@ -177,7 +174,8 @@ func specs() []spec {
 				{Name: "url", Type: tributary.TypeString, Doc: "when action is click"},
 			},
 			listPath: "/3.0/reports/{campaign_id}/email-activity", listKey: "emails",
-			listParams: []param{campaignID, timeParam("since", "only events after this time")}},
+			listParams: []param{campaignID, timeParam("since", "only events after this time")},
+			scope:      emailActivityScope},
 		{name: "automations", doc: "Classic automations.", record: Automation{},
 			listPath: "/3.0/automations", listKey: "automations",
 			listParams: []param{
@@ -246,6 +244,9 @@ func catalogue() []engine.Entity {
 		}
 		e.Feed = s.feed
 		e.Scope = s.scope
+		if s.name == "email_activity" {
+			e.IDField = "email_id" // a recipient's; unique within a campaign
+		}
 		if s.getPath != "" {
 			e.Actions = append(e.Actions, get)
 			e.Params[get] = s.getParams

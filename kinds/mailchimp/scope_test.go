@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tributary-dev/tributary"
-	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 )
 
@@ -16,7 +15,7 @@ import (
 // (every sent campaign has one; the others have no activity), each walked
 // with GET /3.0/reports/{campaign_id}/email-activity. A recipient's
 // email_id repeats across campaigns: only campaign_id with email_id names
-// a record of the copy (which is why the scope is not attached yet).
+// a record of the copy.
 func TestEmailActivityScopeReadsEverySentCampaign(t *testing.T) {
 	srv := mailchimptest.New()
 	defer srv.Close()
@@ -32,9 +31,13 @@ func TestEmailActivityScopeReadsEverySentCampaign(t *testing.T) {
 	}
 	srv.ResetRequests()
 
+	e, _ := tributary.FindEntity(c.Entities(), "email_activity")
+	if !e.CopiedInParts() {
+		t.Fatal("email_activity has no parts")
+	}
 	var keys, campaigns, paths []string
 	records, seen := 0, map[string]int{}
-	for part, err := range mailchimp.EmailActivityScope.Parts(ctx, c, nil) {
+	for part, err := range e.Scope.Parts(ctx, c, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
