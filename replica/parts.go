@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/jsonx"
@@ -167,4 +168,19 @@ func stampAll(recs [][]byte, stamp func([]byte) []byte) [][]byte {
 		recs[i] = stamp(raw)
 	}
 	return recs
+}
+
+// checkpoint is the state saved with a page of a feed: cp is where part
+// resumes; parts (updated here) holds the checkpoint of every part read
+// so far, for a copy read in parts.
+func (p plan) checkpoint(fullAt time.Time, parts map[string]tributary.Checkpoint, part string, cp tributary.Checkpoint) []byte {
+	s := state{FullAt: fullAt, Scope: p.scope}
+	if p.inParts() {
+		parts[part] = cp
+		s.Parts = parts
+	} else {
+		s.Feed = &cp
+	}
+	b, _ := json.Marshal(s)
+	return b
 }

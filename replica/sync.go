@@ -472,14 +472,7 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 			}
 			ch := pp.ch
 			cpo := ch.Checkpoint
-			s := state{FullAt: began, Scope: p.scope}
-			if p.inParts() {
-				parts[pp.part] = cpo
-				s.Parts = parts
-			} else {
-				s.Feed = &cpo
-			}
-			cp, _ := json.Marshal(s)
+			cp := p.checkpoint(began, parts, pp.part, cpo)
 			if err = l.WritePage(ctx, pp.page, cp); err != nil {
 				break
 			}
@@ -518,6 +511,9 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 		rep.Since = st.Feed.Since
 	}
 	parts := maps.Clone(st.Parts)
+	if parts == nil {
+		parts = map[string]tributary.Checkpoint{}
+	}
 	seen := map[string]bool{}
 	// A page read is written whole even when ctx ends meanwhile (Ctrl-C):
 	// the next page is not read.
@@ -540,14 +536,7 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 				return err
 			}
 			cpo := ch.Checkpoint
-			s := state{FullAt: st.FullAt, Scope: p.scope}
-			if p.inParts() {
-				parts[part.Key] = cpo
-				s.Parts = parts
-			} else {
-				s.Feed = &cpo
-			}
-			cp, _ := json.Marshal(s)
+			cp := p.checkpoint(st.FullAt, parts, part.Key, cpo)
 			if err := u.Apply(wctx, stampAll(raws(ch.Records), stamp), stampAll(raws(ch.Deleted), stamp), cp); err != nil {
 				return err
 			}
