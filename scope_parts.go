@@ -10,7 +10,8 @@ import (
 // parent record at a time, for a list that needs its parent's id: a
 // ticket's comments, a campaign's email activity. The parent entity is
 // walked with All (with its own copy params, CopyParams(nil)); each of its
-// records gives one part, in the walk's order, keyed "<key> <id>", whose
+// records gives one part, in the walk's order, keyed "<key> <id>" (the id
+// alone when key is ""), whose
 // list param named param holds the record's idField and whose records get
 // the same field (param), so a search can filter on the parent:
 //
@@ -35,7 +36,11 @@ func ChildParts(parent, idField, param, key string) func(ctx context.Context, c 
 						Message: fmt.Sprintf("a %s record has no %s: its %s cannot be listed", parent, idField, param)})
 					return
 				}
-				part := Part{Key: fmt.Sprintf("%s %v", key, id), Params: Params{param: id}, Fields: map[string]any{param: id}}
+				k := fmt.Sprint(id)
+				if key != "" {
+					k = key + " " + k
+				}
+				part := Part{Key: k, Params: Params{param: id}, Fields: map[string]any{param: id}}
 				if !yield(part, nil) {
 					return
 				}

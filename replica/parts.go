@@ -50,7 +50,12 @@ var notScope = map[string]bool{
 
 func (r *Replica) planOf(entity string) plan {
 	e, _ := tributary.FindEntity(r.conn.Entities(), entity)
-	p := r.params[entity]
+	return r.planFor(e)
+}
+
+// planFor is planOf for an entity already looked up.
+func (r *Replica) planFor(e tributary.Entity) plan {
+	p := r.params[e.Name]
 	scope := maps.Clone(p)
 	maps.DeleteFunc(scope, func(k string, _ any) bool { return notScope[k] })
 	if len(scope) == 0 {

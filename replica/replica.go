@@ -196,7 +196,7 @@ func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
 	id := r.idField[entity]
 	if id == "" {
 		id = sourceID(e, schema)
-		if p := r.planOf(entity); p.inParts() && e.Scope.PartIDs {
+		if p := r.planFor(e); p.inParts() && e.Scope.PartIDs {
 			id = tributary.CopyIDField
 			schema[id] = search.TypeString
 		}

@@ -233,25 +233,10 @@ var organizationsScope = &tributary.Scope{
 }
 
 // perOrganization is the scope of an organization-level entity: one part
-// per organization of the authenticated user, listed with {org: login}.
+// per organization of the authenticated user, listed with {org: login} and
+// keyed by the login.
 func perOrganization(doc string) *tributary.Scope {
-	return &tributary.Scope{Doc: doc, Parts: func(ctx context.Context, c tributary.Connector, _ map[string]any) iter.Seq2[tributary.Part, error] {
-		return func(yield func(tributary.Part, error) bool) {
-			for org, err := range tributary.All(ctx, c, "organizations", tributary.Params{}) {
-				if err != nil {
-					yield(tributary.Part{}, err)
-					return
-				}
-				login, _ := org.StringAt("login")
-				if login == "" {
-					continue
-				}
-				if !yield(tributary.Part{Key: login, Params: tributary.Params{"org": login}, Fields: map[string]any{orgField.Name: login}}, nil) {
-					return
-				}
-			}
-		}
-	}}
+	return &tributary.Scope{Doc: doc, Parts: tributary.ChildParts("organizations", "login", orgField.Name, "")}
 }
 
 // keyedPerPart marks a scope whose records repeat across parts (a branch
