@@ -41,6 +41,47 @@ type Scope struct {
 	// many repositories): the copy then keys each record by its part's key
 	// and its id, which it sets on the record as CopyIDField.
 	PartIDs bool
+	// Parent, when set (ChildScope), says that the parts are the records
+	// of a parent entity, one part each: a durable copy whose parent has a
+	// change feed is then kept current from that feed, re-reading only the
+	// children of parents that changed and keeping those of deleted
+	// parents as deletions.
+	Parent *Parent
+}
+
+// Parent describes a copy read one part per record of a parent entity
+// (Scope.Parent): a ticket's comments, a campaign's email activity.
+type Parent struct {
+	// Entity is the parent entity ("tickets").
+	Entity string
+	// IDField is the parent record's field whose value lists its children
+	// ("id").
+	IDField string
+	// Param is the children's list param that takes it, and the field set
+	// on each child record ("ticket_id"): it should be searchable.
+	Param string
+	// Key prefixes the part keys ("ticket" gives "ticket 35436"; "" keys
+	// a part by the id alone).
+	Key string
+}
+
+// Part returns the part of the parent record whose IDField is id.
+func (p Parent) Part(id any) Part {
+	k := fmt.Sprint(id)
+	if p.Key != "" {
+		k = p.Key + " " + k
+	}
+	return Part{Key: k, Params: Params{p.Param: id}, Fields: map[string]any{p.Param: id}}
+}
+
+// ChildScope returns the Scope of a child entity copied one parent record
+// at a time (Parts is ChildParts(parent, idField, param, key); Parent says
+// so, for a copy to follow the parent's change feed):
+//
+//	ChildScope("the comments of every ticket", "tickets", "id", "ticket_id", "ticket")
+func ChildScope(doc, parent, idField, param, key string) *Scope {
+	return &Scope{Doc: doc, Parts: ChildParts(parent, idField, param, key),
+		Parent: &Parent{Entity: parent, IDField: idField, Param: param, Key: key}}
 }
 
 // CopyIDField is the field a copy read in parts whose records' ids are

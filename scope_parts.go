@@ -20,6 +20,7 @@ import (
 // A parent record without the id field ends the parts with an error.
 func ChildParts(parent, idField, param, key string) func(ctx context.Context, c Connector, config map[string]any) iter.Seq2[Part, error] {
 	return func(ctx context.Context, c Connector, _ map[string]any) iter.Seq2[Part, error] {
+		pr := Parent{Entity: parent, IDField: idField, Param: param, Key: key}
 		return func(yield func(Part, error) bool) {
 			var p Params
 			if e, ok := FindEntity(c.Entities(), parent); ok {
@@ -36,12 +37,7 @@ func ChildParts(parent, idField, param, key string) func(ctx context.Context, c 
 						Message: fmt.Sprintf("a %s record has no %s: its %s cannot be listed", parent, idField, param)})
 					return
 				}
-				k := fmt.Sprint(id)
-				if key != "" {
-					k = key + " " + k
-				}
-				part := Part{Key: k, Params: Params{param: id}, Fields: map[string]any{param: id}}
-				if !yield(part, nil) {
+				if !yield(pr.Part(id), nil) {
 					return
 				}
 			}

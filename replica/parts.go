@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tributary-dev/tributary"
@@ -37,6 +38,15 @@ type plan struct {
 	// scope names what the copy covers, recorded in its checkpoint:
 	// scopeWhole, or "params:" and the caller's params as JSON.
 	scope string
+	// parent is the parent entity of a durable copy read one part per
+	// parent record (tributary.Scope.Parent) whose parent has a change
+	// feed, parentFeed: its parts come from that feed, and an incremental
+	// sync reads the children of the parents it shows changed.
+	parent     tributary.Entity
+	parentFeed *tributary.Feed
+	// parentCP is where the parent's feed ended when the parts were last
+	// listed in full (set by parts).
+	parentCP *atomic.Pointer[tributary.Checkpoint]
 }
 
 // notScope are list params that page, sort or shape what a walk returns
@@ -60,7 +70,14 @@ func (r *Replica) planFor(e tributary.Entity) plan {
 	maps.DeleteFunc(scope, func(k string, _ any) bool { return notScope[k] })
 	if len(scope) == 0 {
 		// Paging params alone: the copy is the entity's whole scope.
-		return plan{entity: e, params: e.CopyParams(p), scope: scopeWhole}
+		pl := plan{entity: e, params: e.CopyParams(p), scope: scopeWhole}
+		if e.CopiedInParts() && e.Scope.Parent != nil && r.st != nil {
+			pl.parent, _ = tributary.FindEntity(r.conn.Entities(), e.Scope.Parent.Entity)
+			if pl.parentFeed = r.feedOf(pl.parent.Name); pl.parentFeed != nil {
+				pl.parentCP = &atomic.Pointer[tributary.Checkpoint]{}
+			}
+		}
+		return pl
 	}
 	b, _ := json.Marshal(scope) // map keys sorted: one text per scope
 	return plan{entity: e, explicit: true, params: p, scope: "params:" + string(b)}
@@ -72,6 +89,9 @@ func (p plan) inParts() bool { return !p.explicit && p.entity.CopiedInParts() }
 // parts yields the walks whose union is the copy: the scope's parts, or
 // one part, keyed "", with the plan's params.
 func (r *Replica) parts(ctx context.Context, p plan) iter.Seq2[tributary.Part, error] {
+	if p.parentFeed != nil {
+		return r.parentParts(ctx, p)
+	}
 	if p.inParts() {
 		return func(yield func(tributary.Part, error) bool) {
 			seen := map[string]bool{}
@@ -92,6 +112,52 @@ func (r *Replica) parts(ctx context.Context, p plan) iter.Seq2[tributary.Part, e
 		}
 	}
 	return func(yield func(tributary.Part, error) bool) { yield(tributary.Part{Params: p.params}, nil) }
+}
+
+// parentParts yields a part per live record of the parent's change feed,
+// read from the beginning, and keeps where the feed ended in p.parentCP
+// once it has been read to the end. A parent the feed shows twice (an
+// export's overlap) is one part; a deleted one is none.
+func (r *Replica) parentParts(ctx context.Context, p plan) iter.Seq2[tributary.Part, error] {
+	par := *p.entity.Scope.Parent
+	return func(yield func(tributary.Part, error) bool) {
+		p.parentCP.Store(nil)
+		seen := map[string]bool{}
+		var last tributary.Checkpoint
+		for ch, err := range r.conn.(tributary.Changer).Changes(ctx, par.Entity, p.parent.CopyParams(nil), tributary.Checkpoint{}) {
+			if err != nil {
+				yield(tributary.Part{}, err)
+				return
+			}
+			for _, rec := range ch.Records {
+				part, err := r.parentPart(p, rec)
+				if err != nil {
+					yield(tributary.Part{}, err)
+					return
+				}
+				if seen[part.Key] {
+					continue
+				}
+				seen[part.Key] = true
+				if !yield(part, nil) {
+					return
+				}
+			}
+			last = ch.Checkpoint
+		}
+		p.parentCP.Store(&last)
+	}
+}
+
+// parentPart is the part of a parent record.
+func (r *Replica) parentPart(p plan, rec tributary.Record) (tributary.Part, error) {
+	par := *p.entity.Scope.Parent
+	id, ok := rec.Field(par.IDField)
+	if !ok || id == nil {
+		return tributary.Part{}, &tributary.Error{Kind: r.conn.Type(), Entity: par.Entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
+			Message: fmt.Sprintf("a %s record has no %s: its %s cannot be listed", par.Entity, par.IDField, p.entity.Name)}
+	}
+	return par.Part(id), nil
 }
 
 // checkScope refuses a sync with the caller's params into a copy that was

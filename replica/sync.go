@@ -105,6 +105,9 @@ type state struct {
 	Scope string `json:"scope,omitempty"`
 	// FullAt is when the last full walk began.
 	FullAt time.Time `json:"full_at,omitzero"`
+	// Parent is where the parent's change feed was read to, for a copy
+	// kept current from its parent's feed (plan.parentFeed).
+	Parent *tributary.Checkpoint `json:"parent,omitempty"`
 }
 
 // fed reports whether the copy was written with its feed's checkpoints.
@@ -185,7 +188,7 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 		if b, err = search.NewBuilder(schema, id); err != nil {
 			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
 		}
-		err = r.walk(ctx, entity, func(recs [][]byte) error {
+		err = r.walk(ctx, r.planOf(entity), func(recs [][]byte) error {
 			for _, raw := range recs {
 				if err := b.Add(raw); err != nil {
 					return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
@@ -219,7 +222,8 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 // walk reads every record of entity with the connector's list, part
 // after part (one part unless the entity is copied in parts), a batch at
 // a time.
-func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) error, rep *EntityReport) error {
+func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, rep *EntityReport) error {
+	entity := p.entity.Name
 	var batch [][]byte
 	var n int64
 	flush := func() error {
@@ -239,7 +243,6 @@ func (r *Replica) walk(ctx context.Context, entity string, write func([][]byte) 
 	batches := ahead(ctx, func(ctx context.Context) iter.Seq2[[][]byte, error] {
 		return func(yield func([][]byte, error) bool) {
 			batch := make([][]byte, 0, r.batch)
-			p := r.planOf(entity)
 			for part, err := range r.parts(ctx, p) {
 				if err != nil {
 					yield(nil, err)
@@ -318,6 +321,9 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		if err := r.checkScope(p, st); err != nil {
 			return err
 		}
+	}
+	if p.parentFeed != nil {
+		return r.syncChildren(ctx, spec, p, st, full, lopts, rep)
 	}
 	if !full && feed == nil {
 		full = true
@@ -428,9 +434,13 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 	}()
 	rep.Pages = 0
 	if feed == nil {
-		err = r.walk(ctx, spec.Entity, func(recs [][]byte) error { return l.Write(ctx, recs, nil) }, rep)
+		err = r.walk(ctx, p, func(recs [][]byte) error { return l.Write(ctx, recs, nil) }, rep)
 		if err == nil {
-			cp, _ := json.Marshal(state{FullAt: began, Scope: p.scope})
+			st := state{FullAt: began, Scope: p.scope}
+			if p.parentFeed != nil {
+				st.Parent = p.parentCP.Load()
+			}
+			cp, _ := json.Marshal(st)
 			err = l.Write(ctx, nil, cp)
 		}
 	} else {

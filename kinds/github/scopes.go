@@ -236,7 +236,7 @@ var organizationsScope = &tributary.Scope{
 // per organization of the authenticated user, listed with {org: login} and
 // keyed by the login.
 func perOrganization(doc string) *tributary.Scope {
-	return &tributary.Scope{Doc: doc, Parts: tributary.ChildParts("organizations", "login", orgField.Name, "")}
+	return tributary.ChildScope(doc, "organizations", "login", orgField.Name, "")
 }
 
 // keyedPerPart marks a scope whose records repeat across parts (a branch

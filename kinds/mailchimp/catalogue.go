@@ -76,11 +76,12 @@ var (
 // A record has no id, and its email_id (the recipient) repeats across
 // campaigns: the entity's IDField is email_id and the copy keys records per
 // part (PartIDs), by campaign and email_id.
-var emailActivityScope = &tributary.Scope{
-	Doc:     "the email activity of every sent campaign: one walk of GET /3.0/reports/{campaign_id}/email-activity per report of the reports list, each record with its campaign_id",
-	Parts:   tributary.ChildParts("reports", "id", "campaign_id", "campaign"),
-	PartIDs: true,
-}
+var emailActivityScope = func() *tributary.Scope {
+	s := tributary.ChildScope("the email activity of every sent campaign: one walk of GET /3.0/reports/{campaign_id}/email-activity per report of the reports list, each record with its campaign_id",
+		"reports", "id", "campaign_id", "campaign")
+	s.PartIDs = true
+	return s
+}()
 
 // spec is one entity: its catalogue entry, record type and routes.
 type spec struct {

@@ -259,10 +259,14 @@ func catalogue() []engine.Entity {
 // incremental ticket event export with include=comment_events would read
 // the comments of up to 1,000 events a request, at 10 requests a minute;
 // it is not used yet.
-var commentsScope = &tributary.Scope{
-	Doc:   "the comments of every ticket: one walk of GET /api/v2/tickets/{ticket_id}/comments per ticket of the tickets list, each comment with its ticket_id",
-	Parts: tributary.ChildParts("tickets", "id", "ticket_id", "ticket"),
-}
+//
+// A durable copy follows the tickets' incremental export: a sync reads the
+// comments of the tickets changed since the last one (a new comment, or
+// a redaction, changes its ticket), and keeps those of deleted tickets as
+// deletions.
+var commentsScope = tributary.ChildScope(
+	"the comments of every ticket: one walk of GET /api/v2/tickets/{ticket_id}/comments per ticket, each comment with its ticket_id; then only those of tickets the incremental ticket export shows changed",
+	"tickets", "id", "ticket_id", "ticket")
 
 // exportParams are the first params of an incremental export: start_time
 // in Unix seconds (0 for everything) and the caller's per_page (the
