@@ -2,10 +2,17 @@ package replica_test
 
 import (
 	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
@@ -107,4 +114,182 @@ func TestChildrenFollowTheirParentsFeed(t *testing.T) {
 	sameCopies(t, "zendesk-support", "ticket_comments", r, fresh, nil)
 	t.Logf("full walk %d requests; incremental after %d of %d tickets changed and 1 deleted: %d requests (%.2f%%)",
 		first.Usage.Requests, len(changed), tickets, inc.Usage.Requests, 100*float64(inc.Usage.Requests)/float64(first.Usage.Requests))
+}
+
+const crashEnvFanOut = "TRIBUTARY_CRASH_FANOUT"
+
+// TestSyncCrashFanOutChild is the child of TestKilledFanOut: it syncs
+// ticket_comments until it is killed.
+func TestSyncCrashFanOutChild(t *testing.T) {
+	url, db := os.Getenv(crashEnvURL), os.Getenv(crashEnvDB)
+	if os.Getenv(crashEnvFanOut) == "" {
+		t.Skip("the child of TestKilledFanOut")
+	}
+	ctx := context.Background()
+	conn, err := kinds.Open("zendesk-support", crashCreds, append([]tributary.Option{tributary.WithBaseURL(url)}, zendeskOpts...)...)
+	if err != nil {
+		os.Exit(3)
+	}
+	r, err := replica.Open(ctx, conn, backendOf(db))
+	if err != nil {
+		os.Exit(4)
+	}
+	for {
+		if _, err := r.Sync(ctx, "ticket_comments"); err != nil {
+			os.Exit(5)
+		}
+	}
+}
+
+// TestKilledFanOut: a process syncing ticket_comments is killed (SIGKILL)
+// in the middle of its fan-out, after a random number of the changed
+// tickets' comments were read: the first time in the full walk, then in
+// incremental syncs after comments were added to a quarter of the
+// tickets, a ticket deleted and one created. After each kill the store
+// opens and the parent's checkpoint has not moved backwards (nor past a
+// ticket whose comments were not all written); a sync run to the end then
+// leaves a copy equal to a fresh walk, nothing duplicated, nothing of the
+// deleted tickets live.
+func TestKilledFanOut(t *testing.T) { killFanOut(t, t.TempDir()+"/comments.db", crashTrials(6)) }
+
+func TestKilledFanOutPostgres(t *testing.T) { killFanOut(t, pgtest.DSN(t), crashTrials(4)) }
+
+func killFanOut(t *testing.T, db string, trials int) {
+	ctx := context.Background()
+	const tickets = 400
+	fake := zendesktest.New(zendesktest.WithTickets(tickets), zendesktest.WithFaults(zendesktest.Faults{Latency: time.Millisecond}))
+	defer fake.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds, opts: zendeskOpts}, fake.URL)
+	var last time.Time
+	parentSince := func(trial int) {
+		t.Helper()
+		st, err := openStore(ctx, db)
+		if err != nil {
+			t.Fatalf("trial %d: the store does not open after a kill: %v", trial, err)
+		}
+		defer st.Close()
+		raw, err := st.Checkpoint(ctx, "zendesk-support", "ticket_comments")
+		if err != nil || raw == nil {
+			return // no copy yet
+		}
+		var s struct {
+			Parent *tributary.Checkpoint `json:"parent"`
+		}
+		if err := json.Unmarshal(raw, &s); err != nil || s.Parent == nil {
+			t.Fatalf("trial %d: checkpoint %s: %v", trial, raw, err)
+		}
+		if s.Parent.Since.Before(last) {
+			t.Fatalf("trial %d: the checkpoint moved backwards, from %s to %s", trial, last, s.Parent.Since)
+		}
+		last = s.Parent.Since
+	}
+	// kill runs the child until the fake has answered n comments
+	// requests, and kills it.
+	kill := func(trial, n int) {
+		t.Helper()
+		fake.ResetRequests()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSyncCrashFanOutChild$")
+		cmd.Env = append(os.Environ(), crashEnvFanOut+"=1", crashEnvURL+"="+fake.URL, crashEnvDB+"="+db)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for commentsRead(fake) < n && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Microsecond)
+		}
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("trial %d: the child ended on its own: %v", trial, err)
+		}
+		parentSince(trial)
+	}
+
+	// The first full walk, killed half-way; then one to the end.
+	kill(0, tickets/2)
+	r, err := replica.Open(ctx, conn, backendOf(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Sync(ctx, "ticket_comments"); err != nil {
+		t.Fatal(err)
+	}
+	parentSince(0)
+
+	var deleted []string
+	partial := 0
+	for trial := 1; trial < trials; trial++ {
+		fake.Clock().Advance(5 * time.Minute)
+		ids := fake.IDs("tickets")
+		var added []string
+		for _, i := range rng.Perm(len(ids))[:len(ids)/4] {
+			c, err := fake.AddComment(ids[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			added = append(added, c)
+		}
+		victim := ids[rng.IntN(len(ids))]
+		if err := fake.Delete("tickets", victim); err != nil {
+			t.Fatal(err)
+		}
+		deleted = append(deleted, victim)
+		if _, err := fake.Create("tickets"); err != nil {
+			t.Fatal(err)
+		}
+		fake.Clock().Advance(2 * time.Minute)
+		kill(trial, 1+rng.IntN(len(added)-1))
+		// Some of the new comments are in the copy, not all.
+		in := 0
+		for _, id := range added {
+			if searchCount(t, r, "ticket_comments", "id", id) > 0 {
+				in++
+			}
+		}
+		if in > 0 && in < len(added) {
+			partial++
+		}
+		if in == len(added) {
+			t.Errorf("trial %d: killed before the fan-out's end, yet all %d new comments are in the copy", trial, len(added))
+		}
+	}
+
+	if _, err := r.Sync(ctx, "ticket_comments"); err != nil {
+		t.Fatal(err)
+	}
+	parentSince(trials)
+	fresh, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/fresh.db"), replica.WithoutFeeds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.Sync(ctx, "ticket_comments"); err != nil {
+		t.Fatal(err)
+	}
+	sameCopies(t, "zendesk-support", "ticket_comments", r, fresh, nil)
+	got, _ := contents(t, r.Store(), "zendesk-support", "ticket_comments")
+	want, _ := contents(t, fresh.Store(), "zendesk-support", "ticket_comments")
+	if len(got) != len(want) {
+		t.Errorf("%d comments live in the copy, %d at the source", len(got), len(want))
+	}
+	for _, id := range deleted {
+		if n := searchCount(t, r, "ticket_comments", "ticket_id", id); n != 0 {
+			t.Errorf("ticket %s was deleted; %d of its comments are live", id, n)
+		}
+	}
+	t.Logf("%d kills mid fan-out (%d with part of the new comments written); %d comments live", trials, partial, len(got))
+}
+
+// commentsRead counts the comments lists the fake answered since its
+// requests were last reset.
+func commentsRead(fake *zendesktest.Server) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if strings.HasSuffix(r.Path, "/comments.json") {
+			n++
+		}
+	}
+	return n
 }
