@@ -108,6 +108,13 @@
 // the groups list with "deleted": true unless exclude_deleted=true.
 // Generated users are all active (on Zendesk, active false means deleted).
 //
+// ticket_comments are mutable too, as Zendesk's comments are: Create (or
+// AddComment, to choose the ticket) adds a comment to a live ticket,
+// Update redacts one (its text becomes ▇ characters), and both make the
+// ticket changed now, so that it shows in the ticket exports; Delete
+// fails, since Zendesk comments go only with their ticket (a deleted
+// ticket's comments list answers 404).
+//
 // # Faults
 //
 // WithFaults injects latency, Zendesk's 429 (text/plain "Number of allowed
