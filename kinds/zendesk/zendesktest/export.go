@@ -108,11 +108,13 @@ func (d *data) exportSlice(name string, from exportKey, cutoff int64, limit int)
 
 // serveExport serves the incremental exports:
 // /incremental/{tickets,users}/cursor (cursor-based) and
-// /incremental/{tickets,users,organizations} (time-based).
+// /incremental/{tickets,users,organizations,ticket_events} (time-based).
 func (s *Server) serveExport(c *call, segs []string) bool {
 	var name string
 	cursorBased := false
 	switch {
+	case len(segs) == 2 && segs[1] == "ticket_events":
+		name = "ticket_events"
 	case len(segs) == 2 && (segs[1] == "tickets" || segs[1] == "users" || segs[1] == "organizations"):
 		name = segs[1]
 	case len(segs) == 3 && segs[2] == "cursor" && (segs[1] == "tickets" || segs[1] == "users"):
@@ -162,6 +164,10 @@ func (s *Server) serveExport(c *call, segs []string) bool {
 			return true
 		}
 		from = exportKey{st, 0} // every record changed at or after st
+	}
+	if name == "ticket_events" {
+		s.serveTicketEvents(c, from, cutoff, limit)
+		return true
 	}
 	d := s.d
 	idx, more := d.exportSlice(name, from, cutoff, limit)

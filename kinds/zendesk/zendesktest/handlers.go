@@ -127,7 +127,7 @@ func (s *Server) listComments(c *call, idStr string) {
 	}
 	d, base := s.d, c.base
 	inline := c.get("include_inline_images") == "true"
-	n := numComments(t)
+	n := d.numAllComments(t)
 	desc := c.descending()
 	s.servePage(c, page{key: "comments", n: n, defPer: maxPerPage, item: func(w *jw, k int) {
 		if desc {

@@ -163,8 +163,15 @@ func (d *data) changedAt(name string, k int) (at, id int64) {
 	return sp.changed(k), sp.id(k)
 }
 
-// MutableEntities implements fakeserver.Mutable.
-func (s *Server) MutableEntities() []string { return slices.Clone(mutableNames) }
+// commentsEntity is the mutable entity of ticket comments, which are not
+// records of their own on Zendesk but parts of their ticket.
+const commentsEntity = "ticket_comments"
+
+// MutableEntities implements fakeserver.Mutable: tickets, users,
+// organizations, groups and ticket_comments.
+func (s *Server) MutableEntities() []string {
+	return append(slices.Clone(mutableNames), commentsEntity)
+}
 
 // Clock implements fakeserver.Mutable: the clock that stamps changes and
 // that the incremental exports read.
@@ -174,7 +181,14 @@ func (s *Server) Clock() *fakeserver.Clock { return s.clock }
 // order. Groups that are deleted (the generated group 5 and those Delete
 // deleted) are left out, though the groups list shows them with
 // "deleted": true unless exclude_deleted=true.
+//
+// For ticket_comments: the comments of the live tickets (a deleted
+// ticket's comments are gone with it), generated ones in ticket order,
+// then those added since, in the order they were added: id order.
 func (s *Server) IDs(entity string) []string {
+	if entity == commentsEntity {
+		return s.d.commentIDs()
+	}
 	sp, ok := mutSpecs[entity]
 	if !ok {
 		return nil
@@ -191,8 +205,18 @@ func (s *Server) IDs(entity string) []string {
 }
 
 // Create implements fakeserver.Mutable: a record like the generated ones,
-// with the next id, created and updated now.
+// with the next id, created and updated now. A created ticket has its
+// comments (two to four, as generated ones) and their audits, stamped now
+// in the ticket events export.
+//
+// For ticket_comments, Create adds a comment with AddComment to the live
+// tickets in turn: the n-th comment Create adds (counting from 0) goes to
+// the live ticket at position n modulo their number, in id order. Use
+// AddComment to choose the ticket.
 func (s *Server) Create(entity string) (string, error) {
+	if entity == commentsEntity {
+		return s.createComment()
+	}
 	sp, ok := mutSpecs[entity]
 	if !ok {
 		return "", fmt.Errorf("zendesktest: %q is not a mutable entity (%v)", entity, mutableNames)
@@ -203,6 +227,9 @@ func (s *Server) Create(entity string) (string, error) {
 		e.created++
 		e.mods[k] = mod{at: now, born: now, created: true}
 		id = sp.id(k)
+		if entity == "tickets" {
+			s.d.logTicketChange(evCreate, k, now, 0)
+		}
 	})
 	return strconv.FormatInt(id, 10), nil
 }
@@ -210,7 +237,17 @@ func (s *Server) Create(entity string) (string, error) {
 // Update implements fakeserver.Mutable: the record's name (tickets: subject
 // and raw_subject) gains " (update N)" and its updated_at (tickets: also
 // generated_timestamp) becomes now.
+//
+// Zendesk's comments cannot be edited, only redacted: for ticket_comments,
+// Update redacts the comment (PUT
+// /api/v2/tickets/{ticket_id}/comments/{id}/redact): its body, html_body
+// and plain_body text becomes ▇ characters, one per character, in the
+// comments list and the ticket events export alike, and its ticket's
+// updated_at and generated_timestamp become now.
 func (s *Server) Update(entity, id string) error {
+	if entity == commentsEntity {
+		return s.redactComment(id)
+	}
 	k, err := s.lookup(entity, id)
 	if err != nil {
 		return err
@@ -219,6 +256,9 @@ func (s *Server) Update(entity, id string) error {
 		m := e.mods[k]
 		m.at, m.rev = now, m.rev+1
 		e.mods[k] = m
+		if entity == "tickets" {
+			s.d.logTicketChange(evUpdate, k, now, m.rev)
+		}
 	})
 	return nil
 }
@@ -229,7 +269,14 @@ func (s *Server) Update(entity, id string) error {
 // organization with deleted_at set. A deleted group stays in the groups
 // list and get with "deleted": true, as on Zendesk; exclude_deleted=true
 // leaves it out.
+//
+// Zendesk has no way to delete a comment (redact it, or delete its
+// ticket): Delete of ticket_comments fails. A deleted ticket's comments
+// go with it: its comments list answers 404, and IDs leaves them out.
 func (s *Server) Delete(entity, id string) error {
+	if entity == commentsEntity {
+		return fmt.Errorf("zendesktest: Zendesk comments cannot be deleted (Update redacts one; deleting its ticket removes it)")
+	}
 	k, err := s.lookup(entity, id)
 	if err != nil {
 		return err
@@ -238,6 +285,9 @@ func (s *Server) Delete(entity, id string) error {
 		m := e.mods[k]
 		m.at, m.deleted = now, true
 		e.mods[k] = m
+		if entity == "tickets" {
+			s.d.logTicketChange(evDelete, k, now, 0)
+		}
 		i, _ := slices.BinarySearch(e.deleted, k)
 		e.deleted = slices.Insert(e.deleted, i, k)
 	})

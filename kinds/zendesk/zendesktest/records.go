@@ -183,6 +183,9 @@ type data struct {
 
 	// ov holds what Create, Update and Delete changed (nil: nothing).
 	ov atomic.Pointer[overlay]
+	// cm holds the comments added and redacted and the ticket events
+	// logged while the fake runs (nil: none).
+	cm atomic.Pointer[commentState]
 }
 
 func newData(cfg config) *data {
@@ -643,14 +646,29 @@ func (d *data) commentAuthor(t, j int) int {
 	return d.requester(t)
 }
 
-// comment writes comment j of ticket t; event selects the shape of a
-// Comment event inside an audit.
+// comment writes comment j of ticket t (generated below numComments(t),
+// added from there); event selects the shape of a Comment event inside an
+// audit.
 func (d *data) comment(w *jw, base string, t, j int, inline, event bool) {
-	body := bodies[j]
+	f := d.commentOf(t, j)
 	w.ObjElem()
-	w.Int("id", CommentID(t, j))
+	w.Int("id", f.id)
 	w.Str("type", "Comment")
 	w.Int("author_id", UserID(d.commentAuthor(t, j)))
+	d.commentBodies(w, f.body, true)
+	w.Bool("public", f.public)
+	d.commentAttachments(w, base, t, j, f, inline)
+	w.Int("audit_id", f.audit)
+	if !event {
+		d.writeVia(w, t, j)
+		d.writeMetadata(w, t, j)
+		w.Time("created_at", f.at)
+	}
+	w.End()
+}
+
+// commentBodies writes body, html_body and (with plain) plain_body.
+func (d *data) commentBodies(w *jw, body string, plain bool) {
 	w.Str("body", body)
 	w.key("html_body")
 	w.b = append(w.b, '"')
@@ -659,23 +677,20 @@ func (d *data) comment(w *jw, base string, t, j int, inline, event bool) {
 	w.b = appendEscaped(w.b, `</p></div>`)
 	w.b = append(w.b, '"')
 	w.comma = true
-	w.Str("plain_body", body)
-	w.Bool("public", j != 2)
+	if plain {
+		w.Str("plain_body", body)
+	}
+}
+
+func (d *data) commentAttachments(w *jw, base string, t, j int, f commentFacts, inline bool) {
 	w.Arr("attachments")
-	for m := range numAttachments(t, j) {
+	for m := range f.attachments {
 		d.fileObj(w, base, AttachmentID(t, j, m), true)
 	}
-	if inline && hasInline(t, j) {
+	if inline && f.inline {
 		d.fileObj(w, base, AttachmentID(t, j, 3), true)
 	}
 	w.ArrEnd()
-	w.Int("audit_id", AuditID(t, j))
-	if !event {
-		d.writeVia(w, t, j)
-		d.writeMetadata(w, t, j)
-		w.Time("created_at", commentCreated(t, j))
-	}
-	w.End()
 }
 
 func (d *data) writeMetadata(w *jw, t, j int) {

@@ -97,6 +97,17 @@
 // render them, a record changed several times once at its latest place;
 // changes less than a minute old (on the fake's clock) are left out, and a
 // start_time less than a minute old answers 422 "Too recent start_time".
+// GET /api/v2/incremental/ticket_events is the time-based ticket event
+// export: one event (event_type "Audit") per audit, {id, ticket_id,
+// timestamp, created_at, updater_id, via, event_type, child_events}, 1000
+// a page (per_page lowers it), in the time-based envelope. The generated
+// audits come one per generated comment at its created_at; later, every
+// Create, Update and Delete of a ticket, comment added and comment
+// redacted is an event at the fake's clock. A comment is a Comment child
+// event: in full with include=comment_events (id, via, via_reference_id,
+// type, author_id, body, html_body, public, attachments, audit_id,
+// created_at, event_type, as Zendesk documents it: no plain_body or
+// metadata), else only comment_present and comment_public.
 // WithExportRateLimit turns on the exports' own limit (Zendesk: 10 requests
 // a minute): 429 with Retry-After and {"error":"APIRateLimitExceeded",…}.
 //
@@ -107,6 +118,13 @@
 // "deleted", active false, or deleted_at set; a deleted group stays in
 // the groups list with "deleted": true unless exclude_deleted=true.
 // Generated users are all active (on Zendesk, active false means deleted).
+//
+// ticket_comments are mutable too, as Zendesk's comments are: Create (or
+// AddComment, to choose the ticket) adds a comment to a live ticket,
+// Update redacts one (its text becomes ▇ characters), and both make the
+// ticket changed now, so that it shows in the ticket exports; Delete
+// fails, since Zendesk comments go only with their ticket (a deleted
+// ticket's comments list answers 404).
 //
 // # Faults
 //
