@@ -54,6 +54,9 @@ func costCases() []struct {
 		big func() (mutableFake, string)
 	}{
 		with("zendesk-support", "tickets", func() (mutableFake, string) { s := zendesktest.New(zendesktest.WithTickets(20000)); return s, s.URL }),
+		// A fan-out: a ticket's comments are read again when the
+		// tickets' export shows the ticket changed.
+		with("zendesk-support", "ticket_comments", func() (mutableFake, string) { s := zendesktest.New(zendesktest.WithTickets(5000)); return s, s.URL }),
 		with("zendesk-support", "users", func() (mutableFake, string) { s := zendesktest.New(zendesktest.WithUsers(10000)); return s, s.URL }),
 		with("hubspot", "contacts", func() (mutableFake, string) { s := hubspottest.New(hubspottest.WithContacts(20000)); return s, s.URL }),
 		with("salesforce", "accounts", func() (mutableFake, string) {
@@ -124,9 +127,14 @@ func testIncrementalCost(t *testing.T, kc kindCase, fake mutableFake, url string
 	}
 	fake.Clock().Advance(10 * time.Minute)
 	ids := fake.IDs(kc.entities[0])
+	if kc.entities[0] == "ticket_comments" {
+		// 1% of the parents change, each with a new child: a comment
+		// added to 1% of the tickets (Create goes round the tickets).
+		ids = fake.IDs("tickets")
+	}
 	for i := 0; i < len(ids); i += 100 { // 1%
 		var err error
-		if kc.kind == "gong" {
+		if kc.kind == "gong" || kc.entities[0] == "ticket_comments" {
 			// Gong's calls have no modification time: what its
 			// feed sees are new calls, and changes within the
 			// lookback.
