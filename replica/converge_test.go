@@ -61,7 +61,7 @@ func kindCases() []kindCase {
 			creds:    map[string]any{"access_token": intercomtest.DefaultAccessToken},
 			entities: []string{"contacts", "conversations", "companies"}},
 		{kind: "salesforce", start: func() (mutableFake, string) { s := salesforcetest.New(); return s, s.URL },
-			creds:    map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret, "refresh_token": salesforcetest.DefaultRefreshToken},
+			creds: map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret, "refresh_token": salesforcetest.DefaultRefreshToken},
 			// No params: each copy reads the SOQL query its scope generates.
 			entities: []string{"accounts", "contacts", "leads", "opportunities", "tasks"}},
 		{kind: "gong", start: func() (mutableFake, string) { s := gongtest.New(); return s, s.URL },
@@ -71,7 +71,7 @@ func kindCases() []kindCase {
 		// One repository: the fake's mutations are of its first
 		// repository, but a created issue shows in all of them.
 		{kind: "github", start: func() (mutableFake, string) { s := githubtest.New(githubtest.WithRepos(1)); return s, s.URL },
-			creds:    map[string]any{"token": githubtest.DefaultToken},
+			creds: map[string]any{"token": githubtest.DefaultToken},
 			// No params: each copy is read one part per repository the
 			// token can read (GET /user/repos).
 			entities: []string{"issues", "labels", "comments"}},
