@@ -18,13 +18,16 @@ type CopyState struct {
 	// the claim lapsed).
 	Owner   string
 	Expires time.Time
+	// Failure is the copy's last synchronization failure, nil when the
+	// last synchronization succeeded (or none failed yet).
+	Failure *Failure
 }
 
 // Copies lists every registered copy's synchronization state, by connector
 // then entity. Unlike Stats it counts nothing and touches no copy's table:
 // it is cheap enough for every scrape of a monitoring system.
 func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+
+	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.failureSelect("")+
 		" FROM tributary_entities ORDER BY connector, entity")
 	if err != nil {
 		return nil, s.d.wrap("copies", err)
@@ -36,9 +39,11 @@ func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
 		var synced, expires sql.NullInt64
 		var owner sql.NullString
 		var now int64
-		if err := rows.Scan(&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now); err != nil {
+		var f failureFields
+		if err := rows.Scan(append([]any{&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now}, f.dest()...)...); err != nil {
 			return nil, s.d.wrap("copies", err)
 		}
+		c.Failure = f.failure()
 		if synced.Valid {
 			c.SyncedAt = time.UnixMilli(synced.Int64).UTC()
 		}
