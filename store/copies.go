@@ -27,8 +27,23 @@ type CopyState struct {
 // then entity. Unlike Stats it counts nothing and touches no copy's table:
 // it is cheap enough for every scrape of a monitoring system.
 func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
+	return s.copies(ctx, "")
+}
+
+// ConnectorCopies lists the registered copies of connector, as Copies
+// does, by entity.
+func (s *Store) ConnectorCopies(ctx context.Context, connector string) ([]CopyState, error) {
+	return s.copies(ctx, connector)
+}
+
+// copies lists the copies of connector ("": every connector's).
+func (s *Store) copies(ctx context.Context, connector string) ([]CopyState, error) {
+	where, args := "", []any(nil)
+	if connector != "" {
+		where, args = " WHERE connector = "+s.d.ph(1), []any{connector}
+	}
 	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.failureSelect("")+
-		" FROM tributary_entities ORDER BY connector, entity")
+		" FROM tributary_entities"+where+" ORDER BY connector, entity", args...)
 	if err != nil {
 		return nil, s.d.wrap("copies", err)
 	}
