@@ -119,7 +119,6 @@ type Worker struct {
 
 	mu       sync.Mutex
 	replicas map[string]*Replica // by connector
-	fails    map[copyKey]int     // consecutive failures of a copy
 }
 
 type copyKey struct{ connector, entity string }
@@ -154,7 +153,9 @@ func WithLeaseTTL(d time.Duration) WorkerOption {
 
 // WithPoll sets how long an idle worker waits before it looks for a due
 // copy again (default: the smaller of WithEvery's duration and 5
-// seconds). It is also the first back-off of a copy whose sync failed.
+// seconds). It is also the first back-off of a copy whose sync failed
+// transiently, which doubles with every consecutive failure up to
+// WithEvery's duration (Run).
 func WithPoll(d time.Duration) WorkerOption {
 	return func(w *Worker) {
 		if d > 0 {
@@ -198,7 +199,7 @@ func WithReport(f func(connector string, rep EntityReport, err error)) WorkerOpt
 // current, opening their connectors with open.
 func NewWorker(st *store.Store, open Opener, opts ...WorkerOption) *Worker {
 	w := &Worker{st: st, open: open, every: 5 * time.Minute, ttl: time.Minute,
-		replicas: map[string]*Replica{}, fails: map[copyKey]int{}}
+		replicas: map[string]*Replica{}}
 	for _, o := range opts {
 		o(w)
 	}
@@ -230,11 +231,17 @@ func (w *Worker) Owner() string { return w.owner }
 // Run syncs due copies until ctx ends, then returns nil once the sync in
 // progress has written its current page (the copy's claim is released
 // then, for another worker to go on). A copy whose connector does not
-// open or whose sync fails is logged and reported, and not synchronized
-// again, by this worker or another, for a back-off: WithPoll's duration,
-// doubling with every consecutive failure up to WithEvery's (the claim
-// is kept, unrenewed, for that long, then lapses). Errors of the store
-// itself are logged and tried again after WithPoll's duration.
+// open or whose sync fails is logged and reported, its failure recorded
+// in the store (store.RecordFailure, classified by FailureClass: `tributary
+// store stats` and Copies show it) and its claim released; the next
+// success clears it (store.ClearFailure). No worker, of this process or
+// another, claims the copy again (ClaimNext) before: after a
+// configuration or authorization failure, the connector's
+// store.ResetFailures (its configuration or credentials changed); after
+// another, a back-off of WithPoll's duration, doubling with every
+// consecutive failure (counted by the store, across restarts and
+// processes) up to WithEvery's (or WithPoll's, if longer). Errors of the
+// store itself are logged and tried again after WithPoll's duration.
 func (w *Worker) Run(ctx context.Context) error {
 	if err := w.check(); err != nil {
 		return err
@@ -310,10 +317,9 @@ func (w *Worker) check() error {
 	return nil
 }
 
-// handle syncs the copy c claims and releases the claim (or keeps it for
-// a back-off after a failure).
+// handle syncs the copy c claims and releases the claim, recording in the
+// store how it went.
 func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
-	k := copyKey{c.Connector, c.Entity}
 	rep := EntityReport{Entity: c.Entity, Mode: Full}
 	r, err := w.replica(ctx, c.Connector)
 	if err == nil {
@@ -321,7 +327,11 @@ func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
 	}
 	switch {
 	case err == nil:
-		w.setFails(k, 0)
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if cerr := w.st.ClearFailure(actx, c.Connector, c.Entity); cerr != nil {
+			w.log.Warn("replica worker: clearing a copy's failure", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "err", cerr)
+		}
+		cancel()
 		w.release(ctx, c)
 	case errors.Is(err, store.ErrLeaseLost):
 		// Another worker has the copy now; nothing to release.
@@ -335,22 +345,61 @@ func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
 		}
 		w.release(ctx, c)
 	default:
-		n := w.setFails(k, 1)
-		wait := w.backoff(n)
 		w.forget(c.Connector, r)
-		w.log.Error("replica worker: sync failed", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "failures", n, "retry_in", wait, "err", err)
-		// Keep the claim, unrenewed, for the back-off: no worker takes
-		// the copy before it lapses.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if rerr := c.Renew(actx, wait); rerr != nil && !errors.Is(rerr, store.ErrLeaseLost) {
-			_ = c.Release(actx)
-		}
-		cancel()
+		w.failed(ctx, c, err)
 	}
 	if w.report != nil {
 		w.report(c.Connector, rep, err)
 	}
 	return err
+}
+
+// failed records the failure err of the copy c claims in the store, with
+// its class and back-off, and releases the claim. Should the store fail to
+// record it, the claim is kept, unrenewed, for the first back-off instead,
+// so that the copy is not tried again at once.
+func (w *Worker) failed(ctx context.Context, c *store.Claim, err error) {
+	class := FailureClass(err)
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	f, rerr := w.st.RecordFailure(actx, c.Connector, c.Entity, class, err.Error(), w.backoff)
+	if rerr != nil {
+		wait := w.backoff(1)
+		w.log.Error("replica worker: sync failed, and recording the failure failed", "owner", w.owner, "connector", c.Connector, "entity", c.Entity,
+			"class", string(class), "retry_in", wait, "err", err, "record_err", rerr)
+		if rerr := c.Renew(actx, wait); rerr != nil && !errors.Is(rerr, store.ErrLeaseLost) {
+			_ = c.Release(actx)
+		}
+		return
+	}
+	attrs := []any{"owner", w.owner, "connector", c.Connector, "entity", c.Entity, "class", string(f.Class), "failures", f.Failures}
+	if f.Class.Permanent() {
+		attrs = append(attrs, "retry", "when the connector's configuration or credentials change")
+	} else {
+		attrs = append(attrs, "retry_at", f.RetryAt)
+	}
+	w.log.Error("replica worker: sync failed", append(attrs, "err", err)...)
+	w.release(ctx, c)
+}
+
+// FailureClass classifies a synchronization's error, matched with
+// errors.Is against the library's sentinels: store.FailureConfig for a
+// configuration the copy cannot be read with (tributary.ErrInvalidParams,
+// which an invalid replication_config is too, ErrUnknownEntity,
+// ErrUnsupportedAction, ErrUnknownKind); store.FailureAuth for credentials
+// the source refuses (ErrUnauthorized, which a failed token refresh is
+// too, ErrForbidden, ErrInvalidCredentials); store.FailureTransient for
+// anything else (the network, the source's failures, its rate limit, a
+// record not found, the store), which may succeed when tried again.
+func FailureClass(err error) store.FailureClass {
+	switch {
+	case errors.Is(err, tributary.ErrUnauthorized), errors.Is(err, tributary.ErrForbidden), errors.Is(err, tributary.ErrInvalidCredentials):
+		return store.FailureAuth
+	case errors.Is(err, tributary.ErrInvalidParams), errors.Is(err, tributary.ErrUnknownEntity),
+		errors.Is(err, tributary.ErrUnsupportedAction), errors.Is(err, tributary.ErrUnknownKind):
+		return store.FailureConfig
+	}
+	return store.FailureTransient
 }
 
 // backoff is how long a copy that failed n times in a row waits.
@@ -361,17 +410,6 @@ func (w *Worker) backoff(n int) time.Duration {
 		d *= 2
 	}
 	return min(d, limit)
-}
-
-func (w *Worker) setFails(k copyKey, add int) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if add == 0 {
-		delete(w.fails, k)
-		return 0
-	}
-	w.fails[k] += add
-	return w.fails[k]
 }
 
 // release gives c up, even when ctx has ended.

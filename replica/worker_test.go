@@ -725,9 +725,11 @@ func killWorker(t *testing.T, db string) {
 		victim[0], victim[1], takeover.Sub(killedAt).Round(time.Millisecond), workerTTL, synced)
 }
 
-// A copy whose connector does not open is reported, and tried again
-// only after a back-off that doubles, by any worker; the other copies are
-// synced meanwhile. RunOnce returns the failure with its count.
+// A copy whose connector does not open (a transient failure: the error
+// matches none of the library's config or auth sentinels) is reported,
+// and tried again only after a back-off that doubles, recorded in the
+// store, by any worker; the other copies are synced meanwhile. RunOnce
+// returns the failure with its count.
 func TestWorkerBacksOffAFailingCopy(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
@@ -763,7 +765,14 @@ func TestWorkerBacksOffAFailingCopy(t *testing.T) {
 	if n != 2 || !errors.Is(err, errBroken) || !strings.Contains(err.Error(), "broken things") {
 		t.Fatalf("RunOnce: %d syncs, %v", n, err)
 	}
-	// Held for the back-off: another worker does not retry it at once.
+	// Its back-off is in the store: another worker does not retry it at
+	// once, and the claim was released.
+	if f, err := st.CopyFailure(ctx, "broken", "things"); err != nil || f == nil || f.Class != store.FailureTransient || f.RetryAt.Sub(f.FailedAt) != 300*time.Millisecond {
+		t.Fatalf("the recorded failure: %+v %v", f, err)
+	}
+	if cs, err := st.Copies(ctx); err != nil || cs[0].Owner != "" {
+		t.Fatalf("the failed copy's claim is kept: %+v %v", cs, err)
+	}
 	other := replica.NewWorker(st, opener, replica.WithOwner("b"), replica.WithEvery(time.Hour), replica.WithReport(report))
 	if n, err := other.RunOnce(ctx); n != 0 || err != nil {
 		t.Fatalf("another worker retried the failed copy at once: %d syncs, %v", n, err)

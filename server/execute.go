@@ -178,6 +178,12 @@ func (s *Server) syncNow(ctx context.Context, l *live, rep *replica.Replica, ent
 	defer c.Release(context.WithoutCancel(ctx))
 	rp, err := rep.SyncClaimed(ctx, c)
 	s.synced(l.row.ID, rp, err)
+	if err == nil {
+		// A failure the background sync recorded is over.
+		if cerr := s.st.ClearFailure(context.WithoutCancel(ctx), l.row.ID, entity); cerr != nil {
+			s.log.Warn("clearing a copy's failure", "connector", l.row.ID, "entity", entity, "err", cerr)
+		}
+	}
 	return err
 }
 

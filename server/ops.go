@@ -28,6 +28,9 @@ func (s *Server) routes() {
 	}
 	post("/api/v1/connectors/sources/{id}/execute", "execute", s.authenticated(s.execute))
 	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
+	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}"} {
+		m.HandleFunc("GET "+p, s.observe("status", s.authenticated(s.status)))
+	}
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
@@ -167,7 +170,7 @@ func newMetrics(reg *prometheus.Registry, s *Server) (*metrics, error) {
 			Help: "Records written by this process's synchronizations, by kind and change (inserted, updated, deleted)."}, []string{"kind", "change"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inflight, m.throttled, m.vendorReq, m.syncs, m.syncRecs,
-		&lagCollector{s: s}} {
+		&lagCollector{s: s}, &failingCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -362,7 +362,7 @@ func checkMigrated(t *testing.T, st *store.Store, records int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.SchemaVersion != 2 || len(stats.Entities) != 1 || stats.Entities[0].Records != records {
+	if stats.SchemaVersion != store.SchemaVersion || len(stats.Entities) != 1 || stats.Entities[0].Records != records {
 		t.Fatalf("stats after the upgrade: %+v", stats)
 	}
 	res, err := st.Search(ctx, faultSpec.Connector, faultSpec.Entity, reqAll())
@@ -390,7 +390,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 		t.Fatalf("the fixture is at version %s", v)
 	}
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != "2" {
+	if v := schemaVersion(t, db); v != "3" {
 		t.Fatalf("the upgraded file is at version %s", v)
 	}
 	checkMigrated(t, stores[0], 40)
@@ -403,7 +403,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if v := schemaVersion(t, db); v != "2" {
+	if v := schemaVersion(t, db); v != "3" {
 		t.Fatalf("reopened: version %s", v)
 	}
 }
@@ -449,19 +449,19 @@ func TestUpdateV1SQLite(t *testing.T) {
 	}
 }
 
-// A version-1 file stamped version 3 (a newer library's) is refused and
+// A version-1 file stamped version 4 (a newer library's) is refused and
 // left as it is.
-func TestOpenVersion3SQLite(t *testing.T) {
+func TestOpenVersion4SQLite(t *testing.T) {
 	path := v1Fixture(t)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	setMeta(t, db, "3")
+	setMeta(t, db, "4")
 	db.Close()
 	before := stateOf(t, path)
 	_, err = store.OpenSQLite(context.Background(), path)
-	wantErr(t, err, store.ErrVersion, path, "schema 3", "up to 2")
+	wantErr(t, err, store.ErrVersion, path, "schema 4", "up to 3")
 	before.check(t, path)
 }
 
@@ -493,7 +493,7 @@ func openAtOnce(t *testing.T, n int, open func(context.Context) (*store.Store, e
 }
 
 // makeV1Postgres makes the database at dsn a version-1 store with a copy of
-// 300 records: a version-2 store less what version 2 added.
+// 300 records: a current store less what versions 2 and 3 added.
 func makeV1Postgres(t *testing.T, dsn string) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
@@ -510,7 +510,7 @@ func makeV1Postgres(t *testing.T, dsn string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	for _, stmt := range []string{"DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'"} {
+	for _, stmt := range append(dropV3, "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +531,7 @@ func TestMigrateV1Postgres(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	conn := makeV1Postgres(t, dsn)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
-	if v := pgVersion(t, conn); v != "2" {
+	if v := pgVersion(t, conn); v != "3" {
 		t.Fatalf("the upgraded database is at version %s", v)
 	}
 	checkMigrated(t, stores[0], 300)

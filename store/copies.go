@@ -18,14 +18,32 @@ type CopyState struct {
 	// the claim lapsed).
 	Owner   string
 	Expires time.Time
+	// Failure is the copy's last synchronization failure, nil when the
+	// last synchronization succeeded (or none failed yet).
+	Failure *Failure
 }
 
 // Copies lists every registered copy's synchronization state, by connector
 // then entity. Unlike Stats it counts nothing and touches no copy's table:
 // it is cheap enough for every scrape of a monitoring system.
 func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+
-		" FROM tributary_entities ORDER BY connector, entity")
+	return s.copies(ctx, "")
+}
+
+// ConnectorCopies lists the registered copies of connector, as Copies
+// does, by entity.
+func (s *Store) ConnectorCopies(ctx context.Context, connector string) ([]CopyState, error) {
+	return s.copies(ctx, connector)
+}
+
+// copies lists the copies of connector ("": every connector's).
+func (s *Store) copies(ctx context.Context, connector string) ([]CopyState, error) {
+	where, args := "", []any(nil)
+	if connector != "" {
+		where, args = " WHERE connector = "+s.d.ph(1), []any{connector}
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.failureSelect("")+
+		" FROM tributary_entities"+where+" ORDER BY connector, entity", args...)
 	if err != nil {
 		return nil, s.d.wrap("copies", err)
 	}
@@ -36,9 +54,11 @@ func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
 		var synced, expires sql.NullInt64
 		var owner sql.NullString
 		var now int64
-		if err := rows.Scan(&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now); err != nil {
+		var f failureFields
+		if err := rows.Scan(append([]any{&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now}, f.dest()...)...); err != nil {
 			return nil, s.d.wrap("copies", err)
 		}
+		c.Failure = f.failure()
 		if synced.Valid {
 			c.SyncedAt = time.UnixMilli(synced.Int64).UTC()
 		}

@@ -55,7 +55,9 @@ func (s *Store) Register(ctx context.Context, connector string, entities ...stri
 
 // Claim takes the claim of one copy for ttl when no other worker holds
 // it (or its claim has expired); ErrLeaseHeld otherwise. The copy is
-// registered if it was not.
+// registered if it was not. Unlike ClaimNext, it takes a copy whose last
+// synchronization failed however long that failure asks it to wait: an
+// explicit request to synchronize one copy tries it.
 func (s *Store) Claim(ctx context.Context, connector, entity, owner string, ttl time.Duration) (*Claim, error) {
 	if err := s.Register(ctx, connector, entity); err != nil {
 		return nil, err
@@ -70,12 +72,19 @@ func (s *Store) Claim(ctx context.Context, connector, entity, owner string, ttl 
 
 // ClaimNext claims, for ttl, the registered copy synchronized longest ago
 // (never synchronized first) that no worker holds and that was not
-// synchronized within fresh. It returns nil, nil when there is none.
-// Concurrent workers each get a different copy.
+// synchronized within fresh. It passes over a copy whose last failure
+// (RecordFailure) asks it to wait: a transient one until its RetryAt, a
+// permanent one (config, auth) until ResetFailures. It returns nil, nil
+// when there is none. Concurrent workers each get a different copy.
 func (s *Store) ClaimNext(ctx context.Context, owner string, ttl, fresh time.Duration) (*Claim, error) {
 	d := s.d
+	failed := ""
+	if s.schema >= 3 {
+		failed = " AND (failure_class IS NULL OR failure_class = '" + string(FailureTransient) + "')" +
+			" AND (retry_at IS NULL OR retry_at <= " + d.now() + ")"
+	}
 	pick := "SELECT connector, entity FROM tributary_entities WHERE (lease_owner IS NULL OR lease_expires < " + d.now() + ")" +
-		" AND (synced_at IS NULL OR synced_at < " + d.now() + " - " + d.ph(3) + ")" +
+		" AND (synced_at IS NULL OR synced_at < " + d.now() + " - " + d.ph(3) + ")" + failed +
 		" ORDER BY synced_at IS NOT NULL, synced_at, connector, entity LIMIT 1" + d.skipLocked()
 	return s.claim(ctx, owner, ttl, "(connector, entity) IN ("+pick+")", fresh.Milliseconds())
 }

@@ -68,8 +68,8 @@ import (
 // SchemaVersion is the version of the store's own tables that this library
 // writes. Opening a store of a newer version fails with ErrVersion; a store
 // of an older one is upgraded when it is opened. Version 2 added the
-// connectors (Connector).
-const SchemaVersion = 2
+// connectors (Connector); version 3 each copy's last failure (Failure).
+const SchemaVersion = 3
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -233,7 +233,7 @@ func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store
 // the write lock is taken only to create or upgrade the tables, and the
 // check is made again under it. A store of an older version that cannot be
 // written (ErrReadOnly) still opens, for searching: what the newer version
-// added (connectors) fails with ErrVersion.
+// added (connectors, failures) fails with ErrVersion.
 func (s *Store) init(ctx context.Context) error {
 	rtx, err := s.d.readTx(ctx, s.r)
 	if err != nil {
@@ -293,6 +293,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 2 {
 		stmts = append(stmts, s.schemaV2()...)
+	}
+	if v < 3 {
+		stmts = append(stmts, s.schemaV3()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -499,6 +502,9 @@ type EntityStats struct {
 	Syncing bool
 	// Fields is the number of searchable fields.
 	Fields int
+	// Failure is the copy's last synchronization failure, nil when the
+	// last synchronization succeeded (or none failed yet).
+	Failure *Failure
 }
 
 // Stats describes the store and every copy in it.
@@ -521,7 +527,8 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	}
 	defer tx.Rollback()
 	st := &Stats{Backend: s.d.name(), Location: s.desc, SchemaVersion: s.schema}
-	rows, err := tx.QueryContext(ctx, "SELECT e.connector, e.entity, e.live_table, e.staging_table, e.synced_at, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table ORDER BY e.connector, e.entity")
+	rows, err := tx.QueryContext(ctx, "SELECT e.connector, e.entity, e.live_table, e.staging_table, e.synced_at, t.spec, "+s.failureSelect("e.")+
+		" FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table ORDER BY e.connector, e.entity")
 	if err != nil {
 		return nil, s.d.wrap("stats", err)
 	}
@@ -534,11 +541,13 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 		var e ent
 		var staging, synced sql.NullInt64
 		var spec sql.NullString
-		if err := rows.Scan(&e.Connector, &e.Entity, &e.live, &staging, &synced, &spec); err != nil {
+		var f failureFields
+		if err := rows.Scan(append([]any{&e.Connector, &e.Entity, &e.live, &staging, &synced, &spec}, f.dest()...)...); err != nil {
 			rows.Close()
 			return nil, s.d.wrap("stats", err)
 		}
 		e.Syncing = staging.Valid
+		e.Failure = f.failure()
 		if synced.Valid {
 			e.SyncedAt = time.UnixMilli(synced.Int64).UTC()
 		}

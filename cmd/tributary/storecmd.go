@@ -203,10 +203,17 @@ each copy its connector, entity, records, deleted records (tombstones), when
 its last synchronization completed, and whether one is under way (or was
 left unfinished by a process that died: the next sync starts it again).
 
+A copy whose last synchronization failed shows its failure: the class
+(config or auth: workers do not try it again until the connector's
+configuration or credentials change; transient: tried again after a
+back-off), how many syncs in a row failed, when it is tried next, and
+the error.
+
 A table on stdout, or with --json one object:
 {"backend", "location", "size_bytes", "schema_version",
  "entities": [{"connector", "entity", "records", "deleted", "synced_at",
- "syncing", "fields"}]}
+ "syncing", "fields", "failure": null or {"class", "message", "failures",
+ "failed_at", "retry_at"}}]}
 
 ` + storeHelp + `
 
@@ -259,6 +266,16 @@ type entityStatsOutput struct {
 	SyncedAt  *time.Time `json:"synced_at"` // null: no completed copy yet
 	Syncing   bool       `json:"syncing"`
 	Fields    int        `json:"fields"`
+	// Failure is null when the last synchronization succeeded.
+	Failure *failureOutput `json:"failure"`
+}
+
+type failureOutput struct {
+	Class    string     `json:"class"`
+	Message  string     `json:"message"`
+	Failures int        `json:"failures"`
+	FailedAt time.Time  `json:"failed_at"`
+	RetryAt  *time.Time `json:"retry_at"` // null: config or auth, not retried until the connector changes
 }
 
 func statsJSON(s *store.Stats) statsOutput {
@@ -270,6 +287,13 @@ func statsJSON(s *store.Stats) statsOutput {
 		if !e.SyncedAt.IsZero() {
 			t := e.SyncedAt.UTC()
 			eo.SyncedAt = &t
+		}
+		if f := e.Failure; f != nil {
+			eo.Failure = &failureOutput{Class: string(f.Class), Message: f.Message, Failures: f.Failures, FailedAt: f.FailedAt.UTC()}
+			if !f.RetryAt.IsZero() {
+				t := f.RetryAt.UTC()
+				eo.Failure.RetryAt = &t
+			}
 		}
 		out.Entities = append(out.Entities, eo)
 	}
@@ -292,7 +316,7 @@ func writeStats(w io.Writer, s *store.Stats) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONNECTOR\tENTITY\tRECORDS\tDELETED\tLAST SYNC\tSYNCING")
+	fmt.Fprintln(tw, "CONNECTOR\tENTITY\tRECORDS\tDELETED\tLAST SYNC\tSYNCING\tFAILING")
 	for _, e := range s.Entities {
 		synced := "never"
 		if !e.SyncedAt.IsZero() {
@@ -302,7 +326,33 @@ func writeStats(w io.Writer, s *store.Stats) error {
 		if e.Syncing {
 			syncing = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", e.Connector, e.Entity, e.Records, e.Deleted, synced, syncing)
+		failing := "no"
+		if f := e.Failure; f != nil {
+			failing = fmt.Sprintf("%s, %d in a row, retry %s", f.Class, f.Failures, retryText(f))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Connector, e.Entity, e.Records, e.Deleted, synced, syncing, failing)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The errors, which are long, below the table.
+	for _, e := range s.Entities {
+		if e.Failure != nil {
+			if _, err := fmt.Fprintf(w, "\n%s %s failed at %s: %s\n", e.Connector, e.Entity, e.Failure.FailedAt.UTC().Format(time.RFC3339), e.Failure.Message); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// retryText says when a failing copy is tried again.
+func retryText(f *store.Failure) string {
+	if f.Class.Permanent() {
+		return "when the connector's configuration or credentials change"
+	}
+	if f.RetryAt.IsZero() {
+		return "at the next sync"
+	}
+	return "at " + f.RetryAt.UTC().Format(time.RFC3339)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
 )
 
 // storeStats is the --json output of store stats.
@@ -38,6 +39,13 @@ type storeStats struct {
 		SyncedAt  *time.Time `json:"synced_at"`
 		Syncing   bool       `json:"syncing"`
 		Fields    int        `json:"fields"`
+		Failure   *struct {
+			Class    string     `json:"class"`
+			Message  string     `json:"message"`
+			Failures int        `json:"failures"`
+			FailedAt time.Time  `json:"failed_at"`
+			RetryAt  *time.Time `json:"retry_at"`
+		} `json:"failure"`
 	} `json:"entities"`
 }
 
@@ -92,7 +100,7 @@ func TestSyncSearchStats(t *testing.T) {
 
 	s := stats(t, invocation{}, "--store", db)
 	abs, _ := filepath.Abs(db)
-	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != 2 || s.SizeBytes <= 0 || len(s.Entities) != 2 {
+	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != 3 || s.SizeBytes <= 0 || len(s.Entities) != 2 {
 		t.Errorf("store stats: %+v", s)
 	}
 	for _, c := range []struct {
@@ -150,14 +158,55 @@ func TestSyncSearchStats(t *testing.T) {
 	// The table.
 	r = cli(t, "store", "stats", "--store", db)
 	r.want(t, 0)
-	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  2\n",
-		"CONNECTOR        ENTITY   RECORDS  DELETED  LAST SYNC             SYNCING\n"} {
+	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  3\n",
+		"CONNECTOR        ENTITY   RECORDS  DELETED  LAST SYNC             SYNCING  FAILING\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^zendesk-support  tickets  250      0        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  no$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^zendesk-support  tickets  250      0        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  no       no$`).MatchString(r.stdout) {
 		t.Errorf("table has no row for tickets:\n%s", r.stdout)
+	}
+
+	// A copy whose sync failed (as a worker records it) shows its failure.
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.RecordFailure(ctx, "zendesk-support", "users", store.FailureAuth, "zendesk-support users list: unauthorized: Couldn't authenticate you", nil)
+	if err == nil {
+		_, err = st.RecordFailure(ctx, "zendesk-support", "tickets", store.FailureTransient, "zendesk-support tickets list: server error: 503", func(int) time.Duration { return time.Hour })
+	}
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, "store", "stats", "--store", db)
+	r.want(t, 0)
+	for _, want := range []string{
+		"  auth, 1 in a row, retry when the connector's configuration or credentials change\n",
+		"zendesk-support users failed at ",
+		": zendesk-support users list: unauthorized: Couldn't authenticate you\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !regexp.MustCompile(`  transient, 1 in a row, retry at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n`).MatchString(r.stdout) {
+		t.Errorf("table lacks the transient failure:\n%s", r.stdout)
+	}
+	s = stats(t, invocation{}, "--store", db)
+	for _, e := range s.Entities {
+		f := e.Failure
+		switch {
+		case f == nil:
+			t.Errorf("%s: no failure in --json", e.Entity)
+		case e.Entity == "users" && (f.Class != "auth" || f.Failures != 1 || f.RetryAt != nil || !strings.Contains(f.Message, "unauthorized")):
+			t.Errorf("users: %+v", *f)
+		case e.Entity == "tickets" && (f.Class != "transient" || f.RetryAt == nil || f.RetryAt.Sub(f.FailedAt) != time.Hour):
+			t.Errorf("tickets: %+v", *f)
+		}
 	}
 }
 

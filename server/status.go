@@ -1,0 +1,107 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tributary-dev/tributary/store"
+)
+
+// copyStatus is one copy in a connector's status.
+type copyStatus struct {
+	Entity   string         `json:"entity"`
+	SyncedAt *time.Time     `json:"synced_at"` // null: never synchronized
+	Syncing  bool           `json:"syncing"`
+	Failure  *failureStatus `json:"failure"` // null: the last sync succeeded (or none ran)
+}
+
+// failureStatus is a copy's last failure, as the store records it.
+type failureStatus struct {
+	Class    string    `json:"class"`
+	Message  string    `json:"message"`
+	Failures int       `json:"failures"`
+	FailedAt time.Time `json:"failed_at"`
+	// RetryAt is null for a config or auth failure: the copy waits for
+	// its connector's configuration or credentials to change.
+	RetryAt *time.Time `json:"retry_at"`
+}
+
+// status is the connector status endpoint: the connector as created
+// (never its credentials) and each of its copies' synchronization state
+// and last failure.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	info(r).connector = id
+	sc, _ := scopeOf(r.Context())
+	var row *store.Connector
+	var err error
+	if idRE.MatchString(id) {
+		row, err = s.st.Connector(r.Context(), id)
+	} else {
+		err = store.ErrNotFound
+	}
+	if errors.Is(err, store.ErrNotFound) || err == nil && !sc.allows(row.Tenant, row.ExternalUserID) {
+		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
+		return
+	}
+	if err != nil {
+		s.storeFailed(w, r, "status", err)
+		return
+	}
+	info(r).kind = row.Kind
+	copies, err := s.st.ConnectorCopies(r.Context(), id)
+	if err != nil {
+		s.storeFailed(w, r, "status", err)
+		return
+	}
+	out := []copyStatus{}
+	for _, c := range copies {
+		cs := copyStatus{Entity: c.Entity, Syncing: c.Syncing}
+		if !c.SyncedAt.IsZero() {
+			t := c.SyncedAt.UTC()
+			cs.SyncedAt = &t
+		}
+		if f := c.Failure; f != nil {
+			cs.Failure = &failureStatus{Class: string(f.Class), Message: f.Message, Failures: f.Failures, FailedAt: f.FailedAt.UTC()}
+			if !f.RetryAt.IsZero() {
+				t := f.RetryAt.UTC()
+				cs.Failure.RetryAt = &t
+			}
+		}
+		out = append(out, cs)
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"id": row.ID, "connector_type": row.Kind, "name": row.Name,
+		"external_user_id": row.ExternalUserID, "created_at": row.Created.UTC().Format(time.RFC3339), "copies": out})
+}
+
+// failingCollector reports, at each scrape, which copies in the store
+// (synchronized by any process) are failing.
+type failingCollector struct{ s *Server }
+
+var failingDesc = prometheus.NewDesc("tributary_copy_failing",
+	"1 while a copy's last synchronization failed, with the failure's class (config and auth: not retried until the connector changes; transient: retried with a back-off); 0, with class \"\", for every other registered copy. By connector, entity and class.",
+	[]string{"connector", "entity", "class"}, nil)
+
+func (c *failingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- failingDesc }
+
+func (c *failingCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	copies, err := c.s.st.Copies(ctx)
+	if err != nil {
+		c.s.log.Warn("metrics: reading the copies", "err", err)
+		return
+	}
+	for _, e := range copies {
+		v, class := 0.0, ""
+		if e.Failure != nil {
+			v, class = 1, string(e.Failure.Class)
+		}
+		ch <- prometheus.MustNewConstMetric(failingDesc, prometheus.GaugeValue, v, e.Connector, e.Entity, class)
+	}
+}
