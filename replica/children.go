@@ -126,7 +126,7 @@ func (r *Replica) readPart(ctx context.Context, p plan, part tributary.Part) ([]
 	stamp := p.stamper(part)
 	var out [][]byte
 	for rec, err := range tributary.All(ctx, r.conn, p.entity.Name, part.Params) {
-		if errors.Is(err, tributary.ErrNotFound) {
+		if p.parentGone(err) {
 			return nil, nil
 		}
 		if err != nil {
@@ -164,4 +164,13 @@ func (r *Replica) notRead(ctx context.Context, spec store.Spec, x *search.Extrac
 		}
 		req.Cursor = *res.NextCursor
 	}
+}
+
+// parentGone reports whether err, from the walk of a part of a copy read
+// one part per parent record, says the parent is gone: deleted since it
+// was listed (its children's list answers not found). Its part is then
+// empty; the parent's deletion is read from its feed, or found by the
+// next full walk.
+func (p plan) parentGone(err error) bool {
+	return err != nil && p.entity.Scope != nil && p.entity.Scope.Parent != nil && errors.Is(err, tributary.ErrNotFound)
 }

@@ -250,6 +250,9 @@ func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, 
 				}
 				stamp := p.stamper(part)
 				for rec, err := range tributary.All(ctx, r.conn, entity, part.Params) {
+					if err != nil && p.parentGone(err) {
+						break
+					}
 					if err != nil {
 						yield(nil, err)
 						return
