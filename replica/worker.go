@@ -105,6 +105,24 @@ type Opener func(ctx context.Context, connector string) (tributary.Connector, er
 //
 // A Worker runs one sync at a time per Run or RunOnce call; start several
 // Workers for more at once. It is safe for concurrent use.
+//
+// One vendor account, one rate budget: the store never lets two workers,
+// in one process or many, claim copies of one connector at once
+// (store.ClaimNext), so a connector's syncs run one after the other and
+// its pacer (kinds' With…RateLimit) is the only one spending the vendor's
+// budget at any time; more workers sync more connectors at once, not one
+// connector faster. A worker that finishes a copy claims the connector's
+// next due copy at once, so the connector rarely changes process while
+// it has copies due. server's TestServeBudget measures it: two serve
+// processes on one PostgreSQL store, one Zendesk account whose fake
+// enforces 40 requests per 2-second window, 12 copies (ticket_comments
+// one request per ticket of 300): 0 throttled answers, 94-95% of the
+// budget used over the busy windows. Where the connector does change
+// process, the new process's pacer starts without the old one's history:
+// within one window both together may send up to 5% more than the limit
+// (each pacer's rate is 95% of it, its burst the other 5%, and both
+// bursts may fall in that window), which the vendor's 429 and
+// Retry-After, honoured by the retrying transport, absorb.
 type Worker struct {
 	st       *store.Store
 	open     Opener

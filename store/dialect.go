@@ -47,6 +47,10 @@ type dialect interface {
 	// create or upgrade the store's tables take turns ("" where the write
 	// transaction is exclusive).
 	initLock() string
+	// claimLock is a statement that makes the transactions that take or
+	// renew a copy's claim take turns, so that each sees the claims the
+	// others committed ("" where the write transaction is exclusive).
+	claimLock() string
 	// setup prepares a new connection pool (pragmas, extensions).
 	setup(ctx context.Context, db *sql.DB) error
 

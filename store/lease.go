@@ -17,6 +17,20 @@ import (
 // is the copy's current one: a worker that stalled past its claim cannot
 // overwrite the work of the one that took over. Times are the database
 // server's clock, so the workers' clocks need not agree.
+//
+// One vendor account, one rate budget: no two copies of one connector are
+// claimed at once. A claim (Claim, ClaimNext) is refused while another
+// copy of the same connector has a live claim (held and not expired), and
+// renewing a lapsed claim is refused once another copy of its connector
+// has been claimed. So however many workers and processes share a store,
+// one connector's syncs run one after the other, through one pacer at a
+// time, and together keep to the vendor's limit that pacer keeps to; a
+// worker's other connectors stay free for it. On PostgreSQL, the
+// transactions that take or renew a claim take turns on a
+// transaction-level advisory lock, so that each sees every claim
+// committed before it (SKIP LOCKED alone does not: two workers would
+// claim two copies of one connector, each not seeing the other's row
+// lock); on SQLite they take turns on the database's write lock.
 
 // ErrLeaseHeld: another worker holds the copy's claim.
 var ErrLeaseHeld = errors.New("lease held")
@@ -54,28 +68,34 @@ func (s *Store) Register(ctx context.Context, connector string, entities ...stri
 }
 
 // Claim takes the claim of one copy for ttl when no other worker holds
-// it (or its claim has expired); ErrLeaseHeld otherwise. The copy is
-// registered if it was not. Unlike ClaimNext, it takes a copy whose last
-// synchronization failed however long that failure asks it to wait: an
-// explicit request to synchronize one copy tries it.
+// it (or its claim has expired) and no other copy of its connector is
+// claimed (see the rate budget above); ErrLeaseHeld otherwise. The copy
+// is registered if it was not. Unlike ClaimNext, it takes a copy whose
+// last synchronization failed however long that failure asks it to wait:
+// an explicit request to synchronize one copy tries it.
 func (s *Store) Claim(ctx context.Context, connector, entity, owner string, ttl time.Duration) (*Claim, error) {
 	if err := s.Register(ctx, connector, entity); err != nil {
 		return nil, err
 	}
 	d := s.d
-	c, err := s.claim(ctx, owner, ttl, "connector = "+d.ph(3)+" AND entity = "+d.ph(4)+" AND (lease_owner IS NULL OR lease_expires < "+d.now()+")", connector, entity)
+	c, err := s.claim(ctx, owner, ttl, "connector = "+d.ph(3)+" AND entity = "+d.ph(4)+" AND (lease_owner IS NULL OR lease_expires < "+d.now()+")"+
+		" AND "+noOtherClaim(d), connector, entity)
 	if err == nil && c == nil {
-		return nil, &Error{Op: "claim", Connector: connector, Entity: entity, Err: ErrLeaseHeld, Message: "another worker is synchronizing this copy"}
+		return nil, &Error{Op: "claim", Connector: connector, Entity: entity, Err: ErrLeaseHeld, Message: "another worker is synchronizing this copy or another copy of its connector"}
 	}
 	return c, err
 }
 
 // ClaimNext claims, for ttl, the registered copy synchronized longest ago
-// (never synchronized first) that no worker holds and that was not
-// synchronized within fresh. It passes over a copy whose last failure
-// (RecordFailure) asks it to wait: a transient one until its RetryAt, a
-// permanent one (config, auth) until ResetFailures. It returns nil, nil
-// when there is none. Concurrent workers each get a different copy.
+// (never synchronized first) that no worker holds, that was not
+// synchronized within fresh, and whose connector has no other copy
+// claimed: one sync per connector at a time, across every worker and
+// process of the store, so that one vendor account's rate budget is spent
+// by one pacer at a time (see the rate budget above). It passes over a
+// copy whose last failure (RecordFailure) asks it to wait: a transient one
+// until its RetryAt, a permanent one (config, auth) until ResetFailures.
+// It returns nil, nil when there is none. Concurrent workers each get a
+// different copy, of a different connector.
 func (s *Store) ClaimNext(ctx context.Context, owner string, ttl, fresh time.Duration) (*Claim, error) {
 	d := s.d
 	failed := ""
@@ -85,6 +105,7 @@ func (s *Store) ClaimNext(ctx context.Context, owner string, ttl, fresh time.Dur
 	}
 	pick := "SELECT connector, entity FROM tributary_entities WHERE (lease_owner IS NULL OR lease_expires < " + d.now() + ")" +
 		" AND (synced_at IS NULL OR synced_at < " + d.now() + " - " + d.ph(3) + ")" + failed +
+		" AND " + noOtherClaim(d) +
 		" ORDER BY synced_at IS NOT NULL, synced_at, connector, entity LIMIT 1" + d.skipLocked()
 	return s.claim(ctx, owner, ttl, "(connector, entity) IN ("+pick+")", fresh.Milliseconds())
 }
@@ -101,6 +122,11 @@ func (s *Store) claim(ctx context.Context, owner string, ttl time.Duration, wher
 		return nil, d.wrap("claim", err)
 	}
 	defer tx.Rollback()
+	if lock := d.claimLock(); lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			return nil, d.wrap("claim", err)
+		}
+	}
 	c := &Claim{s: s, Owner: owner}
 	var expires int64
 	err = tx.QueryRowContext(ctx, "UPDATE tributary_entities SET lease_owner = "+d.ph(1)+", lease_expires = "+d.now()+" + "+d.ph(2)+
@@ -120,12 +146,24 @@ func (s *Store) claim(ctx context.Context, owner string, ttl time.Duration, wher
 }
 
 // Renew extends the claim to ttl from now. ErrLeaseLost when the claim
-// expired and another worker took the copy.
+// expired and another worker took the copy, or (the claim had expired)
+// another copy of the connector is claimed now.
 func (c *Claim) Renew(ctx context.Context, ttl time.Duration) error {
 	d := c.s.d
+	tx, err := d.writeTx(ctx, c.s.w)
+	if err != nil {
+		return d.wrap("renew", err)
+	}
+	defer tx.Rollback()
+	if lock := d.claimLock(); lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			return d.wrap("renew", err)
+		}
+	}
 	var expires int64
-	err := c.s.w.QueryRowContext(ctx, "UPDATE tributary_entities SET lease_expires = "+d.now()+" + "+d.ph(1)+
-		" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND lease_token = "+d.ph(4)+" AND lease_owner = "+d.ph(5)+" RETURNING lease_expires",
+	err = tx.QueryRowContext(ctx, "UPDATE tributary_entities SET lease_expires = "+d.now()+" + "+d.ph(1)+
+		" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND lease_token = "+d.ph(4)+" AND lease_owner = "+d.ph(5)+
+		" AND (lease_expires >= "+d.now()+" OR "+noOtherClaim(d)+") RETURNING lease_expires",
 		ttl.Milliseconds(), c.Connector, c.Entity, c.Token, c.Owner).Scan(&expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c.lost("renew")
@@ -133,8 +171,19 @@ func (c *Claim) Renew(ctx context.Context, ttl time.Duration) error {
 	if err != nil {
 		return d.wrap("renew", err)
 	}
+	if err := tx.Commit(); err != nil {
+		return d.wrap("renew", err)
+	}
 	c.Expires = time.UnixMilli(expires)
 	return nil
+}
+
+// noOtherClaim is a condition on a row of tributary_entities (named by
+// the table's name) that holds while no other copy of its connector has a
+// live claim.
+func noOtherClaim(d dialect) string {
+	return "NOT EXISTS (SELECT 1 FROM tributary_entities o WHERE o.connector = tributary_entities.connector" +
+		" AND o.entity <> tributary_entities.entity AND o.lease_owner IS NOT NULL AND o.lease_expires >= " + d.now() + ")"
 }
 
 // Release gives the claim up (the copy is free for another worker). A

@@ -53,7 +53,15 @@ func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
 // initLock takes a lock of the transaction that every process opening a
 // store in the database asks for first (the key is arbitrary, and only
 // the store uses it).
-func (postgresDialect) initLock() string                     { return "SELECT pg_advisory_xact_lock(7350120093710464011)" }
+func (postgresDialect) initLock() string { return "SELECT pg_advisory_xact_lock(7350120093710464011)" }
+
+// claimLock takes a lock of the transaction that every claim and renewal
+// asks for first (another arbitrary key): with it, a claim's statement
+// sees every claim committed before it, which SKIP LOCKED alone does not
+// give (two claims of different copies of one connector would not see
+// each other).
+func (postgresDialect) claimLock() string { return "SELECT pg_advisory_xact_lock(7350120093710464012)" }
+
 func (postgresDialect) streams() bool                        { return false }
 func (postgresDialect) backgroundCheckpoints() bool          { return false }
 func (postgresDialect) withoutRowid() string                 { return "" }

@@ -85,6 +85,7 @@ func (sqliteDialect) now() string                 { return "CAST(unixepoch('subs
 func (sqliteDialect) skipLocked() string          { return "" } // one writer at a time
 func (sqliteDialect) forUpdate() string           { return "" }
 func (sqliteDialect) initLock() string            { return "" } // BEGIN IMMEDIATE
+func (sqliteDialect) claimLock() string           { return "" } // one writer at a time
 func (sqliteDialect) streams() bool               { return true }
 func (sqliteDialect) backgroundCheckpoints() bool { return true }
 func (sqliteDialect) withoutRowid() string        { return " WITHOUT ROWID" }

@@ -1,0 +1,164 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary/store"
+)
+
+// One connector, one sync at a time: while a copy of a connector is
+// claimed, no other copy of it is (by ClaimNext or Claim), other
+// connectors' copies are, and a lapsed claim is not revived once another
+// copy of its connector has been claimed.
+func TestOneClaimPerConnector(t *testing.T) {
+	backends(t, func(t *testing.T, open func() *store.Store) {
+		ctx := context.Background()
+		st := open()
+		if err := st.Register(ctx, "a", "e1", "e2", "e3"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Register(ctx, "b", "e1"); err != nil {
+			t.Fatal(err)
+		}
+		a1, err := st.Claim(ctx, "a", "e1", "w1", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Claim(ctx, "a", "e2", "w2", time.Minute); !errors.Is(err, store.ErrLeaseHeld) {
+			t.Fatalf("a claim of another copy of a claimed connector: %v", err)
+		}
+		b1, err := st.ClaimNext(ctx, "w2", time.Minute, 0)
+		if err != nil || b1 == nil || b1.Connector != "b" {
+			t.Fatalf("ClaimNext with a's copy claimed: %+v %v, want b's copy", b1, err)
+		}
+		if c, err := st.ClaimNext(ctx, "w3", time.Minute, 0); c != nil || err != nil {
+			t.Fatalf("ClaimNext with both connectors busy: %+v %v", c, err)
+		}
+		// a1 renewed while live keeps the connector; released, it frees it.
+		if err := a1.Renew(ctx, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := a1.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		a2, err := st.ClaimNext(ctx, "w3", time.Minute, 0)
+		if err != nil || a2 == nil || a2.Connector != "a" {
+			t.Fatalf("ClaimNext once a's claim was released: %+v %v", a2, err)
+		}
+		// a2 lapses; another copy of a is claimed; a2 cannot come back.
+		if err := a2.Renew(ctx, time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		other := "e1"
+		if a2.Entity == other {
+			other = "e2"
+		}
+		a3, err := st.Claim(ctx, "a", other, "w4", time.Minute)
+		if err != nil {
+			t.Fatalf("a claim once the connector's only claim lapsed: %v", err)
+		}
+		if err := a2.Renew(ctx, time.Minute); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("reviving a lapsed claim while another copy of its connector is claimed: %v", err)
+		}
+		// A lapsed claim no one replaced is renewed, as before.
+		if err := b1.Renew(ctx, time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if err := b1.Renew(ctx, time.Minute); err != nil {
+			t.Fatalf("renewing a lapsed claim no one replaced: %v", err)
+		}
+		_ = a3.Release(ctx)
+		_ = b1.Release(ctx)
+	})
+}
+
+// Many workers, on several connection pools (as several processes would
+// be), claim and release copies as fast as they can: never two copies of
+// one connector at once, and copies of different connectors do go at
+// once.
+func TestClaimsSerializeConnectorsUnderRace(t *testing.T) {
+	backends(t, func(t *testing.T, open func() *store.Store) {
+		ctx := context.Background()
+		const connectors, entities, pools, perPool = 3, 5, 4, 4
+		stores := []*store.Store{open()}
+		for len(stores) < pools {
+			stores = append(stores, open())
+		}
+		for c := range connectors {
+			var names []string
+			for e := range entities {
+				names = append(names, fmt.Sprintf("e%d", e))
+			}
+			if err := stores[0].Register(ctx, fmt.Sprintf("c%d", c), names...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var (
+			mu         sync.Mutex
+			held       = map[string]string{} // connector → owner
+			claims     int
+			overlaps   []string
+			mostAtOnce int
+		)
+		deadline := time.Now().Add(2 * time.Second)
+		var wg sync.WaitGroup
+		for p, st := range stores {
+			for w := range perPool {
+				owner := fmt.Sprintf("p%d-w%d", p, w)
+				wg.Go(func() {
+					for i := 0; time.Now().Before(deadline); i++ {
+						var c *store.Claim
+						var err error
+						if i%5 == 4 { // now and then an explicit claim
+							c, err = st.Claim(ctx, fmt.Sprintf("c%d", i%connectors), fmt.Sprintf("e%d", i%entities), owner, time.Minute)
+							if errors.Is(err, store.ErrLeaseHeld) {
+								c, err = nil, nil
+							}
+						} else {
+							c, err = st.ClaimNext(ctx, owner, time.Minute, 0)
+						}
+						if err != nil {
+							t.Errorf("%s: %v", owner, err)
+							return
+						}
+						if c == nil {
+							time.Sleep(time.Millisecond)
+							continue
+						}
+						mu.Lock()
+						if h, ok := held[c.Connector]; ok {
+							overlaps = append(overlaps, fmt.Sprintf("%s: %s and %s", c.Connector, h, owner))
+						}
+						held[c.Connector] = owner
+						claims++
+						mostAtOnce = max(mostAtOnce, len(held))
+						mu.Unlock()
+						time.Sleep(2 * time.Millisecond)
+						mu.Lock()
+						delete(held, c.Connector)
+						mu.Unlock()
+						if err := c.Release(ctx); err != nil {
+							t.Errorf("%s: %v", owner, err)
+							return
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
+		t.Logf("%d claims by %d workers; at most %d connectors at once", claims, pools*perPool, mostAtOnce)
+		if len(overlaps) > 0 {
+			t.Fatalf("%d times two copies of one connector were claimed at once, first %s", len(overlaps), overlaps[0])
+		}
+		if claims < 50 || mostAtOnce < 2 {
+			t.Errorf("%d claims, at most %d connectors at once: the test did not race", claims, mostAtOnce)
+		}
+	})
+}
