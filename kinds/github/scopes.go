@@ -5,6 +5,9 @@ import (
 	"iter"
 	"maps"
 	"strconv"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/tributary-dev/tributary"
 )
@@ -120,8 +123,74 @@ func repositoriesParts(ctx context.Context, c tributary.Connector, config map[st
 }
 
 // scopeRepositories yields each repository a copy covers once, in the
-// order of the configuration (an owner's repositories by name).
+// order of the configuration (an owner's repositories by name). A Client
+// remembers the list for repoListFresh (Client.repoLists): the copies of
+// one sync, one entity after the other, read it once, not once each.
 func scopeRepositories(ctx context.Context, c tributary.Connector, config map[string]any) iter.Seq2[repoRef, error] {
+	cl, _ := c.(*Client)
+	if cl == nil || cl.repoLists == nil {
+		return readRepositories(ctx, c, config)
+	}
+	return func(yield func(repoRef, error) bool) {
+		key := strings.Join(configRepositories(config), "\n")
+		refs, ok := cl.repoLists.get(key, time.Now())
+		if !ok {
+			refs = nil
+			for r, err := range readRepositories(ctx, c, config) {
+				if err != nil {
+					yield(repoRef{}, err)
+					return
+				}
+				refs = append(refs, r)
+			}
+			cl.repoLists.put(key, refs, time.Now())
+		}
+		for _, r := range refs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// repoListFresh is how long a Client reuses the repositories a copy's
+// scope listed: long enough for the copies of one sync, short enough that
+// a repository created since is in the next sync's copies.
+const repoListFresh = time.Minute
+
+// repoLists remembers the repository lists of the copy scopes, by
+// replication_config.repositories, each for repoListFresh.
+type repoLists struct {
+	mu    sync.Mutex
+	lists map[string]repoList
+}
+
+type repoList struct {
+	refs []repoRef
+	at   time.Time
+}
+
+func (l *repoLists) get(key string, now time.Time) ([]repoRef, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.lists[key]
+	if !ok || now.Sub(e.at) >= repoListFresh || now.Before(e.at) {
+		return nil, false
+	}
+	return e.refs, true
+}
+
+func (l *repoLists) put(key string, refs []repoRef, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lists == nil {
+		l.lists = map[string]repoList{}
+	}
+	l.lists[key] = repoList{refs: refs, at: now}
+}
+
+// readRepositories reads the repositories of a copy's scope.
+func readRepositories(ctx context.Context, c tributary.Connector, config map[string]any) iter.Seq2[repoRef, error] {
 	return func(yield func(repoRef, error) bool) {
 		seen := map[repoRef]bool{}
 		for part, err := range repositoriesParts(ctx, c, config) {
