@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"maps"
 	"strconv"
@@ -79,7 +80,9 @@ func configSince(config map[string]any) (string, error) {
 // (GET /repos/{owner}/{repo}), each owner/* item by its owner's list
 // (GET /orgs/{org}/repos for an organization, which includes the private
 // repositories the credentials can read; GET /users/{username}/repos for
-// a user, which GitHub limits to public ones), and without configured
+// a user, which GitHub limits to public ones, or, for the authenticated
+// user, GET /user/repos?affiliation=owner, private ones included), and
+// without configured
 // repositories every repository the credentials can read (GET /user/repos).
 func repositoriesParts(ctx context.Context, c tributary.Connector, config map[string]any) iter.Seq2[tributary.Part, error] {
 	return func(yield func(tributary.Part, error) bool) {
@@ -109,9 +112,24 @@ func repositoriesParts(ctx context.Context, c tributary.Connector, config map[st
 					yield(tributary.Part{}, err)
 					return
 				}
-				if t, _ := acct.StringAt("type"); t == "Organization" {
+				t, _ := acct.StringAt("type")
+				viewer := false
+				if t != "Organization" {
+					if viewer, err = isViewer(ctx, c, acct); err != nil {
+						yield(tributary.Part{}, err)
+						return
+					}
+				}
+				switch {
+				case t == "Organization":
 					p = tributary.Params{"org": owner, "sort": "full_name"}
-				} else {
+				case viewer:
+					// GET /users/{username}/repos lists public
+					// repositories only; the authenticated user's own,
+					// private ones included, are GET
+					// /user/repos?affiliation=owner.
+					p = tributary.Params{"affiliation": "owner"}
+				default:
 					p = tributary.Params{"username": owner}
 				}
 			}
@@ -120,6 +138,27 @@ func repositoriesParts(ctx context.Context, c tributary.Connector, config map[st
 			}
 		}
 	}
+}
+
+// isViewer reports whether acct (GET /users/{username}) is the
+// authenticated user (GET /user). A token that may not read /user (a
+// GitHub App's installation token: 403, or 401/404) is not that user; any
+// other failure is an error, so that a copy is never read from the public
+// list alone by mistake.
+func isViewer(ctx context.Context, c tributary.Connector, acct tributary.Record) (bool, error) {
+	id, ok := acct.IntAt("id")
+	if !ok {
+		return false, nil
+	}
+	viewer, err := c.Get(ctx, "viewer", tributary.Params{})
+	switch {
+	case errors.Is(err, tributary.ErrForbidden), errors.Is(err, tributary.ErrUnauthorized), errors.Is(err, tributary.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	vid, ok := viewer.IntAt("id")
+	return ok && vid == id, nil
 }
 
 // scopeRepositories yields each repository a copy covers once, in the

@@ -202,7 +202,12 @@ func TestScopesWithConfig(t *testing.T) {
 		{"named twice", map[string]any{"repositories": []any{"octo/repo-2", "octo/*"}}, []string{"octo/repo-2", "octo/hello", "octo/repo-1"},
 			[]string{"/repos/octo/repo-2", "/users/octo", "/orgs/octo/repos?per_page=100&sort=full_name"}},
 		{"a user's", map[string]any{"repositories": []any{"user-1/*"}}, nil,
-			[]string{"/users/user-1", "/users/user-1/repos?per_page=100"}},
+			[]string{"/users/user-1", "/user", "/users/user-1/repos?per_page=100"}},
+		// GET /users/{username}/repos lists public repositories only: the
+		// authenticated user's own, private ones included, are on
+		// /user/repos (the fake's user owns none).
+		{"the authenticated user's", map[string]any{"repositories": []any{githubtest.ViewerLogin + "/*"}}, nil,
+			[]string{"/users/" + githubtest.ViewerLogin, "/user", "/user/repos?affiliation=owner&per_page=100"}},
 		{"none", nil, sandboxRepos, []string{"/user/repos?per_page=100"}},
 	}
 	for _, tc := range cases {
