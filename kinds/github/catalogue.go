@@ -179,8 +179,10 @@ func specs() []spec {
 				optional("org", "organization whose repositories to list, private ones included where the credentials can read them (GET /orgs/{org}/repos)"),
 				optional("owner", "with repo: list that one repository (GET /repos/{owner}/{repo})"),
 				optional("repo", "with owner: list that one repository"),
-				optional("type", "which repositories: all, owner or member with username (default owner); all, public, private, forks, sources, member or internal with org (default all); all, owner, public, private or member with neither (default all)",
+				optional("type", "which repositories: all, owner or member with username (default owner); all, public, private, forks, sources, member or internal with org (default all); all, owner, public, private or member with neither (default all; not together with visibility or affiliation)",
 					"all", "owner", "member", "public", "private", "forks", "sources", "internal"),
+				optional("visibility", "without username, org or owner: only repositories of this visibility (default all)", "all", "public", "private"),
+				optional("affiliation", "without username, org or owner: comma-separated list of owner (the authenticated user's own), collaborator, organization_member (default all three)"),
 				optional("sort", "sort field (default full_name; created with org)", "created", "updated", "pushed", "full_name"),
 				param{Name: "direction", Type: tributary.TypeString, Enum: []string{"asc", "desc"}, Doc: "sort direction (default asc for full_name, else desc)"}),
 			lists: []engine.Route{

@@ -154,6 +154,10 @@ func (c Credentials) validate() error {
 // tributary.Connector and tributary.Walker and is safe for concurrent use.
 type Client struct {
 	*engine.Connector
+
+	// repoLists: the repositories the copy scopes listed, reused by the
+	// copies of one sync (scopeRepositories).
+	repoLists *repoLists
 }
 
 // New opens a GitHub connector. Options: WithAPIVersion, and
@@ -207,7 +211,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Connector: conn}, nil
+	return &Client{Connector: conn, repoLists: &repoLists{}}, nil
 }
 
 // Open builds a connector from the contract's credentials object; it is

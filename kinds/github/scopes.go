@@ -2,9 +2,13 @@ package github
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"maps"
 	"strconv"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/tributary-dev/tributary"
 )
@@ -76,7 +80,9 @@ func configSince(config map[string]any) (string, error) {
 // (GET /repos/{owner}/{repo}), each owner/* item by its owner's list
 // (GET /orgs/{org}/repos for an organization, which includes the private
 // repositories the credentials can read; GET /users/{username}/repos for
-// a user, which GitHub limits to public ones), and without configured
+// a user, which GitHub limits to public ones, or, for the authenticated
+// user, GET /user/repos?affiliation=owner, private ones included), and
+// without configured
 // repositories every repository the credentials can read (GET /user/repos).
 func repositoriesParts(ctx context.Context, c tributary.Connector, config map[string]any) iter.Seq2[tributary.Part, error] {
 	return func(yield func(tributary.Part, error) bool) {
@@ -106,9 +112,24 @@ func repositoriesParts(ctx context.Context, c tributary.Connector, config map[st
 					yield(tributary.Part{}, err)
 					return
 				}
-				if t, _ := acct.StringAt("type"); t == "Organization" {
+				t, _ := acct.StringAt("type")
+				viewer := false
+				if t != "Organization" {
+					if viewer, err = isViewer(ctx, c, acct); err != nil {
+						yield(tributary.Part{}, err)
+						return
+					}
+				}
+				switch {
+				case t == "Organization":
 					p = tributary.Params{"org": owner, "sort": "full_name"}
-				} else {
+				case viewer:
+					// GET /users/{username}/repos lists public
+					// repositories only; the authenticated user's own,
+					// private ones included, are GET
+					// /user/repos?affiliation=owner.
+					p = tributary.Params{"affiliation": "owner"}
+				default:
 					p = tributary.Params{"username": owner}
 				}
 			}
@@ -119,9 +140,96 @@ func repositoriesParts(ctx context.Context, c tributary.Connector, config map[st
 	}
 }
 
+// isViewer reports whether acct (GET /users/{username}) is the
+// authenticated user (GET /user). A token that may not read /user (a
+// GitHub App's installation token: 403, or 401/404) is not that user; any
+// other failure is an error, so that a copy is never read from the public
+// list alone by mistake.
+func isViewer(ctx context.Context, c tributary.Connector, acct tributary.Record) (bool, error) {
+	id, ok := acct.IntAt("id")
+	if !ok {
+		return false, nil
+	}
+	viewer, err := c.Get(ctx, "viewer", tributary.Params{})
+	switch {
+	case errors.Is(err, tributary.ErrForbidden), errors.Is(err, tributary.ErrUnauthorized), errors.Is(err, tributary.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	vid, ok := viewer.IntAt("id")
+	return ok && vid == id, nil
+}
+
 // scopeRepositories yields each repository a copy covers once, in the
-// order of the configuration (an owner's repositories by name).
+// order of the configuration (an owner's repositories by name). A Client
+// remembers the list for repoListFresh (Client.repoLists): the copies of
+// one sync, one entity after the other, read it once, not once each.
 func scopeRepositories(ctx context.Context, c tributary.Connector, config map[string]any) iter.Seq2[repoRef, error] {
+	cl, _ := c.(*Client)
+	if cl == nil || cl.repoLists == nil {
+		return readRepositories(ctx, c, config)
+	}
+	return func(yield func(repoRef, error) bool) {
+		key := strings.Join(configRepositories(config), "\n")
+		refs, ok := cl.repoLists.get(key, time.Now())
+		if !ok {
+			refs = nil
+			for r, err := range readRepositories(ctx, c, config) {
+				if err != nil {
+					yield(repoRef{}, err)
+					return
+				}
+				refs = append(refs, r)
+			}
+			cl.repoLists.put(key, refs, time.Now())
+		}
+		for _, r := range refs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// repoListFresh is how long a Client reuses the repositories a copy's
+// scope listed: long enough for the copies of one sync, short enough that
+// a repository created since is in the next sync's copies.
+const repoListFresh = time.Minute
+
+// repoLists remembers the repository lists of the copy scopes, by
+// replication_config.repositories, each for repoListFresh.
+type repoLists struct {
+	mu    sync.Mutex
+	lists map[string]repoList
+}
+
+type repoList struct {
+	refs []repoRef
+	at   time.Time
+}
+
+func (l *repoLists) get(key string, now time.Time) ([]repoRef, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.lists[key]
+	if !ok || now.Sub(e.at) >= repoListFresh || now.Before(e.at) {
+		return nil, false
+	}
+	return e.refs, true
+}
+
+func (l *repoLists) put(key string, refs []repoRef, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lists == nil {
+		l.lists = map[string]repoList{}
+	}
+	l.lists[key] = repoList{refs: refs, at: now}
+}
+
+// readRepositories reads the repositories of a copy's scope.
+func readRepositories(ctx context.Context, c tributary.Connector, config map[string]any) iter.Seq2[repoRef, error] {
 	return func(yield func(repoRef, error) bool) {
 		seen := map[repoRef]bool{}
 		for part, err := range repositoriesParts(ctx, c, config) {

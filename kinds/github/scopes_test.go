@@ -2,10 +2,12 @@ package github_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -200,20 +202,27 @@ func TestScopesWithConfig(t *testing.T) {
 		{"named twice", map[string]any{"repositories": []any{"octo/repo-2", "octo/*"}}, []string{"octo/repo-2", "octo/hello", "octo/repo-1"},
 			[]string{"/repos/octo/repo-2", "/users/octo", "/orgs/octo/repos?per_page=100&sort=full_name"}},
 		{"a user's", map[string]any{"repositories": []any{"user-1/*"}}, nil,
-			[]string{"/users/user-1", "/users/user-1/repos?per_page=100"}},
+			[]string{"/users/user-1", "/user", "/users/user-1/repos?per_page=100"}},
+		// GET /users/{username}/repos lists public repositories only: the
+		// authenticated user's own, private ones included, are on
+		// /user/repos (the fake's user owns none).
+		{"the authenticated user's", map[string]any{"repositories": []any{githubtest.ViewerLogin + "/*"}}, nil,
+			[]string{"/users/" + githubtest.ViewerLogin, "/user", "/user/repos?affiliation=owner&per_page=100"}},
 		{"none", nil, sandboxRepos, []string{"/user/repos?per_page=100"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// The copies of one sync list the repositories once: the
+			// first entity asks, the others reuse the list.
+			srv.ResetRequests()
 			for e, extra := range repoLevel {
-				srv.ResetRequests()
 				got := scopeParts(t, c, e, tc.config)
 				if d := cmp.Diff(repoParts(tc.repos, extra), got); d != "" {
 					t.Errorf("%s parts (-want +got):\n%s", e, d)
 				}
-				if d := cmp.Diff(tc.requests, apiRequests(srv)); d != "" {
-					t.Errorf("%s requests (-want +got):\n%s", e, d)
-				}
+			}
+			if d := cmp.Diff(tc.requests, apiRequests(srv)); d != "" {
+				t.Errorf("requests of %d entities' parts (-want +got):\n%s", len(repoLevel), d)
 			}
 			srv.ResetRequests()
 			checkReviewParts(t, c, scopeParts(t, c, "reviews", tc.config), tc.repos)
@@ -344,3 +353,33 @@ func TestFeedKeepsStartDate(t *testing.T) {
 		}
 	}
 }
+
+// The copies of one sync (entity after entity) list the repositories
+// once; a minute later the list is read again, so a repository created
+// since is in the next sync's copies. On the clock of a synctest bubble.
+func TestScopesListRepositoriesOncePerSync(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	synctest.Test(t, func(t *testing.T) {
+		c := open(t, srv, tributary.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
+		count := func(entities ...string) int {
+			srv.ResetRequests()
+			for _, e := range entities {
+				if got := scopeParts(t, c, e, nil); len(got) != len(sandboxRepos) {
+					t.Fatalf("%s: %d parts, want %d", e, len(got), len(sandboxRepos))
+				}
+			}
+			return len(apiRequests(srv))
+		}
+		if n := count("issues", "comments", "labels"); n != 1 {
+			t.Errorf("three entities' parts sent %d requests, want 1 (GET /user/repos)", n)
+		}
+		time.Sleep(repoListFreshness)
+		if n := count("issues"); n != 1 {
+			t.Errorf("a minute later, the parts sent %d requests, want the list read again", n)
+		}
+	})
+}
+
+// repoListFreshness is how long a client reuses a scope's repositories.
+const repoListFreshness = time.Minute

@@ -595,3 +595,45 @@ func allocated() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.TotalAlloc
 }
+
+// WithCommentsPerIssue: every issue and pull request has exactly n
+// comments, in its own list and in the repository-wide one.
+func TestCommentsPerIssue(t *testing.T) {
+	s := New(WithIssues(8), WithPulls(2), WithCommentsPerIssue(5))
+	defer s.Close()
+	for _, x := range []int{1, 5, 10} {
+		r := get(t, s.URL+"/repos/octo/hello/issues/"+strconv.Itoa(x)+"/comments")
+		if got := len(decode[[]map[string]any](t, r)); got != 5 {
+			t.Errorf("#%d: %d comments, want 5", x, got)
+		}
+	}
+	r := get(t, s.URL+"/repos/octo/hello/issues/comments?per_page=100")
+	if got := len(decode[[]map[string]any](t, r)); got != 50 {
+		t.Errorf("repository-wide: %d comments, want 50", got)
+	}
+	r = get(t, s.URL+"/repos/octo/hello/issues?state=all&sort=comments&per_page=100")
+	if got := len(decode[[]map[string]any](t, r)); got != 10 {
+		t.Errorf("sort=comments: %d issues and pull requests, want 10", got)
+	}
+}
+
+// GET /users/{username}/repos lists public repositories only, as GitHub
+// does; the organization's own list includes its private ones.
+func TestUserReposArePublic(t *testing.T) {
+	s := New(WithRepos(8))
+	defer s.Close()
+	names := func(path string) []string {
+		var out []string
+		for _, r := range decode[[]map[string]any](t, get(t, s.URL+path)) {
+			out = append(out, r["full_name"].(string))
+			if r["private"] == true && strings.HasPrefix(path, "/users/") {
+				t.Errorf("%s lists private %s", path, r["full_name"])
+			}
+		}
+		return out
+	}
+	user, org := names("/users/octo/repos?per_page=100"), names("/orgs/octo/repos?per_page=100")
+	if len(org) != 8 || len(user) != 6 {
+		t.Errorf("the organization's list has %d repositories (want 8), the user list %d (want the 6 public)", len(org), len(user))
+	}
+}

@@ -419,6 +419,8 @@ func (s *Server) userRepos(w http.ResponseWriter, r *http.Request, login string)
 	if !(owns && typ != "member" || member && typ != "owner") {
 		sq.n = 0
 	}
+	// GitHub lists a user's public repositories only, whoever asks.
+	sq.keep, sq.key = func(ri int) bool { return !repoPrivate(ri) }, "repos/public/"+sortBy+dir
 	s.writeList(w, r, sq, func(b *rb, ri int) { b.repo("", ri, repoMinimal) })
 }
 

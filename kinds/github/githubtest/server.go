@@ -68,6 +68,9 @@ type config struct {
 	repos, issues, pulls, commits, comments, reviews, prComments int
 	users, releases, assets, branches, milestones, teams         int
 	assetSize, fileSize, fileCutEvery                            int
+	// commentsEach: every issue and pull request has exactly comments
+	// comments (WithCommentsPerIssue), not a count varying by number.
+	commentsEach bool
 }
 
 // Option configures a Server.
@@ -123,6 +126,13 @@ func WithCommits(n int) Option { return func(c *config) { c.commits = n } }
 // WithComments sets the most comments an issue or pull request has
 // (default 8); number x has (x*k) mod (n+1) comments for a fixed k.
 func WithComments(n int) Option { return func(c *config) { c.comments = n } }
+
+// WithCommentsPerIssue gives every issue and pull request exactly n
+// comments (instead of WithComments' counts varying from 0 to n by
+// number): a data set whose size is known, for benchmarks.
+func WithCommentsPerIssue(n int) Option {
+	return func(c *config) { c.comments, c.commentsEach = n, true }
+}
 
 // WithReviews sets the most reviews a pull request has (default 3).
 func WithReviews(n int) Option { return func(c *config) { c.reviews = n } }

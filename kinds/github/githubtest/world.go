@@ -337,11 +337,24 @@ func (w *world) milestoneOf(x int) int {
 	return (x/2)%w.cfg.milestones + 1
 }
 
-func (w *world) comments(x int) int { return (x * w.commentMul) % w.commentMod }
+func (w *world) comments(x int) int {
+	if w.cfg.commentsEach {
+		return w.cfg.comments
+	}
+	return (x * w.commentMul) % w.commentMod
+}
 
 // commentOrder returns the ordering of numbers 1..numbers by comment count
 // (descending when desc), ties by number in the same direction.
 func (w *world) commentOrder(desc bool) func(p int) int {
+	if w.cfg.commentsEach {
+		// One count for all: ties alone order them, by number.
+		n := w.numbers
+		if desc {
+			return func(p int) int { return n - p }
+		}
+		return func(p int) int { return p + 1 }
+	}
 	m := w.commentMod
 	// first[i] is the smallest number of group i, counts[i] its size; group i
 	// holds the numbers with comment count c(i).
