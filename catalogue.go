@@ -50,6 +50,11 @@ type Param struct {
 	Fields []Param
 	// Doc says what the parameter is for.
 	Doc string
+	// PageSize marks the list parameter that sets how many records a page
+	// holds (Mailchimp's count, default 10): a copy sets it to Max when
+	// the caller does not (Entity.CopyParams), so that a walk takes the
+	// fewest requests the source allows.
+	PageSize bool
 }
 
 // Field is a searchable field of an entity, for the `search` action.

@@ -105,11 +105,24 @@ type Part struct {
 }
 
 // CopyParams returns the list params a copy of e is walked with: p when the
-// caller gave any, else the params of e's Scope when it has one, else p.
-// A change feed reads the copy with the same params (its base).
+// caller gave any, else the params of e's Scope when it has one, else p;
+// with the list's PageSize parameter set to its Max where none of these
+// set it. A change feed reads the copy with the same params (its base).
 func (e Entity) CopyParams(p Params) Params {
 	if len(p) == 0 && e.Scope != nil && e.Scope.Params != nil {
-		return e.Scope.Params()
+		p = e.Scope.Params()
+	}
+	for _, d := range e.Params[ActionList] {
+		if !d.PageSize || d.Max == nil {
+			continue
+		}
+		if _, ok := p[d.Name]; !ok {
+			p = maps.Clone(p)
+			if p == nil {
+				p = Params{}
+			}
+			p[d.Name] = int64(*d.Max)
+		}
 	}
 	return p
 }

@@ -125,7 +125,7 @@ func (r *Replica) updateChildren(ctx context.Context, spec store.Spec, p plan, s
 func (r *Replica) readPart(ctx context.Context, p plan, part tributary.Part) ([][]byte, error) {
 	stamp := p.stamper(part)
 	var out [][]byte
-	for rec, err := range tributary.All(ctx, r.conn, p.entity.Name, part.Params) {
+	for rec, err := range tributary.All(ctx, r.conn, p.entity.Name, p.entity.CopyParams(part.Params)) {
 		if p.parentGone(err) {
 			return nil, nil
 		}

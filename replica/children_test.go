@@ -14,6 +14,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 )
@@ -292,4 +293,48 @@ func commentsRead(fake *zendesktest.Server) int {
 		}
 	}
 	return n
+}
+
+// TestCopiesAskForTheLargestPage: a list whose page size defaults small
+// (Mailchimp's count, 10) is walked by a copy at the largest page the
+// source allows (1000): the parents and each part alike, exactly as the
+// fake was asked.
+func TestCopiesAskForTheLargestPage(t *testing.T) {
+	ctx := context.Background()
+	fake := mailchimptest.New()
+	defer fake.Close()
+	conn, err := kinds.Open("mailchimp", map[string]any{"api_key": mailchimptest.DefaultAPIKey}, tributary.WithBaseURL(fake.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/copy.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fake.ResetRequests()
+	rep, err := r.Sync(ctx, "campaigns", "email_activity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]int{}
+	for _, req := range fake.Requests() {
+		if got := req.Query.Get("count"); got != "1000" {
+			t.Errorf("%s %s?%s: count %q, want 1000", req.Method, req.Path, req.Query.Encode(), got)
+		}
+		p := req.Path
+		if strings.HasSuffix(p, "/email-activity") {
+			p = "/3.0/reports/{campaign_id}/email-activity"
+		}
+		paths[p]++
+	}
+	if len(paths) == 0 || paths["/3.0/reports/{campaign_id}/email-activity"] == 0 {
+		t.Fatalf("requests: %v", paths)
+	}
+	for _, er := range rep.Entities {
+		if er.Inserted == 0 {
+			t.Errorf("%s: nothing copied", er.Entity)
+		}
+	}
+	t.Logf("requests by path: %v", paths)
 }

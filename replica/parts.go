@@ -80,7 +80,7 @@ func (r *Replica) planFor(e tributary.Entity) plan {
 		return pl
 	}
 	b, _ := json.Marshal(scope) // map keys sorted: one text per scope
-	return plan{entity: e, explicit: true, params: p, scope: "params:" + string(b)}
+	return plan{entity: e, explicit: true, params: e.CopyParams(p), scope: "params:" + string(b)}
 }
 
 // inParts reports whether the copy is read in parts (tributary.Scope.Parts).

@@ -249,7 +249,7 @@ func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, 
 					return
 				}
 				stamp := p.stamper(part)
-				for rec, err := range tributary.All(ctx, r.conn, entity, part.Params) {
+				for rec, err := range tributary.All(ctx, r.conn, entity, p.entity.CopyParams(part.Params)) {
 					if err != nil && p.parentGone(err) {
 						break
 					}
@@ -464,7 +464,7 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 						return
 					}
 					stamp := p.stamper(part)
-					for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, part.Params, tributary.Checkpoint{}) {
+					for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, p.entity.CopyParams(part.Params), tributary.Checkpoint{}) {
 						var pp prepared
 						if err == nil {
 							pp = prepared{part.Key, ch, l.Prepare(stampAll(raws(ch.Records), stamp)), stampAll(raws(ch.Deleted), stamp)}
@@ -544,7 +544,7 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 			from = parts[part.Key]
 		}
 		stamp := p.stamper(part)
-		for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, part.Params, from) {
+		for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, p.entity.CopyParams(part.Params), from) {
 			if err != nil {
 				return err
 			}

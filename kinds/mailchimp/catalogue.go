@@ -52,7 +52,7 @@ func timeParam(name, doc string) param {
 // pagingParams are count and offset, taken by every paged list.
 var pagingParams = []param{
 	{Name: "count", Type: tributary.TypeInteger, Default: DefaultCount, Min: tributary.Bound(1), Max: tributary.Bound(MaxCount),
-		Doc: "records per page, default 10, at most 1000"},
+		Doc: "records per page, default 10, at most 1000 (what a copy asks for)", PageSize: true},
 	{Name: "offset", Type: tributary.TypeInteger, Default: 0, Min: tributary.Bound(0),
 		Doc: "number of records to skip"},
 }
