@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tributary-dev/tributary"
@@ -71,41 +72,37 @@ func (r *Replica) updateChildren(ctx context.Context, spec store.Spec, p plan, s
 		c := u.Counts()
 		rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
 	}
+	// child reads again the children of a parent created or changed
+	// (live), or finds those of a deleted one, and writes them.
+	child := func(rec tributary.Record, live bool) error {
+		part, err := r.parentPart(p, rec)
+		if err != nil {
+			return err
+		}
+		var read [][]byte
+		if live {
+			if read, err = r.readPart(ctx, p, part); err != nil {
+				return err
+			}
+		}
+		gone, err := r.notRead(ctx, spec, x, par, part, read)
+		if err != nil {
+			return err
+		}
+		if err := u.Apply(wctx, read, gone, nil); err != nil {
+			return err
+		}
+		n += int64(len(read) + len(gone))
+		return nil
+	}
 	for ch, err := range r.conn.(tributary.Changer).Changes(ctx, par.Entity, p.parent.CopyParams(nil), *st.Parent) {
 		if err != nil {
 			return err
 		}
-		for _, rec := range ch.Records {
-			part, err := r.parentPart(p, rec)
-			if err != nil {
+		for i, rec := range slices.Concat(ch.Records, ch.Deleted) {
+			if err := child(rec, i < len(ch.Records)); err != nil {
 				return err
 			}
-			read, err := r.readPart(ctx, p, part)
-			if err != nil {
-				return err
-			}
-			gone, err := r.notRead(ctx, spec, x, par, part, read)
-			if err != nil {
-				return err
-			}
-			if err := u.Apply(wctx, read, gone, nil); err != nil {
-				return err
-			}
-			n += int64(len(read) + len(gone))
-		}
-		for _, rec := range ch.Deleted {
-			part, err := r.parentPart(p, rec)
-			if err != nil {
-				return err
-			}
-			gone, err := r.notRead(ctx, spec, x, par, part, nil)
-			if err != nil {
-				return err
-			}
-			if err := u.Apply(wctx, nil, gone, nil); err != nil {
-				return err
-			}
-			n += int64(len(gone))
 		}
 		cp := ch.Checkpoint
 		raw, _ := json.Marshal(state{FullAt: st.FullAt, Scope: p.scope, Parent: &cp})
