@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
@@ -211,4 +213,72 @@ func TestUpdateReplicationConfigChangesTheScope(t *testing.T) {
 		t.Fatalf("list after the update: %d %s", a.status, a.body)
 	}
 	leaks(t, "the log", svc.logs.String(), intercomtest.DefaultAccessToken)
+}
+
+// The hosted client's UpdateConnector against the service, on both path
+// sets: a working token replaces a revoked one and the copy synchronizes;
+// a body the service refuses comes back as ErrInvalidParams naming the
+// parameter, an unknown connector as ErrNotFound, a change of nothing is
+// refused before sending; no error holds a credential.
+func TestHostedUpdateConnector(t *testing.T) {
+	const newToken = "NEW_API_TOKEN_hosted_0123456789"
+	for name, paths := range map[string]hosted.Paths{"default": hosted.DefaultPaths, "integrations": hosted.IntegrationsPaths} {
+		t.Run(name, func(t *testing.T) {
+			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, newToken))
+			t.Cleanup(zd.Close)
+			st := sqliteStore(t)
+			svc := start(t, st, zd, func(c *server.Config) { c.SyncEvery, c.SyncWorkers = time.Hour, 1 })
+			ctx := context.Background()
+			c, err := hosted.New(hosted.Config{BaseURL: svc.url, ClientID: clientA.ID, ClientSecret: clientA.Secret, ExternalUserID: "u1", Paths: paths})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, err := c.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: zendesk.Type, Credentials: zdCreds})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok := svc.token(t, clientA, "")
+			svc.waitStatus(t, tok, id, "no failure recorded", func(a answer) bool { return copyFailure(t, a, "tickets") != nil })
+
+			good := map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": newToken}
+			err = c.UpdateConnector(ctx, id, hosted.UpdateRequest{Credentials: good, ReplicationConfig: map[string]any{"start_date": "2024-01-01T00:00:00Z"}})
+			var te *tributary.Error
+			if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != "replication_config" || te.StatusCode != http.StatusBadRequest {
+				t.Fatalf("a replication_config zendesk does not take: %#v", err)
+			}
+			leaks(t, "the error", err.Error(), newToken)
+			if err := c.UpdateConnector(ctx, "conn_000000000000000000000000", hosted.UpdateRequest{Credentials: good}); !errors.Is(err, tributary.ErrNotFound) {
+				t.Fatalf("an unknown connector: %v", err)
+			}
+			if err := c.UpdateConnector(ctx, id, hosted.UpdateRequest{}); !errors.Is(err, tributary.ErrInvalidParams) {
+				t.Fatalf("no change: %v", err)
+			}
+			err = c.UpdateConnector(ctx, id, hosted.UpdateRequest{ConnectorType: zendesk.Type, Credentials: map[string]any{"subdomain": "acme", "api_token": newToken}})
+			if !errors.Is(err, tributary.ErrInvalidCredentials) {
+				t.Fatalf("credentials of the wrong shape, checked before sending: %v", err)
+			}
+			leaks(t, "the error", err.Error(), newToken)
+			if s := fmt.Sprintf("%v %+v", hosted.UpdateRequest{Credentials: good}, hosted.UpdateRequest{Credentials: good}); strings.Contains(s, newToken) {
+				t.Errorf("printing an UpdateRequest shows the token: %s", s)
+			}
+			if row, err := st.Connector(ctx, id); err != nil || row.Version != 1 {
+				t.Fatalf("after the refused updates: %v %v", row, err)
+			}
+
+			if err := c.UpdateConnector(ctx, id, hosted.UpdateRequest{ConnectorType: zendesk.Type, Credentials: good}); err != nil {
+				t.Fatal(err)
+			}
+			svc.waitStatus(t, tok, id, "not synchronized after the update", func(a answer) bool {
+				return copyFailure(t, a, "tickets") == nil && strings.Contains(string(a.body), `"entity":"tickets","synced_at":"`)
+			})
+			conn, err := c.Connector(id, zendesk.Type)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.List(ctx, "tickets", tributary.Params{"per_page": 1}); err != nil {
+				t.Fatalf("list through the client after the update: %v", err)
+			}
+			leaks(t, "the log", svc.logs.String(), newToken, zendesktest.DefaultAPIToken)
+		})
+	}
 }
