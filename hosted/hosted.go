@@ -22,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +38,8 @@ import (
 )
 
 // Paths are the service's endpoint paths. The service is known to answer
-// at two sets (DefaultPaths and IntegrationsPaths); Execute contains {id}.
+// at two sets (DefaultPaths and IntegrationsPaths); Execute and Update
+// contain {id}.
 type Paths struct {
 	// Token exchanges a client id and secret for a bearer token.
 	Token string
@@ -45,6 +47,10 @@ type Paths struct {
 	Create string
 	// Execute runs an operation on connector {id}.
 	Execute string
+	// Update changes connector {id}'s credentials or replication_config
+	// (PATCH). When empty and Execute is set and ends in "/execute", it
+	// is Execute without that suffix.
+	Update string
 }
 
 // DefaultPaths are the paths of the platform contract.
@@ -52,6 +58,7 @@ var DefaultPaths = Paths{
 	Token:   "/api/v1/account/applications/token",
 	Create:  "/v1/integrations/connectors",
 	Execute: "/api/v1/connectors/sources/{id}/execute",
+	Update:  "/api/v1/connectors/sources/{id}",
 }
 
 // IntegrationsPaths are the other paths the same service answers at.
@@ -59,6 +66,7 @@ var IntegrationsPaths = Paths{
 	Token:   "/api/v1/account/applications/token",
 	Create:  "/api/v1/integrations/connectors",
 	Execute: "/api/v1/integrations/connectors/{id}/execute",
+	Update:  "/api/v1/integrations/connectors/{id}",
 }
 
 // Config configures a Client. Give either Token, or ClientID and
@@ -135,9 +143,18 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 	}
 	if cfg.Paths.Execute != "" {
 		paths.Execute = cfg.Paths.Execute
+		if p, ok := strings.CutSuffix(cfg.Paths.Execute, "/execute"); ok {
+			paths.Update = p
+		}
+	}
+	if cfg.Paths.Update != "" {
+		paths.Update = cfg.Paths.Update
 	}
 	if !strings.Contains(paths.Execute, "{id}") {
 		return nil, bad("the execute path %q has no {id}", paths.Execute)
+	}
+	if !strings.Contains(paths.Update, "{id}") {
+		return nil, bad("the update path %q has no {id}", paths.Update)
 	}
 	o := tributary.NewOptions(opts...)
 	c := &Client{base: base, paths: paths, user: cfg.ExternalUserID, secrets: []string{cfg.Token, cfg.ClientSecret},
@@ -303,6 +320,78 @@ func (c *Client) CreateConnector(ctx context.Context, r CreateRequest) (string, 
 	return "", &tributary.Error{Kind: r.ConnectorType, StatusCode: resp.StatusCode, Err: tributary.ErrUnexpectedResponse, Message: `expected a connector id under "id", "connector_id", "data.id" or "connector.id" of the create response, got none`}
 }
 
+// UpdateRequest is the body of an update-connector call: the fields to
+// replace, at least one.
+type UpdateRequest struct {
+	// ConnectorType, when set, is the connector's kind: Credentials and
+	// ReplicationConfig are then checked against it before sending, as
+	// the service checks them. It is not sent.
+	ConnectorType string
+	// Credentials, when not nil, replace the connector's credentials
+	// (the whole object, as CreateRequest.Credentials).
+	Credentials map[string]any
+	// ReplicationConfig, when not nil, replaces the connector's
+	// replication_config.
+	ReplicationConfig map[string]any
+}
+
+// Format prints the request without the credentials' values.
+func (r UpdateRequest) Format(f fmt.State, verb rune) {
+	keys := make([]string, 0, len(r.Credentials))
+	for k := range r.Credentials {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fmt.Fprintf(f, "hosted.UpdateRequest{ConnectorType: %q, Credentials: %v (values redacted), ReplicationConfig: %v}", r.ConnectorType, keys, r.ReplicationConfig)
+}
+
+// UpdateConnector replaces connector id's credentials, its
+// replication_config or both (Paths.Update, PATCH). The service checks
+// them as at creation, and makes the connector's copies whose
+// synchronization failed with a configuration or authorization error
+// eligible again. With r.ConnectorType set, they are checked here first
+// and nothing is sent when they are wrong. The credentials' values never
+// appear in the errors.
+func (c *Client) UpdateConnector(ctx context.Context, id string, r UpdateRequest) error {
+	if r.Credentials == nil && r.ReplicationConfig == nil {
+		return &tributary.Error{Kind: r.ConnectorType, Param: "credentials", Err: tributary.ErrInvalidParams, Message: "give Credentials, ReplicationConfig or both to change"}
+	}
+	if r.ConnectorType != "" {
+		if r.Credentials != nil {
+			if err := kinds.CheckCredentials(r.ConnectorType, r.Credentials); err != nil {
+				return err
+			}
+		}
+		if r.ReplicationConfig != nil {
+			if err := kinds.CheckReplicationConfig(r.ConnectorType, r.ReplicationConfig); err != nil {
+				return err
+			}
+		}
+	}
+	c.rememberSecrets(r.Credentials)
+	body := map[string]any{}
+	if r.Credentials != nil {
+		body["credentials"] = r.Credentials
+	}
+	if r.ReplicationConfig != nil {
+		body["replication_config"] = r.ReplicationConfig
+	}
+	path := strings.ReplaceAll(c.paths.Update, "{id}", url.PathEscape(id))
+	resp, err := c.send(ctx, http.MethodPatch, path, body, nil)
+	if err != nil {
+		return c.wrap(r.ConnectorType, "", "", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return c.wrap(r.ConnectorType, "", "", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return c.statusError(r.ConnectorType, "", "", resp, raw)
+	}
+	return nil
+}
+
 func (c *Client) rememberSecrets(creds map[string]any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -326,11 +415,16 @@ func (c *Client) redact(s string) string {
 
 // post sends a JSON body to path.
 func (c *Client) post(ctx context.Context, path string, body any, header http.Header) (*http.Response, error) {
+	return c.send(ctx, http.MethodPost, path, body, header)
+}
+
+// send sends a JSON body to path with method.
+func (c *Client) send(ctx context.Context, method, path string, body any, header http.Header) (*http.Response, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.String()+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}

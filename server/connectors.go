@@ -122,7 +122,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	info(r).kind = body.ConnectorType
 	if err := kinds.CheckCredentials(body.ConnectorType, body.Credentials); err != nil {
-		s.failErr(w, r, err)
+		s.failErr(w, r, credentialsParam(err))
 		return
 	}
 	if err := kinds.CheckReplicationConfig(body.ConnectorType, body.ReplicationConfig); err != nil {
@@ -239,6 +239,12 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.openRow(row, false)
+}
+
+// openRow opens the connector row read from the store and caches it; a
+// connector opened meanwhile is kept unless replace.
+func (s *Server) openRow(row *store.Connector, replace bool) (*live, error) {
 	sl, err := s.unseal(row)
 	if err != nil {
 		return nil, err
@@ -250,11 +256,11 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 	row.Sealed = nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if l, ok := s.conns[id]; ok { // opened meanwhile
+	if l, ok := s.conns[row.ID]; ok && (!replace || l.row.Version >= row.Version) { // opened meanwhile
 		return l, nil
 	}
 	l := &live{row: *row, conn: conn}
-	s.remember(id, l)
+	s.remember(row.ID, l)
 	return l, nil
 }
 
@@ -303,9 +309,27 @@ func (l *live) replicaOptions() []replica.Option {
 	return append(opts, replica.WithConfig(cfg))
 }
 
-// openForSync is the background sync's opener.
+// openForSync is the background sync's opener. A worker opens a
+// connector on its first claim of the connector's copies and after a
+// failure: the connector is read again then, and opened again when its
+// version moved (another process updated its credentials or
+// replication_config, or refreshed its OAuth token), so that a copy that
+// failed with the old credentials is not tried with them again.
 func (s *Server) openForSync(ctx context.Context, id string) (tributary.Connector, error) {
-	l, err := s.connectorAny(ctx, id)
+	row, err := s.st.Connector(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNoConnector
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	l, ok := s.conns[id]
+	s.mu.Unlock()
+	if ok && l.row.Version == row.Version {
+		return l.conn, nil
+	}
+	l, err = s.openRow(row, true)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
 	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}"} {
 		m.HandleFunc("GET "+p, s.observe("status", s.authenticated(s.status)))
+		m.HandleFunc("PATCH "+p, s.observe("update", s.authenticated(s.update)))
 	}
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})

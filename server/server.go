@@ -149,6 +149,9 @@ type Server struct {
 
 	syncMu  sync.Mutex
 	syncing map[string]chan struct{} // on-demand syncs in progress, by connector/entity
+
+	workersMu sync.Mutex
+	workers   map[*replica.Worker]struct{} // the background workers Run runs
 }
 
 // New checks cfg and builds a Server. It does not listen: use Serve, or
@@ -196,7 +199,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, st: cfg.Store, keys: keys, log: cfg.Logger, owner: cfg.Owner,
 		clients: map[string][32]byte{}, static: map[[32]byte]scope{},
-		conns: map[string]*live{}, syncing: map[string]chan struct{}{}, kindLabel: map[string]struct{}{"none": {}}}
+		conns: map[string]*live{}, syncing: map[string]chan struct{}{}, workers: map[*replica.Worker]struct{}{}, kindLabel: map[string]struct{}{"none": {}}}
 	for _, k := range kinds.Types() {
 		s.kindLabel[k] = struct{}{}
 	}
@@ -301,9 +304,11 @@ func (s *Server) Run(ctx context.Context) {
 			replica.WithWorkerLogger(s.log),
 			replica.WithReport(s.synced),
 			replica.WithReplicaOptionsFor(s.replicaOptions))
+		s.addWorker(w)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer s.removeWorker(w)
 			if err := w.Run(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("sync worker stopped", "err", err)
 			}

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,9 +46,9 @@ func copyFailure(t *testing.T, a answer, entity string) map[string]any {
 // A connector whose credentials the vendor refuses: the background sync
 // tries each copy once, the connector's status shows each copy's failure
 // (class auth, no retry time, no credential) and the metric
-// tributary_copy_failing is 1; once the credentials work and the
-// connector's failures are reset, the copies synchronize, the status shows
-// no failure and the metric is 0. Another tenant sees no status.
+// tributary_copy_failing is 1; once the credentials work and they are
+// entered again (PATCH), the copies synchronize, the status shows no
+// failure and the metric is 0. Another tenant sees no status.
 func TestConnectorStatusShowsFailures(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -101,9 +100,11 @@ func TestConnectorStatusShowsFailures(t *testing.T) {
 				t.Fatalf("retried: %v", f)
 			}
 
+			// The vendor takes the credentials again; entering them again
+			// (PATCH) resets the connector's failures.
 			rt.refuse.Store(false)
-			if _, err := st.ResetFailures(context.Background(), id); err != nil {
-				t.Fatal(err)
+			if a := svc.do(t, "PATCH", path, tok, map[string]any{"credentials": zdCreds}); a.status != http.StatusOK {
+				t.Fatalf("update: %d %s", a.status, a.body)
 			}
 			for {
 				a = svc.do(t, "GET", path, tok, nil)

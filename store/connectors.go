@@ -34,7 +34,8 @@ type Connector struct {
 	Sealed []byte
 	// Replication is the replication_config as JSON; nil when none.
 	Replication []byte
-	// Version is 1 at creation, and grows by 1 on every change of Sealed.
+	// Version is 1 at creation, and grows by 1 on every change of Sealed
+	// or Replication.
 	Version int64
 	// Created is when the connector was created (the database's clock,
 	// to the millisecond); the store sets it.
@@ -338,6 +339,104 @@ func (s *Store) LockConnector(ctx context.Context, id string, fn func(ctx contex
 	}
 	c.Sealed = slices.Clone(sealed)
 	return c, nil
+}
+
+// ConnectorChange is what UpdateConnector changes of a connector: a nil
+// field is left as it is. Printing a ConnectorChange shows the length of
+// Sealed, never its bytes.
+type ConnectorChange struct {
+	// Sealed, when not nil, replaces the sealed credentials.
+	Sealed []byte
+	// Replication, when not nil, replaces the replication_config (JSON).
+	Replication []byte
+}
+
+// String describes the change, with the length of Sealed only.
+func (c ConnectorChange) String() string {
+	sealed, repl := "unchanged", "unchanged"
+	if c.Sealed != nil {
+		sealed = fmt.Sprintf("[%d bytes]", len(c.Sealed))
+	}
+	if c.Replication != nil {
+		repl = strconv.Quote(string(c.Replication))
+	}
+	return fmt.Sprintf("ConnectorChange{Sealed:%s Replication:%s}", sealed, repl)
+}
+
+// Format prints String for every verb, so that no verb prints Sealed's
+// bytes.
+func (c ConnectorChange) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
+
+// UpdateConnector replaces the connector's sealed credentials and/or its
+// replication configuration (the fields of ch that are not nil), at
+// version+1, and in the same transaction forgets the failures of every
+// copy of the connector, as ResetFailures does: a copy that failed with
+// the old credentials or configuration is given out again at once, and a
+// crash cannot leave the new credentials saved with the old failures
+// blocking the copies. It returns the connector as updated and how many
+// copies had a failure. ErrNotFound when no connector has the id,
+// ErrInvalid when ch changes nothing or its Replication is not JSON.
+//
+// The update waits for a LockConnector on the connector (an OAuth
+// refresh) to finish, then replaces what it saved. A synchronization in
+// progress with the old credentials may still record its failure after
+// the update.
+func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChange) (*Connector, int, error) {
+	const op = "update connector"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, 0, err
+	}
+	if ch.Sealed == nil && ch.Replication == nil {
+		return nil, 0, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "the change changes nothing: give sealed credentials, a replication configuration, or both"}
+	}
+	if ch.Replication != nil && !json.Valid(ch.Replication) {
+		return nil, 0, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "the connector's replication configuration is not valid JSON"}
+	}
+	if !validText(id) {
+		return nil, 0, notFound(op, id)
+	}
+	d := s.d
+	var sets []string
+	var args []any
+	if ch.Sealed != nil {
+		args = append(args, ch.Sealed)
+		sets = append(sets, "sealed = "+d.ph(len(args)))
+	}
+	if ch.Replication != nil {
+		args = append(args, ch.Replication)
+		sets = append(sets, "replication = "+d.ph(len(args)))
+	}
+	args = append(args, id)
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, 0, d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	c, err := scanConnector(tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET "+strings.Join(sets, ", ")+", version = version + 1 WHERE id = "+d.ph(len(args))+
+		" RETURNING "+connectorCols, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, notFound(op, id)
+	}
+	if err != nil {
+		return nil, 0, d.wrap(op, err)
+	}
+	reset := 0
+	if s.schema >= 3 {
+		res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET "+clearFailure+" WHERE connector = "+d.ph(1)+
+			" AND failure_class IS NOT NULL", id)
+		if err != nil {
+			return nil, 0, d.wrap(op, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, 0, d.wrap(op, err)
+		}
+		reset = int(n)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, 0, d.wrap(op, err)
+	}
+	return c, reset, nil
 }
 
 // lostSave adds to a store error that the credentials were not saved.
