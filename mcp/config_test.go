@@ -231,21 +231,21 @@ func TestNothingPanicsOrHangs(t *testing.T) {
 	call(t, cs, "list_connectors", nil).ok(t)
 }
 
-// TestREADMEConfiguration: the configuration file the README shows is
+// TestREADMEConfiguration: the configuration file docs/mcp.md shows is
 // valid.
 func TestREADMEConfiguration(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/mcp.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "## For AI agents")
+	_, section, ok := strings.Cut(string(doc), "# For AI agents")
 	if !ok {
-		t.Fatal("the README has no MCP section")
+		t.Fatal("docs/mcp.md has no MCP section")
 	}
 	_, block, ok := strings.Cut(section, "```yaml\n")
 	block, _, _ = strings.Cut(block, "```")
 	if !ok || block == "" {
-		t.Fatal("the MCP section has no yaml block")
+		t.Fatal("docs/mcp.md has no yaml block")
 	}
 	cfg, err := mcp.ParseConfig([]byte(block))
 	if err != nil {

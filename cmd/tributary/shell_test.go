@@ -3,65 +3,11 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-// TestShellSection runs every sandbox command of the README's "From the
-// shell" section in-process, in order, in a scratch directory: each must
-// exit 0, or with the code its "# exits N" comment gives.
-func TestShellSection(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, ok := strings.CutPrefix(string(readme)[strings.Index(string(readme), "## From the shell"):], "## From the shell")
-	if !ok {
-		t.Fatal(`the README has no "## From the shell" section`)
-	}
-	if end := strings.Index(doc, "\n## "); end >= 0 {
-		doc = doc[:end]
-	}
-	cmds := shellCommands(doc)
-	t.Chdir(t.TempDir())
-	ran, stored := 0, 0
-	exits := regexp.MustCompile(`#\s*exits (\d+)`)
-	for _, line := range cmds {
-		args, ok := shellWords(line)
-		if !ok {
-			t.Fatalf("cannot split %q", line)
-		}
-		if len(args) == 0 || args[0] != "tributary" {
-			continue
-		}
-		if !offline(line, args) {
-			continue
-		}
-		want := 0
-		if m := exits.FindStringSubmatch(line); m != nil {
-			want, _ = strconv.Atoi(m[1])
-		}
-		r := cli(t, args[1:]...)
-		if r.code != want {
-			t.Errorf("%s\nexit %d, want %d: %s", line, r.code, want, r.stderr)
-		}
-		if want == 0 && r.stdout == "" && !strings.Contains(line, " -o ") {
-			t.Errorf("%s\nprinted nothing", line)
-		}
-		ran++
-		if slices.Contains(args, "--store") {
-			stored++
-		}
-	}
-	if ran < 15 || stored < 4 {
-		t.Errorf("ran %d commands of the README's shell section, %d of them on a store", ran, stored)
-	}
-}
 
 // TestHelpExamples runs the sandbox examples of every command's --help.
 func TestHelpExamples(t *testing.T) {

@@ -26,7 +26,7 @@ func TestReplicaOffline(t *testing.T) {
 		"== urgent or high, most recently updated first (a sort): 3 hits",
 		`== subject has the word "refund" (a keyword search): `,
 		"Password reset link expired",
-		"== store: sqlite, schema version 2, ",
+		"== store: sqlite, schema version 3, ",
 		"zendesk-support/tickets: 250 records, 0 deleted, synchronized ",
 		"zendesk-support/users: 50 records, 0 deleted, synchronized ",
 	} {
