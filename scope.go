@@ -102,6 +102,15 @@ type Part struct {
 	// repository), so that a search can filter on what scoped it. Each
 	// should be a searchable field of the entity.
 	Fields map[string]any
+	// Version changes whenever the part's records may have changed (the
+	// parent record's updated_at: a review submitted changes its pull
+	// request's). When every part of a copy without a change feed has one,
+	// a durable copy's sync lists the parts and reads again only those
+	// whose Version differs from the last read, writing each in one
+	// transaction; the records the copy holds for such a part (matched on
+	// Fields) that were not read again become deletions. "" means the part
+	// is read on every sync.
+	Version string
 }
 
 // CopyParams returns the list params a copy of e is walked with: p when the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -85,7 +86,7 @@ func (r *Replica) updateChildren(ctx context.Context, spec store.Spec, p plan, s
 				return err
 			}
 		}
-		gone, err := r.notRead(ctx, spec, x, par, part, read)
+		gone, err := r.notRead(ctx, spec, x, part, read)
 		if err != nil {
 			return err
 		}
@@ -134,9 +135,20 @@ func (r *Replica) readPart(ctx context.Context, p plan, part tributary.Part) ([]
 	return out, nil
 }
 
-// notRead returns the live records the copy holds for a parent's part
-// (those whose par.Param field is the part's) that are not among read.
-func (r *Replica) notRead(ctx context.Context, spec store.Spec, x *search.Extractor, par tributary.Parent, part tributary.Part, read [][]byte) ([][]byte, error) {
+// notRead returns the live records the copy holds for a part (those
+// whose fields are the part's Fields) that are not among read.
+func (r *Replica) notRead(ctx context.Context, spec store.Spec, x *search.Extractor, part tributary.Part, read [][]byte) ([][]byte, error) {
+	if len(part.Fields) == 0 {
+		return nil, fmt.Errorf("replica: the part %s of %s has no fields to find its records by", part.Key, spec.Entity)
+	}
+	var match []search.Filter
+	for _, f := range slices.Sorted(maps.Keys(part.Fields)) {
+		match = append(match, search.Eq(f, part.Fields[f]))
+	}
+	filter := match[0]
+	if len(match) > 1 {
+		filter = search.And(match...)
+	}
 	ids := make(map[string]bool, len(read))
 	var e search.Extracted
 	for _, raw := range read {
@@ -144,7 +156,7 @@ func (r *Replica) notRead(ctx context.Context, spec store.Spec, x *search.Extrac
 			ids[e.ID] = true
 		}
 	}
-	req := search.Request{Query: search.Query{Filter: search.Eq(par.Param, part.Fields[par.Param]).Ptr()}, Limit: 1000}
+	req := search.Request{Query: search.Query{Filter: filter.Ptr()}, Limit: 1000}
 	var gone [][]byte
 	for {
 		res, err := r.st.Search(ctx, spec.Connector, spec.Entity, req)
@@ -170,4 +182,112 @@ func (r *Replica) notRead(ctx context.Context, spec store.Spec, x *search.Extrac
 // next full walk.
 func (p plan) parentGone(err error) bool {
 	return err != nil && p.entity.Scope != nil && p.entity.Scope.Parent != nil && errors.Is(err, tributary.ErrNotFound)
+}
+
+// syncVersioned brings up to date a durable copy read in parts without a
+// change feed: the first time, when its state says so, and once its last
+// full walk is older than the reconcile age, every part is walked into a
+// new copy; otherwise the parts are listed and only those whose Version
+// changed since they were read are read again (updateVersioned). A copy
+// whose parts have no versions is walked in full every time.
+func (r *Replica) syncVersioned(ctx context.Context, spec store.Spec, p plan, st state, full bool, lopts []store.LoadOption, rep *EntityReport) error {
+	switch {
+	case full, st.Versions == nil:
+		full = true
+	case st.Scope != "" && st.Scope != p.scope:
+		rep.Reason, full = "the copy was read with another scope", true
+	case r.reconcile > 0 && time.Since(st.FullAt) > r.reconcile:
+		rep.Reason, full = "the last full walk, which checks every part, is older than "+r.reconcile.String(), true
+	}
+	loadFull := func() error { return r.loadFull(ctx, spec, nil, p, lopts, rep) }
+	if full {
+		return r.restarting(ctx, loadFull)
+	}
+	rep.Mode = Incremental
+	err := r.updateVersioned(ctx, spec, p, st, lopts, rep)
+	var gone *partsGone
+	var unversioned errUnversioned
+	switch {
+	case errors.Is(err, store.ErrNotSynced):
+		*rep = EntityReport{Entity: spec.Entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
+	case errors.As(err, &gone):
+		*rep = EntityReport{Entity: spec.Entity, Mode: Full, Reason: gone.Error(), Pages: rep.Pages}
+	case errors.As(err, &unversioned):
+		*rep = EntityReport{Entity: spec.Entity, Mode: Full, Reason: unversioned.Error(), Pages: rep.Pages}
+	default:
+		return err
+	}
+	pages := rep.Pages
+	err = r.restarting(ctx, loadFull)
+	rep.Pages += pages
+	return err
+}
+
+// errUnversioned: a part without a Version, which only a full walk reads.
+type errUnversioned struct{ key string }
+
+func (e errUnversioned) Error() string { return "the part " + e.key + " has no version" }
+
+// updateVersioned lists the parts of a copy and reads again those whose
+// Version is not the one the copy's state holds for them: the records
+// read are written, and those the copy holds for the part that were not
+// read become deletions, with the part's new version, in one transaction.
+// Parts the copy holds that have left the scope end it with a *partsGone.
+func (r *Replica) updateVersioned(ctx context.Context, spec store.Spec, p plan, st state, lopts []store.LoadOption, rep *EntityReport) error {
+	u, err := r.st.BeginUpdate(ctx, spec, lopts...)
+	if err != nil {
+		return err
+	}
+	x, err := search.NewExtractor(spec.Schema, spec.IDField)
+	if err != nil {
+		return err
+	}
+	wctx := context.WithoutCancel(ctx)
+	versions := maps.Clone(st.Versions)
+	seen := map[string]bool{}
+	var n int64
+	for part, err := range r.parts(ctx, p) {
+		if err != nil {
+			return err
+		}
+		if part.Version == "" {
+			return errUnversioned{part.Key}
+		}
+		seen[part.Key] = true
+		if st.Versions[part.Key] == part.Version {
+			continue
+		}
+		read, err := r.readPart(ctx, p, part)
+		if err != nil {
+			return err
+		}
+		gone, err := r.notRead(ctx, spec, x, part, read)
+		if err != nil {
+			return err
+		}
+		versions[part.Key] = part.Version
+		cp, _ := json.Marshal(state{FullAt: st.FullAt, Scope: p.scope, Versions: versions})
+		if err := u.Apply(wctx, read, gone, cp); err != nil {
+			return err
+		}
+		n += int64(len(read) + len(gone))
+		rep.Pages++
+		c := u.Counts()
+		rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
+		r.report(spec.Entity, Incremental, n, rep.Pages)
+	}
+	if err := u.Finish(ctx); err != nil {
+		return err
+	}
+	var left []string
+	for k := range st.Versions {
+		if !seen[k] {
+			left = append(left, k)
+		}
+	}
+	if len(left) > 0 {
+		slices.Sort(left)
+		return &partsGone{left}
+	}
+	return nil
 }

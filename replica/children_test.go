@@ -14,6 +14,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
@@ -337,4 +338,40 @@ func TestCopiesAskForTheLargestPage(t *testing.T) {
 		}
 	}
 	t.Logf("requests by path: %v", paths)
+}
+
+// TestReviewsReadOnlyForChangedPullRequests: GitHub's reviews are read one
+// pull request at a time, each part versioned by its pull request's
+// updated_at; a second sync with nothing changed lists the pull requests
+// and reads no review.
+func TestReviewsReadOnlyForChangedPullRequests(t *testing.T) {
+	ctx := context.Background()
+	fake := githubtest.New()
+	defer fake.Close()
+	conn := openKind(t, kindCase{kind: "github", creds: map[string]any{"token": githubtest.DefaultToken}}, fake.URL)
+	r, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/reviews.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep, err := r.Sync(ctx, "reviews")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := rep.Entities[0]
+	fake.ResetRequests()
+	rep, err = r.Sync(ctx, "reviews")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := rep.Entities[0]
+	for _, req := range fake.Requests() {
+		if strings.HasSuffix(req.Path, "/reviews") {
+			t.Errorf("nothing changed, yet %s was read", req.Path)
+		}
+	}
+	if second.Mode != replica.Incremental || second.Inserted+second.Updated+second.Deleted != 0 || first.Inserted == 0 {
+		t.Errorf("first %+v; second %+v", first, second)
+	}
+	t.Logf("reviews: first sync %d requests for %d reviews; with nothing changed %d", first.Usage.Requests, first.Inserted, second.Usage.Requests)
 }

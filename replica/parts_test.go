@@ -276,3 +276,88 @@ func TestPartIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionedParts: a copy read in parts without a change feed (GitHub
+// labels, one part per repository), whose parts carry a Version, is walked
+// in full once; then a sync reads again only the parts whose version
+// changed (its changed, new and deleted records written, nothing read of
+// the others); a part that leaves the scope has its records kept as
+// deletions by a full walk. The copy equals a fresh walk.
+func TestVersionedParts(t *testing.T) {
+	fake := githubtest.New()
+	defer fake.Close()
+	version := map[string]string{githubtest.Repo: "v1", "repo-1": "v1"}
+	repos := []string{githubtest.Repo, "repo-1"}
+	parts := func() []tributary.Part {
+		var out []tributary.Part
+		for _, repo := range repos {
+			out = append(out, tributary.Part{Key: githubtest.Owner + "/" + repo,
+				Params:  tributary.Params{"owner": githubtest.Owner, "repo": repo},
+				Fields:  map[string]any{"repository": githubtest.Owner + "/" + repo},
+				Version: version[repo]})
+		}
+		return out
+	}
+	conn := scoped{Connector: openKind(t, kindCase{kind: "github", creds: map[string]any{"token": githubtest.DefaultToken}}, fake.URL),
+		entity: "labels", parts: parts}
+	ctx := context.Background()
+	r, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/versions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sync := func() replica.EntityReport {
+		t.Helper()
+		rep, err := r.Sync(ctx, "labels")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Entities[0]
+	}
+	first := sync()
+	main, other := searchCount(t, r, "labels", "repository", githubtest.Owner+"/"+githubtest.Repo), searchCount(t, r, "labels", "repository", githubtest.Owner+"/repo-1")
+	if first.Mode != replica.Full || main == 0 || other == 0 {
+		t.Fatalf("first sync: %+v; %d labels of %s, %d of repo-1", first, main, githubtest.Repo, other)
+	}
+	if idle := sync(); idle.Mode != replica.Incremental || idle.Usage.Requests != 0 || idle.Inserted+idle.Updated+idle.Deleted != 0 {
+		t.Errorf("no version changed: %+v, want nothing read", idle)
+	}
+
+	// The first repository's labels change, and so does its version.
+	ids := fake.IDs("labels")
+	if err := fake.Update("labels", ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.Delete("labels", ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fake.Create("labels"); err != nil {
+		t.Fatal(err)
+	}
+	version[githubtest.Repo] = "v2"
+	inc := sync()
+	if inc.Mode != replica.Incremental || inc.Updated != 1 || inc.Deleted != 1 || inc.Inserted != 1 || inc.Usage.Requests != 1 {
+		t.Errorf("after the first repository changed: %+v, want one request, 1 updated, 1 inserted, 1 deleted", inc)
+	}
+	if n := searchCount(t, r, "labels", "repository", githubtest.Owner+"/repo-1"); n != other {
+		t.Errorf("repo-1 has %d labels, want %d", n, other)
+	}
+	fresh, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/fresh.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.Sync(ctx, "labels"); err != nil {
+		t.Fatal(err)
+	}
+	sameCopies(t, "github", "labels", r, fresh, nil)
+
+	// repo-1 leaves the scope.
+	repos = repos[:1]
+	if e := sync(); e.Mode != replica.Full || e.Deleted != int64(other) || !strings.Contains(e.Reason, "left the copy's scope") {
+		t.Errorf("after repo-1 left the scope: %+v, want a full walk deleting %d", e, other)
+	}
+}
+
+// Usage counts the wrapped connector's requests.
+func (s scoped) Usage() tributary.Usage { return s.Connector.(tributary.Metered).Usage() }

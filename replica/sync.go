@@ -108,6 +108,9 @@ type state struct {
 	// Parent is where the parent's change feed was read to, for a copy
 	// kept current from its parent's feed (plan.parentFeed).
 	Parent *tributary.Checkpoint `json:"parent,omitempty"`
+	// Versions holds the Version each part was last read at, for a copy
+	// read in parts without a change feed whose parts all have one.
+	Versions map[string]string `json:"versions,omitempty"`
 }
 
 // fed reports whether the copy was written with its feed's checkpoints.
@@ -188,7 +191,7 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 		if b, err = search.NewBuilder(schema, id); err != nil {
 			return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
 		}
-		err = r.walk(ctx, r.planOf(entity), func(recs [][]byte) error {
+		_, err = r.walk(ctx, r.planOf(entity), func(recs [][]byte) error {
 			for _, raw := range recs {
 				if err := b.Add(raw); err != nil {
 					return &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnexpectedResponse,
@@ -221,9 +224,11 @@ func (r *Replica) syncMemory(ctx context.Context, entity string, schema search.S
 
 // walk reads every record of entity with the connector's list, part
 // after part (one part unless the entity is copied in parts), a batch at
-// a time.
-func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, rep *EntityReport) error {
+// a time. For a copy read in parts whose parts all have a Version, it
+// returns their versions by key.
+func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, rep *EntityReport) (map[string]string, error) {
 	entity := p.entity.Name
+	versions := map[string]string{}
 	var batch [][]byte
 	var n int64
 	flush := func() error {
@@ -249,6 +254,11 @@ func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, 
 					return
 				}
 				stamp := p.stamper(part)
+				if versions != nil && part.Version != "" && p.inParts() {
+					versions[part.Key] = part.Version
+				} else {
+					versions = nil // written here, read once the walk is over
+				}
 				for rec, err := range tributary.All(ctx, r.conn, entity, p.entity.CopyParams(part.Params)) {
 					if err != nil && p.parentGone(err) {
 						break
@@ -273,14 +283,17 @@ func (r *Replica) walk(ctx context.Context, p plan, write func([][]byte) error, 
 	})
 	for b, err := range batches {
 		if err != nil {
-			return err
+			return nil, err
 		}
 		batch = b
 		if err := flush(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	if len(versions) == 0 {
+		versions = nil
+	}
+	return versions, nil
 }
 
 func (r *Replica) report(entity string, m Mode, records, pages int64) {
@@ -327,6 +340,9 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	}
 	if p.parentFeed != nil {
 		return r.syncChildren(ctx, spec, p, st, full, lopts, rep)
+	}
+	if feed == nil && p.inParts() {
+		return r.syncVersioned(ctx, spec, p, st, full, lopts, rep)
 	}
 	if !full && feed == nil {
 		full = true
@@ -437,9 +453,10 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 	}()
 	rep.Pages = 0
 	if feed == nil {
-		err = r.walk(ctx, p, func(recs [][]byte) error { return l.Write(ctx, recs, nil) }, rep)
+		var versions map[string]string
+		versions, err = r.walk(ctx, p, func(recs [][]byte) error { return l.Write(ctx, recs, nil) }, rep)
 		if err == nil {
-			st := state{FullAt: began, Scope: p.scope}
+			st := state{FullAt: began, Scope: p.scope, Versions: versions}
 			if p.parentFeed != nil {
 				st.Parent = p.parentCP.Load()
 			}

@@ -318,9 +318,13 @@ var reviewsScope = &tributary.Scope{
 					if !ok {
 						continue
 					}
+					// A review submitted, edited or dismissed changes its
+					// pull request's updated_at.
+					updated, _ := pr.StringAt("updated_at")
 					part := tributary.Part{Key: r.String() + "#" + strconv.FormatInt(n, 10),
-						Params: tributary.Params{"owner": r.owner, "repo": r.name, "pull_number": n},
-						Fields: map[string]any{repositoryField.Name: r.String(), pullNumberField.Name: n}}
+						Params:  tributary.Params{"owner": r.owner, "repo": r.name, "pull_number": n},
+						Fields:  map[string]any{repositoryField.Name: r.String(), pullNumberField.Name: n},
+						Version: updated}
 					if !yield(part, nil) {
 						return
 					}

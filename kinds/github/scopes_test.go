@@ -169,9 +169,14 @@ func checkReviewParts(t *testing.T, c tributary.Connector, got []tributary.Part,
 				t.Fatal(err)
 			}
 			n, _ := pr.IntAt("number")
+			updated, _ := pr.StringAt("updated_at")
+			if updated == "" {
+				t.Fatalf("pull request %s#%d has no updated_at", full, n)
+			}
 			want = append(want, tributary.Part{Key: full + "#" + strconv.FormatInt(n, 10),
-				Params: tributary.Params{"owner": owner, "repo": name, "pull_number": n},
-				Fields: map[string]any{"repository": full, "pull_number": n}})
+				Params:  tributary.Params{"owner": owner, "repo": name, "pull_number": n},
+				Fields:  map[string]any{"repository": full, "pull_number": n},
+				Version: updated})
 		}
 	}
 	if len(repos) > 0 && len(want) <= len(repos) {
