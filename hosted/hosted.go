@@ -158,6 +158,9 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		MaxRetries: o.Retry.MaxRetries, MinBackoff: o.Retry.MinBackoff, MaxBackoff: o.Retry.MaxBackoff, MaxRateLimitWait: o.Retry.MaxRateLimitWait,
 		MaxConcurrency: o.MaxConcurrency, Timeouts: timeouts,
 	}
+	if o.OnRetry != nil {
+		tc.OnRetry = engine.RetryHook(o.OnRetry, c.redact)
+	}
 	if o.RatePerSecond > 0 {
 		tc.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), max(o.RateBurst, 1))
 	}
@@ -352,6 +355,10 @@ func (c *Client) wrap(kind, entity string, a tributary.Action, err error) error 
 	case errors.Is(err, transport.ErrAuth):
 		e.Err, e.Message = tributary.ErrUnauthorized, c.redact(err.Error())
 	default:
+		if msg, retryable, ok := transport.Unreachable(err, c.base.Host); ok {
+			e.Err, e.Retryable, e.Message, e.Cause = tributary.ErrUnreachable, retryable, c.redact(msg+" (the hosted service)"), err
+			break
+		}
 		e.Err, e.Retryable, e.Message = tributary.ErrServer, true, c.redact(err.Error())
 		var te *transport.TimeoutError
 		if errors.As(err, &te) {
@@ -377,6 +384,7 @@ var sentinels = map[string]error{
 	"invalid_params": tributary.ErrInvalidParams, "invalid_credentials": tributary.ErrInvalidCredentials,
 	"unknown_kind": tributary.ErrUnknownKind, "not_found": tributary.ErrNotFound, "unauthorized": tributary.ErrUnauthorized,
 	"forbidden": tributary.ErrForbidden, "rate_limited": tributary.ErrRateLimited, "server_error": tributary.ErrServer,
+	"unreachable":  tributary.ErrUnreachable,
 	"paging_error": tributary.ErrPaging, "unexpected_response": tributary.ErrUnexpectedResponse,
 	"cursor_expired": tributary.ErrCursorExpired,
 }

@@ -109,7 +109,7 @@ func (s *Server) allEntities() []string {
 // errorSchema is the schema of the error object of a failed call.
 var errorSchema = obj{"type": "object", "required": []string{"kind", "message"}, "properties": obj{
 	"kind": obj{"type": "string", "enum": []string{KindInvalidArguments, KindUnknownConnector, KindUnknownEntity, KindUnsupportedAction,
-		KindInvalidParams, KindInvalidCredentials, KindUnauthorized, KindForbidden, KindNotFound, KindRateLimited, KindServer, KindPaging,
+		KindInvalidParams, KindInvalidCredentials, KindUnauthorized, KindForbidden, KindNotFound, KindRateLimited, KindServer, KindUnreachable, KindPaging,
 		KindUnexpected, KindTimeout, KindCanceled, KindTooLarge, KindNotConfigured, KindDownloadFailed, KindInternal}},
 	"message": obj{"type": "string"}, "connector": obj{"type": "string"}, "entity": obj{"type": "string"}, "action": obj{"type": "string"},
 	"param": obj{"type": "string"}, "allowed": obj{"type": "array", "items": obj{"type": "string"}},

@@ -324,7 +324,7 @@ func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
 			status = http.StatusGatewayTimeout
 		case errors.Is(err, tributary.ErrUnauthorized):
 			status = http.StatusUnauthorized
-		case errors.Is(err, tributary.ErrServer), errors.Is(err, tributary.ErrUnexpectedResponse), errors.Is(err, tributary.ErrPaging):
+		case errors.Is(err, tributary.ErrServer), errors.Is(err, tributary.ErrUnreachable), errors.Is(err, tributary.ErrUnexpectedResponse), errors.Is(err, tributary.ErrPaging):
 			status = http.StatusBadGateway
 		default:
 			status = http.StatusBadRequest
