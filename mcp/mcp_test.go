@@ -664,3 +664,27 @@ func TestSearchNeedsAStore(t *testing.T) {
 		t.Errorf("describe: %s", a.text)
 	}
 }
+
+// TestDownloadFileName: a download is saved under the file's own name,
+// its extension from that name first (README.md stays .md, not text/plain's
+// .asc) and from the content type when the name has none.
+func TestDownloadFileName(t *testing.T) {
+	gh := githubtest.New(githubtest.WithFile("README.md", []byte("# hello\n")), githubtest.WithFile("LICENSE", []byte("MIT\n")))
+	defer gh.Close()
+	conn, err := kinds.Open("github", map[string]any{"token": githubtest.DefaultToken}, tributary.WithBaseURL(gh.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcp.New([]mcp.Source{{Name: "code", Conn: conn}}, mcp.Options{Downloads: mcp.Downloads{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	for file, suffix := range map[string]string{"README.md": "-README.md", "LICENSE": "-LICENSE.txt"} {
+		a := call(t, cs, "download", map[string]any{"connector": "code", "entity": "file_content",
+			"params": map[string]any{"owner": "octo", "repo": "hello", "path": file}}).ok(t)
+		if p := filepath.Base(str(a.out["path"])); !strings.HasPrefix(p, "code-file_content-") || !strings.HasSuffix(p, suffix) {
+			t.Errorf("%s saved as %s, want a name ending in %s", file, p, suffix)
+		}
+	}
+}
