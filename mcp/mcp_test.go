@@ -487,9 +487,13 @@ func TestExecuteErrors(t *testing.T) {
 	call(t, w.client, "execute", op("tickets", "api_search", nil)).fails(t, mcp.KindUnsupportedAction, "tickets offers")
 	call(t, w.client, "execute", op("users", "search", map[string]any{"query": map[string]any{"sort": "x"}})).fails(t, mcp.KindInvalidParams)
 	e := call(t, w.client, "execute", map[string]any{"connector": "nope", "entity": "tickets", "action": "list"}).fails(t, mcp.KindUnknownConnector, "support")
-	if e["connector"] != "nope" {
+	if e["connector"] != "nope" || strings.Contains(str(e["message"]), "did you mean") {
 		t.Errorf("error %v", e)
 	}
+	call(t, w.client, "execute", map[string]any{"connector": "suport", "entity": "tickets", "action": "list"}).
+		fails(t, mcp.KindUnknownConnector, `unknown connector "suport"; did you mean "support"? (connectors: support)`)
+	call(t, w.client, "describe", map[string]any{"connector": "Support"}).
+		fails(t, mcp.KindUnknownConnector, `did you mean "support"?`)
 	call(t, w.client, "execute", map[string]any{"connector": "support", "entity": "tickets", "action": "list", "limit": 0}).fails(t, mcp.KindInvalidArguments, `"limit" must be an integer from 1 to 1000`)
 	call(t, w.client, "execute", map[string]any{"connector": "support", "entity": "tickets", "action": "list", "limit": "ten"}).fails(t, mcp.KindInvalidArguments, `"limit"`)
 	call(t, w.client, "execute", map[string]any{"connector": "support", "entity": "tickets", "action": "list", "fields": []string{"a..b"}}).fails(t, mcp.KindInvalidArguments, "fields[0]")

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // The tools' names.
@@ -243,7 +244,7 @@ func (s *Server) source(name string) (Source, error) {
 	src, ok := s.byName[name]
 	if !ok {
 		return Source{}, &toolError{Kind: KindUnknownConnector, Connector: name, Allowed: s.names(),
-			Message: fmt.Sprintf("unknown connector %q (connectors: %s)", name, strings.Join(s.names(), ", "))}
+			Message: fmt.Sprintf("unknown connector %q%s (connectors: %s)", name, suggest.Hint(name, s.names()), strings.Join(s.names(), ", "))}
 	}
 	return src, nil
 }
