@@ -322,7 +322,7 @@ func TestValidate(t *testing.T) {
 		inText      []string
 	}{
 		{map[string]any{}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{"ticket_id", "is required"}},
-		{map[string]any{"ticket_id": "abc"}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{"must be an integer"}},
+		{map[string]any{"ticket_id": "abc"}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{`must be an integer, got a string "abc"`}},
 		{map[string]any{"sort": "up"}, "list", "tickets", mcp.KindInvalidParams, "sort", []string{`"up" is not one of id, status`}},
 		{map[string]any{"per_page": 500}, "list", "tickets", mcp.KindInvalidParams, "per_page", []string{"above the maximum 100"}},
 		{map[string]any{"colour": 1}, "list", "tickets", mcp.KindInvalidParams, "colour", []string{"not a parameter", "per_page"}},
