@@ -400,33 +400,43 @@ func ErrorType(err error) string {
 	return "server_error"
 }
 
-// statusError reads the service's error body: {"status": "error", "error":
-// {"type", "message", "code", "param", "request_id", "retry_after_seconds"}},
-// or {"detail"}/{"message"}; the HTTP status decides the sentinel when the
-// body does not.
+// statusError reads the service's error envelope: {"status": "error",
+// "error": {"type", "message", "status", "request_id", "retryable",
+// "param", "code", "retry_after_seconds", "source_status",
+// "source_request_id"}}, or {"detail"}/{"message"}; the HTTP status
+// decides the sentinel when the body does not. StatusCode and RequestID
+// are the vendor's when it answered, else the service's.
 func (c *Client) statusError(kind, entity string, a tributary.Action, resp *http.Response, body []byte) error {
 	e := &tributary.Error{Kind: kind, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.SentinelForStatus(resp.StatusCode)}
 	var eb struct {
 		Error struct {
-			Type       string  `json:"type"`
-			Message    string  `json:"message"`
-			Code       string  `json:"code"`
-			Param      string  `json:"param"`
-			RequestID  string  `json:"request_id"`
-			Status     int     `json:"status"`
-			RetryAfter float64 `json:"retry_after_seconds"`
+			Type            string  `json:"type"`
+			Message         string  `json:"message"`
+			Code            string  `json:"code"`
+			Param           string  `json:"param"`
+			RequestID       string  `json:"request_id"`
+			Status          int     `json:"status"`
+			Retryable       *bool   `json:"retryable"`
+			RetryAfter      float64 `json:"retry_after_seconds"`
+			SourceStatus    int     `json:"source_status"`
+			SourceRequestID string  `json:"source_request_id"`
 		} `json:"error"`
 		Detail  any    `json:"detail"`
 		Message string `json:"message"`
 	}
+	var retryable *bool
 	if json.Unmarshal(body, &eb) == nil {
 		if s, ok := sentinels[eb.Error.Type]; ok {
 			e.Err = s
 		}
 		e.Message, e.Code, e.Param, e.RequestID = eb.Error.Message, eb.Error.Code, eb.Error.Param, eb.Error.RequestID
-		if eb.Error.Status != 0 {
-			e.StatusCode = eb.Error.Status
+		if eb.Error.SourceRequestID != "" {
+			e.RequestID = eb.Error.SourceRequestID
 		}
+		if eb.Error.SourceStatus != 0 {
+			e.StatusCode = eb.Error.SourceStatus
+		}
+		retryable = eb.Error.Retryable
 		e.RetryAfter = time.Duration(eb.Error.RetryAfter * float64(time.Second))
 		if e.Message == "" {
 			if s, ok := eb.Detail.(string); ok {
@@ -446,5 +456,8 @@ func (c *Client) statusError(kind, entity string, a tributary.Action, resp *http
 	}
 	e.Message = c.redact(e.Message)
 	e.Retryable = errors.Is(e.Err, tributary.ErrRateLimited) || errors.Is(e.Err, tributary.ErrServer)
+	if retryable != nil {
+		e.Retryable = *retryable || errors.Is(e.Err, tributary.ErrRateLimited)
+	}
 	return e
 }

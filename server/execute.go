@@ -290,7 +290,7 @@ func jsonProblem(err error) string {
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":{"type":"server_error","message":"encoding failed","status":500}}`)
+		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":{"type":"server_error","message":"encoding failed","status":500,"request_id":"","retryable":false}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
@@ -301,11 +301,46 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
-// fail answers with the contract's error envelope.
+// apiError is the one error envelope of every failed request, under
+// {"status": "error", "error": ...} (docs/service-errors.md): what went
+// wrong and this answer's status and request id, always; the parameter,
+// the wait and what the vendor said, when there is one.
+type apiError struct {
+	// Type names the error ("invalid_params", "not_found", ...), as
+	// package hosted reads it back into a sentinel.
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	// Status is the HTTP status of this answer.
+	Status int `json:"status"`
+	// RequestID is the service's id of this request (X-Request-Id).
+	RequestID string `json:"request_id"`
+	// Retryable says whether the same request may succeed later.
+	Retryable bool `json:"retryable"`
+	// Param names the offending parameter of a validation error.
+	Param string `json:"param,omitempty"`
+	// Code is the vendor's own error code.
+	Code string `json:"code,omitempty"`
+	// RetryAfterSeconds is how long to wait before trying again, when
+	// known.
+	RetryAfterSeconds float64 `json:"retry_after_seconds,omitempty"`
+	// SourceStatus and SourceRequestID are the HTTP status and request
+	// id of the vendor's answer, when the vendor answered.
+	SourceStatus    int    `json:"source_status,omitempty"`
+	SourceRequestID string `json:"source_request_id,omitempty"`
+}
+
+// writeError answers with the error envelope; it is the only writer of
+// error answers.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, status int, e apiError) {
+	info(r).errType = e.Type
+	e.Status, e.RequestID = status, info(r).id
+	s.writeJSON(w, status, map[string]any{"status": "error", "error": e})
+}
+
+// fail answers with an error of the service's own (no vendor involved).
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, typ, msg, param string) {
-	info(r).errType = typ
-	s.writeJSON(w, status, map[string]any{"status": "error", "error": map[string]any{
-		"type": typ, "message": msg, "param": param, "status": status, "request_id": info(r).id}})
+	s.writeError(w, r, status, apiError{Type: typ, Message: msg, Param: param,
+		Retryable: status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout})
 }
 
 // failErr answers with the error of an operation, in the shape package
@@ -334,11 +369,8 @@ func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
 		// The source rejected the stored credentials: not the caller's token.
 		status = http.StatusFailedDependency
 	}
-	typ := hosted.ErrorType(err)
-	info(r).errType = typ
-	body := map[string]any{"type": typ, "message": te.Message, "code": te.Code, "param": te.Param,
-		"request_id": te.RequestID, "service_request_id": info(r).id, "status": te.StatusCode, "retry_after_seconds": te.RetryAfter.Seconds()}
-	s.writeJSON(w, status, map[string]any{"status": "error", "error": body})
+	s.writeError(w, r, status, apiError{Type: hosted.ErrorType(err), Message: te.Message, Param: te.Param, Code: te.Code,
+		Retryable: te.Retryable, RetryAfterSeconds: te.RetryAfter.Seconds(), SourceStatus: te.StatusCode, SourceRequestID: te.RequestID})
 }
 
 // storeFailed answers a failure of the store or of the credentials: 503,
