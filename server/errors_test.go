@@ -1,16 +1,21 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/server"
 )
 
@@ -132,5 +137,78 @@ func TestUnreachableVendor(t *testing.T) {
 	if !errors.Is(err, tributary.ErrUnreachable) || !errors.As(err, &te) || te.Retryable || te.StatusCode != http.StatusBadGateway ||
 		!strings.Contains(te.Message, "acme.zendesk.invalid") {
 		t.Errorf("hosted: %v (%+v)", err, te)
+	}
+}
+
+// rangeDo sends a download execute with a Range header.
+func (s *service) rangeDo(t *testing.T, token, id string, params map[string]any, rng string) answer {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"entity": "attachments", "action": "download", "params": params})
+	req, err := http.NewRequest("POST", s.url+"/api/v1/connectors/sources/"+id+"/execute", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if rng != "" {
+		req.Header.Set("Range", rng)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := answer{status: resp.StatusCode, header: resp.Header, body: raw}
+	_ = json.Unmarshal(raw, &a.json)
+	return a
+}
+
+// The HTTP Range header of a download is honoured like
+// params.range_header: 206 with Content-Range and the bytes asked for,
+// 416 for a range the file cannot satisfy or that is not one.
+func TestDownloadRangeHeader(t *testing.T) {
+	zd := zendesktest.New(zendesktest.WithAttachmentSize(1000))
+	t.Cleanup(zd.Close)
+	s := start(t, sqliteStore(t), zd, nil)
+	tok := s.token(t, clientA, "user-1")
+	id := s.create(t, tok, "user-1")
+	att := zendesktest.AttachmentID(0, 0, 0)
+	want, ok := zd.FileContent(att)
+	if !ok || len(want) < 200 {
+		t.Fatalf("no attachment %d (%d bytes)", att, len(want))
+	}
+	size := strconv.Itoa(len(want))
+	p := map[string]any{"attachment_id": att}
+
+	a := s.rangeDo(t, tok, id, p, "")
+	if a.status != http.StatusOK || !bytes.Equal(a.body, want) || a.header.Get("Content-Range") != "" {
+		t.Fatalf("whole file: %d, %d bytes, Content-Range %q", a.status, len(a.body), a.header.Get("Content-Range"))
+	}
+	for rng, c := range map[string]struct {
+		first, last int
+	}{"bytes=100-199": {100, 199}, "bytes=900-": {900, len(want) - 1}, "bytes=-50": {len(want) - 50, len(want) - 1}} {
+		a := s.rangeDo(t, tok, id, p, rng)
+		wantCR := "bytes " + strconv.Itoa(c.first) + "-" + strconv.Itoa(c.last) + "/" + size
+		if a.status != http.StatusPartialContent || a.header.Get("Content-Range") != wantCR || !bytes.Equal(a.body, want[c.first:c.last+1]) ||
+			a.header.Get("Content-Length") != strconv.Itoa(c.last-c.first+1) {
+			t.Errorf("Range %s: %d, Content-Range %q (want %q), %d bytes", rng, a.status, a.header.Get("Content-Range"), wantCR, len(a.body))
+		}
+	}
+	// The same range twice is fine; two different ones are refused.
+	if a := s.rangeDo(t, tok, id, map[string]any{"attachment_id": att, "range_header": "bytes=0-9"}, "bytes=0-9"); a.status != http.StatusPartialContent || !bytes.Equal(a.body, want[:10]) {
+		t.Errorf("Range and the same range_header: %d %q", a.status, a.body)
+	}
+	e := envelope(t, "two ranges", s.rangeDo(t, tok, id, map[string]any{"attachment_id": att, "range_header": "bytes=0-9"}, "bytes=10-19"), http.StatusBadRequest, "invalid_params")
+	if e["param"] != "range_header" {
+		t.Errorf("two ranges: %v", e)
+	}
+	envelope(t, "unsatisfiable", s.rangeDo(t, tok, id, p, "bytes=5000-5999"), http.StatusRequestedRangeNotSatisfiable, "invalid_params")
+	e = envelope(t, "not a range", s.rangeDo(t, tok, id, p, "bytes=0-1,5-6"), http.StatusRequestedRangeNotSatisfiable, "invalid_params")
+	if !strings.Contains(str(e["message"]), "Range header") {
+		t.Errorf("not a range: %v", e)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/download"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
@@ -38,6 +39,9 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).kind, info(r).action = l.row.Kind, string(req.Action)
+	if req.Action == tributary.ActionDownload && !s.rangeParam(w, r, l.conn, &req) {
+		return
+	}
 	start := time.Now()
 	var conn = l.conn
 	if req.Action == tributary.ActionSearch {
@@ -185,6 +189,44 @@ func (s *Server) syncNow(ctx context.Context, l *live, rep *replica.Replica, ent
 		}
 	}
 	return err
+}
+
+// rangeParam carries a download's HTTP Range header into
+// params.range_header, which means the same; it answers 416 itself for a
+// Range it cannot serve, and 400 for a Range and a range_header that
+// differ, and reports false. An entity whose download takes no range
+// ignores the header (RFC 9110 allows it): the answer is the whole file.
+func (s *Server) rangeParam(w http.ResponseWriter, r *http.Request, conn tributary.Connector, req *tributary.Request) bool {
+	h := r.Header.Get("Range")
+	if h == "" || !takesRange(conn, req.Entity) {
+		return true
+	}
+	if _, err := download.ParseRange(h); err != nil {
+		s.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "invalid_params", "the Range header: "+err.Error(), "range_header")
+		return false
+	}
+	if v, ok := req.Params["range_header"]; ok && v != h {
+		s.fail(w, r, http.StatusBadRequest, "invalid_params", fmt.Sprintf("the Range header %q and params.range_header %v differ: give the range once", h, v), "range_header")
+		return false
+	}
+	p := req.Params.Clone()
+	if p == nil {
+		p = tributary.Params{}
+	}
+	p["range_header"] = h
+	req.Params = p
+	return true
+}
+
+// takesRange reports whether the download of entity takes range_header.
+func takesRange(conn tributary.Connector, entity string) bool {
+	for _, e := range conn.Entities() {
+		if e.Name == entity {
+			_, ok := e.Param(tributary.ActionDownload, "range_header")
+			return ok
+		}
+	}
+	return false
 }
 
 // stream answers a download: the file's bytes as they come, with the
