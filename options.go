@@ -91,7 +91,8 @@ func (o Options) PageLimit() int64 {
 // when the caller's context has no deadline. An attempt that hits one is
 // treated as a dropped connection: it is retried under the RetryPolicy,
 // and once the retries are spent the error is ErrServer, its message
-// naming the limit and its length. The caller's own deadline and the
+// naming the limit and its length (ErrUnreachable, naming the host, for
+// Connect). The caller's own deadline and the
 // timeout of a client given WithHTTPClient still apply, and win when they
 // are shorter. A negative field turns that limit off.
 type Timeouts struct {
