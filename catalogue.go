@@ -346,7 +346,7 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 	case TypeString:
 		s, ok := v.(string)
 		if !ok {
-			return nil, &vErr{name, fmt.Sprintf("must be a string, got %s", jsonKind(v))}
+			return nil, &vErr{name, fmt.Sprintf("must be a string, got %s", gotValue(name, v))}
 		}
 		if len(d.Enum) > 0 && !slices.Contains(d.Enum, s) {
 			return nil, &vErr{name, fmt.Sprintf("%q is not one of %s", s, strings.Join(d.Enum, ", "))}
@@ -363,7 +363,7 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 			ok = err == nil
 		}
 		if !ok {
-			return nil, &vErr{name, fmt.Sprintf("must be an integer, got %s", jsonKind(v))}
+			return nil, &vErr{name, fmt.Sprintf("must be an integer, got %s", gotValue(name, v))}
 		}
 		if d.Min != nil && float64(n) < *d.Min {
 			return nil, &vErr{name, fmt.Sprintf("%d is below the minimum %v", n, *d.Min)}
@@ -378,7 +378,7 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 	case TypeNumber:
 		f, ok := toFloat(v)
 		if !ok {
-			return nil, &vErr{name, fmt.Sprintf("must be a number, got %s", jsonKind(v))}
+			return nil, &vErr{name, fmt.Sprintf("must be a number, got %s", gotValue(name, v))}
 		}
 		if d.Min != nil && f < *d.Min {
 			return nil, &vErr{name, fmt.Sprintf("%v is below the minimum %v", f, *d.Min)}
@@ -393,13 +393,13 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 			b, ok = scalar.Bool(s)
 		}
 		if !ok {
-			return nil, &vErr{name, fmt.Sprintf("must be a boolean, got %s", jsonKind(v))}
+			return nil, &vErr{name, fmt.Sprintf("must be a boolean, got %s", gotValue(name, v))}
 		}
 		return b, nil
 	case TypeArray:
 		elems, ok := toSlice(v)
 		if !ok {
-			return nil, &vErr{name, fmt.Sprintf("must be an array, got %s", jsonKind(v))}
+			return nil, &vErr{name, fmt.Sprintf("must be an array, got %s", gotValue(name, v))}
 		}
 		if d.Min != nil && float64(len(elems)) < *d.Min {
 			return nil, &vErr{name, fmt.Sprintf("needs at least %v elements, got %d", *d.Min, len(elems))}
@@ -437,7 +437,7 @@ func validateValue(d Param, v any, name string) (any, *vErr) {
 			}
 		}
 		if !ok {
-			return nil, &vErr{name, fmt.Sprintf("must be an object, got %s", jsonKind(v))}
+			return nil, &vErr{name, fmt.Sprintf("must be an object, got %s", gotValue(name, v))}
 		}
 		if d.Fields == nil {
 			return normalizeAny(m), nil
@@ -581,6 +581,37 @@ func jsonKind(v any) string {
 		return "an array"
 	}
 	return fmt.Sprintf("a Go %T", v)
+}
+
+// secretish are the parts of a parameter name whose value a validation
+// error never echoes.
+var secretish = []string{"token", "secret", "password", "passwd", "key", "credential", "auth", "signature"}
+
+// gotValue describes a value that has the wrong type, for a validation
+// error: its JSON kind and, unless the parameter's name suggests a secret,
+// the value itself, cut short (`a string "ten"`).
+func gotValue(name string, v any) string {
+	kind := jsonKind(v)
+	if v == nil {
+		return kind
+	}
+	lname := strings.ToLower(name)
+	for _, s := range secretish {
+		if strings.Contains(lname, s) {
+			return kind
+		}
+	}
+	if str, ok := v.(string); ok {
+		return kind + " " + quoteShort(str)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return kind
+	}
+	if len(b) > 40 {
+		return kind + " " + string(b[:40]) + "…"
+	}
+	return kind + " " + string(b)
 }
 
 // quoteShort quotes s for an error message, cut to 40 bytes.

@@ -228,22 +228,55 @@ func TestValidateRefusesOtherStrings(t *testing.T) {
 		param string
 		msg   string
 	}{
-		{tributary.Params{"per_page": "12abc"}, "per_page", `parameter "per_page": must be an integer, got a string`},
-		{tributary.Params{"per_page": "1.5"}, "per_page", "must be an integer, got a string"},
-		{tributary.Params{"per_page": "1e3"}, "per_page", "must be an integer, got a string"},
-		{tributary.Params{"per_page": " 12"}, "per_page", "must be an integer, got a string"},
-		{tributary.Params{"per_page": ""}, "per_page", "must be an integer, got a string"},
-		{tributary.Params{"per_page": "0x10"}, "per_page", "must be an integer, got a string"},
-		{tributary.Params{"per_page": "1_000"}, "per_page", "must be an integer, got a string"},
+		{tributary.Params{"per_page": "12abc"}, "per_page", `parameter "per_page": must be an integer, got a string "12abc"`},
+		{tributary.Params{"per_page": "1.5"}, "per_page", `must be an integer, got a string "1.5"`},
+		{tributary.Params{"per_page": "1e3"}, "per_page", `must be an integer, got a string "1e3"`},
+		{tributary.Params{"per_page": " 12"}, "per_page", `must be an integer, got a string " 12"`},
+		{tributary.Params{"per_page": ""}, "per_page", `must be an integer, got a string ""`},
+		{tributary.Params{"per_page": "0x10"}, "per_page", `must be an integer, got a string "0x10"`},
+		{tributary.Params{"per_page": "1_000"}, "per_page", `must be an integer, got a string "1_000"`},
 		{tributary.Params{"per_page": "101"}, "per_page", "101 is above the maximum 100"},
 		{tributary.Params{"per_page": "0"}, "per_page", "0 is below the minimum 1"},
 		{tributary.Params{"ids": []any{"1", "99999999999999999999"}}, "ids[1]", `"99999999999999999999" is out of the integer range`},
-		{tributary.Params{"inline": "TRUE"}, "inline", "must be a boolean, got a string"},
-		{tributary.Params{"inline": "1"}, "inline", "must be a boolean, got a string"},
-		{tributary.Params{"inline": "yes"}, "inline", "must be a boolean, got a string"},
+		{tributary.Params{"inline": "TRUE"}, "inline", `must be a boolean, got a string "TRUE"`},
+		{tributary.Params{"inline": "1"}, "inline", `must be a boolean, got a string "1"`},
+		{tributary.Params{"inline": "yes"}, "inline", `must be a boolean, got a string "yes"`},
+		{tributary.Params{"inline": 3.5}, "inline", "must be a boolean, got a number 3.5"},
+		{tributary.Params{"per_page": []any{1, 2}}, "per_page", "must be an integer, got an array [1,2]"},
+		{tributary.Params{"per_page": strings.Repeat("x", 100)}, "per_page", `must be an integer, got a string "` + strings.Repeat("x", 40) + `"…`},
 	}
 	for _, tc := range cases {
 		wantParamError(t, "zendesk-support", idsLike, "article_attachments", tc.p, tc.param, tc.msg)
+	}
+}
+
+// TestValidateHidesSecretValues: a value of the wrong type is echoed in
+// the error, except where the parameter's name says it may be a secret.
+func TestValidateHidesSecretValues(t *testing.T) {
+	ents := []tributary.Entity{{Name: "things", Actions: []tributary.Action{tributary.ActionList},
+		Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {
+			{Name: "api_key", Type: tributary.TypeString}, {Name: "page_token", Type: tributary.TypeInteger},
+			{Name: "opts", Type: tributary.TypeObject, Fields: []tributary.Param{{Name: "client_secret", Type: tributary.TypeBoolean}}},
+		}}}}
+	for _, tc := range []struct {
+		p     tributary.Params
+		param string
+	}{
+		{tributary.Params{"api_key": 12345678}, "api_key"},
+		{tributary.Params{"page_token": "sk-live-12345678"}, "page_token"},
+		{tributary.Params{"opts": map[string]any{"client_secret": "hunter2-hunter2"}}, "opts.client_secret"},
+	} {
+		_, err := tributary.Validate("k", ents, "things", tributary.ActionList, tc.p)
+		var te *tributary.Error
+		if !errors.As(err, &te) || te.Param != tc.param || !strings.Contains(err.Error(), "got a") {
+			t.Errorf("%v: %v", tc.p, err)
+			continue
+		}
+		for _, secret := range []string{"12345678", "hunter2"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("%v: error %q echoes the value", tc.p, err)
+			}
+		}
 	}
 }
 

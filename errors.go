@@ -34,6 +34,14 @@ var (
 	// ErrRateLimited: the source's rate limit or quota is exhausted and
 	// waiting did not fit the retry policy or the context.
 	ErrRateLimited = errors.New("rate limited")
+	// ErrUnreachable: the source's host could not be reached: its DNS name
+	// does not resolve (a mistyped subdomain or instance URL, or no
+	// network), or no connection could be made (refused, timed out: the
+	// network, a firewall or a proxy). The message names the host and the
+	// likely cause. A name that does not resolve is not retried and the
+	// error is not Retryable; a failed connection is retried under the
+	// RetryPolicy first.
+	ErrUnreachable = errors.New("unreachable host")
 	// ErrServer: the source failed (5xx) after the retries allowed.
 	ErrServer = errors.New("server error")
 	// ErrPaging: the source's paging did not advance (a repeated cursor or

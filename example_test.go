@@ -60,5 +60,5 @@ func ExampleExecute_validation() {
 	}
 	// Output:
 	// tickets get ticket_id
-	// tributary: zendesk-support tickets.get: invalid params: parameter "ticket_id": must be an integer, got a string
+	// tributary: zendesk-support tickets.get: invalid params: parameter "ticket_id": must be an integer, got a string "#35436"
 }

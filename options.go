@@ -23,6 +23,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Retry is the retry policy.
 	Retry RetryPolicy
+	// OnRetry is called before each retry of an HTTP request (see
+	// WithRetryHook); nil calls nothing.
+	OnRetry func(Retrying)
 	// RatePerSecond and RateBurst set a client-side rate limit (0: none).
 	RatePerSecond float64
 	RateBurst     int
@@ -88,7 +91,8 @@ func (o Options) PageLimit() int64 {
 // when the caller's context has no deadline. An attempt that hits one is
 // treated as a dropped connection: it is retried under the RetryPolicy,
 // and once the retries are spent the error is ErrServer, its message
-// naming the limit and its length. The caller's own deadline and the
+// naming the limit and its length (ErrUnreachable, naming the host, for
+// Connect). The caller's own deadline and the
 // timeout of a client given WithHTTPClient still apply, and win when they
 // are shorter. A negative field turns that limit off.
 type Timeouts struct {
@@ -181,6 +185,25 @@ func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l 
 
 // WithRetry sets the retry policy.
 func WithRetry(p RetryPolicy) Option { return func(o *Options) { o.Retry = p } }
+
+// Retrying describes a retry of an HTTP request that the library is about
+// to make.
+type Retrying struct {
+	// Attempt is the attempt about to be made (2 for the first retry), out
+	// of Attempts at most (RetryPolicy.MaxRetries + 1).
+	Attempt, Attempts int
+	// Wait is how long the library waits before it.
+	Wait time.Duration
+	// Reason says why the attempt before failed ("HTTP 503", or the
+	// network error), secrets redacted.
+	Reason string
+}
+
+// WithRetryHook calls fn before each retry's wait, so that a caller can
+// show retries as they happen (the CLI does on a terminal). fn is called
+// from the goroutine sending the request: it must be quick and safe for
+// concurrent use.
+func WithRetryHook(fn func(Retrying)) Option { return func(o *Options) { o.OnRetry = fn } }
 
 // WithRateLimit paces requests to perSecond with bursts of burst.
 func WithRateLimit(perSecond float64, burst int) Option {

@@ -175,6 +175,9 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 		MaxRetries: o.Retry.MaxRetries, MinBackoff: o.Retry.MinBackoff, MaxBackoff: o.Retry.MaxBackoff, MaxRateLimitWait: o.Retry.MaxRateLimitWait,
 		MaxConcurrency: o.MaxConcurrency, Timeouts: timeouts,
 	}
+	if o.OnRetry != nil {
+		tc.OnRetry = engine.RetryHook(o.OnRetry, c.redact)
+	}
 	if o.RatePerSecond > 0 {
 		tc.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), max(o.RateBurst, 1))
 	}
@@ -446,6 +449,10 @@ func (c *Client) wrap(kind, entity string, a tributary.Action, err error) error 
 	case errors.Is(err, transport.ErrAuth):
 		e.Err, e.Message = tributary.ErrUnauthorized, c.redact(err.Error())
 	default:
+		if msg, retryable, ok := transport.Unreachable(err, c.base.Host); ok {
+			e.Err, e.Retryable, e.Message, e.Cause = tributary.ErrUnreachable, retryable, c.redact(msg+" (the hosted service)"), err
+			break
+		}
 		e.Err, e.Retryable, e.Message = tributary.ErrServer, true, c.redact(err.Error())
 		var te *transport.TimeoutError
 		if errors.As(err, &te) {
@@ -471,6 +478,7 @@ var sentinels = map[string]error{
 	"invalid_params": tributary.ErrInvalidParams, "invalid_credentials": tributary.ErrInvalidCredentials,
 	"unknown_kind": tributary.ErrUnknownKind, "not_found": tributary.ErrNotFound, "unauthorized": tributary.ErrUnauthorized,
 	"forbidden": tributary.ErrForbidden, "rate_limited": tributary.ErrRateLimited, "server_error": tributary.ErrServer,
+	"unreachable":  tributary.ErrUnreachable,
 	"paging_error": tributary.ErrPaging, "unexpected_response": tributary.ErrUnexpectedResponse,
 	"cursor_expired": tributary.ErrCursorExpired,
 }
@@ -486,33 +494,43 @@ func ErrorType(err error) string {
 	return "server_error"
 }
 
-// statusError reads the service's error body: {"status": "error", "error":
-// {"type", "message", "code", "param", "request_id", "retry_after_seconds"}},
-// or {"detail"}/{"message"}; the HTTP status decides the sentinel when the
-// body does not.
+// statusError reads the service's error envelope: {"status": "error",
+// "error": {"type", "message", "status", "request_id", "retryable",
+// "param", "code", "retry_after_seconds", "source_status",
+// "source_request_id"}}, or {"detail"}/{"message"}; the HTTP status
+// decides the sentinel when the body does not. StatusCode and RequestID
+// are the vendor's when it answered, else the service's.
 func (c *Client) statusError(kind, entity string, a tributary.Action, resp *http.Response, body []byte) error {
 	e := &tributary.Error{Kind: kind, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.SentinelForStatus(resp.StatusCode)}
 	var eb struct {
 		Error struct {
-			Type       string  `json:"type"`
-			Message    string  `json:"message"`
-			Code       string  `json:"code"`
-			Param      string  `json:"param"`
-			RequestID  string  `json:"request_id"`
-			Status     int     `json:"status"`
-			RetryAfter float64 `json:"retry_after_seconds"`
+			Type            string  `json:"type"`
+			Message         string  `json:"message"`
+			Code            string  `json:"code"`
+			Param           string  `json:"param"`
+			RequestID       string  `json:"request_id"`
+			Status          int     `json:"status"`
+			Retryable       *bool   `json:"retryable"`
+			RetryAfter      float64 `json:"retry_after_seconds"`
+			SourceStatus    int     `json:"source_status"`
+			SourceRequestID string  `json:"source_request_id"`
 		} `json:"error"`
 		Detail  any    `json:"detail"`
 		Message string `json:"message"`
 	}
+	var retryable *bool
 	if json.Unmarshal(body, &eb) == nil {
 		if s, ok := sentinels[eb.Error.Type]; ok {
 			e.Err = s
 		}
 		e.Message, e.Code, e.Param, e.RequestID = eb.Error.Message, eb.Error.Code, eb.Error.Param, eb.Error.RequestID
-		if eb.Error.Status != 0 {
-			e.StatusCode = eb.Error.Status
+		if eb.Error.SourceRequestID != "" {
+			e.RequestID = eb.Error.SourceRequestID
 		}
+		if eb.Error.SourceStatus != 0 {
+			e.StatusCode = eb.Error.SourceStatus
+		}
+		retryable = eb.Error.Retryable
 		e.RetryAfter = time.Duration(eb.Error.RetryAfter * float64(time.Second))
 		if e.Message == "" {
 			if s, ok := eb.Detail.(string); ok {
@@ -532,5 +550,8 @@ func (c *Client) statusError(kind, entity string, a tributary.Action, resp *http
 	}
 	e.Message = c.redact(e.Message)
 	e.Retryable = errors.Is(e.Err, tributary.ErrRateLimited) || errors.Is(e.Err, tributary.ErrServer)
+	if retryable != nil {
+		e.Retryable = *retryable || errors.Is(e.Err, tributary.ErrRateLimited)
+	}
 	return e
 }

@@ -149,26 +149,68 @@ func textual(ct string) bool {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // fileName is the name a download is saved under: connector, entity, the
-// file's own name when the source gives one, and a hash of the params, so
-// that the same download lands on the same file and different ones never
-// collide. Only letters, digits, '.', '-' and '_' survive, and os.Root
-// keeps it inside the directory whatever it is.
+// file's own name, and a hash of the params, so that the same download
+// lands on the same file and different ones never collide. The file's own
+// name is the one the source gives (Content-Disposition), else the last
+// segment of a parameter that names the file (path, file_name, filename).
+// Its extension comes from that name first, and from the content type
+// only when the name has none. Only letters, digits, '.', '-' and '_'
+// survive, and os.Root keeps it inside the directory whatever it is.
 func fileName(connector, entity string, p tributary.Params, given, contentType string) string {
 	b, _ := json.Marshal(p)
 	sum := sha256.Sum256(b)
-	base := connector + "-" + entity + "-" + hex.EncodeToString(sum[:4])
-	ext := ""
-	if given != "" {
-		g := strings.Trim(unsafeName.ReplaceAllString(path.Base(filepath.ToSlash(given)), "_"), "._")
-		if len(g) > 80 {
-			g = g[len(g)-80:]
-		}
-		if g != "" {
-			return base + "-" + g
+	base := unsafeName.ReplaceAllString(connector+"-"+entity+"-"+hex.EncodeToString(sum[:4]), "_")
+	if given == "" {
+		given = nameParam(p)
+	}
+	g := strings.Trim(unsafeName.ReplaceAllString(path.Base(filepath.ToSlash(given)), "_"), "._")
+	if len(g) > 80 {
+		g = g[len(g)-80:]
+	}
+	if g != "" {
+		base += "-" + g
+	}
+	if path.Ext(g) != "" {
+		return base
+	}
+	return base + extensionOf(contentType)
+}
+
+// nameParams are the download parameters that name the file, in the order
+// they are tried.
+var nameParams = []string{"file_name", "filename", "path"}
+
+// nameParam returns the file name a download's params give, or "".
+func nameParam(p tributary.Params) string {
+	for _, k := range nameParams {
+		if v, ok := p[k].(string); ok && strings.Trim(path.Base(v), "/.") != "" {
+			return v
 		}
 	}
-	if exts, err := mime.ExtensionsByType(contentType); err == nil && len(exts) > 0 {
-		ext = exts[0]
+	return ""
+}
+
+// commonExt are the usual extensions of common types, where the mime
+// package's first (alphabetical) choice would surprise: text/plain is
+// .txt, not .asc.
+var commonExt = map[string]string{
+	"text/plain": ".txt", "text/markdown": ".md", "text/html": ".html", "text/csv": ".csv", "text/xml": ".xml",
+	"application/json": ".json", "application/xml": ".xml", "application/pdf": ".pdf", "application/zip": ".zip",
+	"application/octet-stream": ".bin", "image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif",
+	"image/svg+xml": ".svg", "audio/mpeg": ".mp3", "audio/wav": ".wav", "video/mp4": ".mp4",
+}
+
+// extensionOf returns the extension of a content type, "" when unknown.
+func extensionOf(contentType string) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
 	}
-	return unsafeName.ReplaceAllString(base, "_") + ext
+	if ext, ok := commonExt[mt]; ok {
+		return ext
+	}
+	if exts, err := mime.ExtensionsByType(mt); err == nil && len(exts) > 0 {
+		return exts[0]
+	}
+	return ""
 }

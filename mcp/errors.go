@@ -23,6 +23,7 @@ const (
 	KindNotFound           = "not_found"           // no such record (404)
 	KindRateLimited        = "rate_limited"        // wait retry_after_seconds, then try again
 	KindServer             = "server_error"        // the source failed after the retries
+	KindUnreachable        = "unreachable"         // the source's host could not be reached (DNS, network, firewall, proxy)
 	KindPaging             = "paging"              // the source's paging did not advance
 	KindUnexpected         = "unexpected_response" // the source's answer could not be read
 	KindTimeout            = "timeout"             // the call took longer than allowed
@@ -66,6 +67,7 @@ var sentinels = []struct {
 	{tributary.ErrForbidden, KindForbidden},
 	{tributary.ErrNotFound, KindNotFound},
 	{tributary.ErrRateLimited, KindRateLimited},
+	{tributary.ErrUnreachable, KindUnreachable},
 	{tributary.ErrServer, KindServer},
 	{tributary.ErrPaging, KindPaging},
 	{tributary.ErrUnexpectedResponse, KindUnexpected},

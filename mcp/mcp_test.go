@@ -322,7 +322,7 @@ func TestValidate(t *testing.T) {
 		inText      []string
 	}{
 		{map[string]any{}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{"ticket_id", "is required"}},
-		{map[string]any{"ticket_id": "abc"}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{"must be an integer"}},
+		{map[string]any{"ticket_id": "abc"}, "get", "tickets", mcp.KindInvalidParams, "ticket_id", []string{`must be an integer, got a string "abc"`}},
 		{map[string]any{"sort": "up"}, "list", "tickets", mcp.KindInvalidParams, "sort", []string{`"up" is not one of id, status`}},
 		{map[string]any{"per_page": 500}, "list", "tickets", mcp.KindInvalidParams, "per_page", []string{"above the maximum 100"}},
 		{map[string]any{"colour": 1}, "list", "tickets", mcp.KindInvalidParams, "colour", []string{"not a parameter", "per_page"}},
@@ -487,9 +487,13 @@ func TestExecuteErrors(t *testing.T) {
 	call(t, w.client, "execute", op("tickets", "api_search", nil)).fails(t, mcp.KindUnsupportedAction, "tickets offers")
 	call(t, w.client, "execute", op("users", "search", map[string]any{"query": map[string]any{"sort": "x"}})).fails(t, mcp.KindInvalidParams)
 	e := call(t, w.client, "execute", map[string]any{"connector": "nope", "entity": "tickets", "action": "list"}).fails(t, mcp.KindUnknownConnector, "support")
-	if e["connector"] != "nope" {
+	if e["connector"] != "nope" || strings.Contains(str(e["message"]), "did you mean") {
 		t.Errorf("error %v", e)
 	}
+	call(t, w.client, "execute", map[string]any{"connector": "suport", "entity": "tickets", "action": "list"}).
+		fails(t, mcp.KindUnknownConnector, `unknown connector "suport"; did you mean "support"? (connectors: support)`)
+	call(t, w.client, "describe", map[string]any{"connector": "Support"}).
+		fails(t, mcp.KindUnknownConnector, `did you mean "support"?`)
 	call(t, w.client, "execute", map[string]any{"connector": "support", "entity": "tickets", "action": "list", "limit": 0}).fails(t, mcp.KindInvalidArguments, `"limit" must be an integer from 1 to 1000`)
 	call(t, w.client, "execute", map[string]any{"connector": "support", "entity": "tickets", "action": "list", "limit": "ten"}).fails(t, mcp.KindInvalidArguments, `"limit"`)
 	call(t, w.client, "execute", map[string]any{"connector": "support", "entity": "tickets", "action": "list", "fields": []string{"a..b"}}).fails(t, mcp.KindInvalidArguments, "fields[0]")
@@ -662,5 +666,29 @@ func TestSearchNeedsAStore(t *testing.T) {
 	a = call(t, cs, "describe", map[string]any{"connector": "support", "entity": "tickets"}).ok(t)
 	if !strings.Contains(a.text, "actions list, get") || strings.Contains(a.text, "search\n") || !strings.Contains(a.text, "not available here") {
 		t.Errorf("describe: %s", a.text)
+	}
+}
+
+// TestDownloadFileName: a download is saved under the file's own name,
+// its extension from that name first (README.md stays .md, not text/plain's
+// .asc) and from the content type when the name has none.
+func TestDownloadFileName(t *testing.T) {
+	gh := githubtest.New(githubtest.WithFile("README.md", []byte("# hello\n")), githubtest.WithFile("LICENSE", []byte("MIT\n")))
+	defer gh.Close()
+	conn, err := kinds.Open("github", map[string]any{"token": githubtest.DefaultToken}, tributary.WithBaseURL(gh.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcp.New([]mcp.Source{{Name: "code", Conn: conn}}, mcp.Options{Downloads: mcp.Downloads{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	for file, suffix := range map[string]string{"README.md": "-README.md", "LICENSE": "-LICENSE.txt"} {
+		a := call(t, cs, "download", map[string]any{"connector": "code", "entity": "file_content",
+			"params": map[string]any{"owner": "octo", "repo": "hello", "path": file}}).ok(t)
+		if p := filepath.Base(str(a.out["path"])); !strings.HasPrefix(p, "code-file_content-") || !strings.HasSuffix(p, suffix) {
+			t.Errorf("%s saved as %s, want a name ending in %s", file, p, suffix)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/suggest"
 )
 
 // The tools' names.
@@ -109,7 +110,7 @@ func (s *Server) allEntities() []string {
 // errorSchema is the schema of the error object of a failed call.
 var errorSchema = obj{"type": "object", "required": []string{"kind", "message"}, "properties": obj{
 	"kind": obj{"type": "string", "enum": []string{KindInvalidArguments, KindUnknownConnector, KindUnknownEntity, KindUnsupportedAction,
-		KindInvalidParams, KindInvalidCredentials, KindUnauthorized, KindForbidden, KindNotFound, KindRateLimited, KindServer, KindPaging,
+		KindInvalidParams, KindInvalidCredentials, KindUnauthorized, KindForbidden, KindNotFound, KindRateLimited, KindServer, KindUnreachable, KindPaging,
 		KindUnexpected, KindTimeout, KindCanceled, KindTooLarge, KindNotConfigured, KindDownloadFailed, KindInternal}},
 	"message": obj{"type": "string"}, "connector": obj{"type": "string"}, "entity": obj{"type": "string"}, "action": obj{"type": "string"},
 	"param": obj{"type": "string"}, "allowed": obj{"type": "array", "items": obj{"type": "string"}},
@@ -243,7 +244,7 @@ func (s *Server) source(name string) (Source, error) {
 	src, ok := s.byName[name]
 	if !ok {
 		return Source{}, &toolError{Kind: KindUnknownConnector, Connector: name, Allowed: s.names(),
-			Message: fmt.Sprintf("unknown connector %q (connectors: %s)", name, strings.Join(s.names(), ", "))}
+			Message: fmt.Sprintf("unknown connector %q%s (connectors: %s)", name, suggest.Hint(name, s.names()), strings.Join(s.names(), ", "))}
 	}
 	return src, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/download"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
@@ -38,6 +39,9 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).kind, info(r).action = l.row.Kind, string(req.Action)
+	if req.Action == tributary.ActionDownload && !s.rangeParam(w, r, l.conn, &req) {
+		return
+	}
 	start := time.Now()
 	var conn = l.conn
 	if req.Action == tributary.ActionSearch {
@@ -187,6 +191,44 @@ func (s *Server) syncNow(ctx context.Context, l *live, rep *replica.Replica, ent
 	return err
 }
 
+// rangeParam carries a download's HTTP Range header into
+// params.range_header, which means the same; it answers 416 itself for a
+// Range it cannot serve, and 400 for a Range and a range_header that
+// differ, and reports false. An entity whose download takes no range
+// ignores the header (RFC 9110 allows it): the answer is the whole file.
+func (s *Server) rangeParam(w http.ResponseWriter, r *http.Request, conn tributary.Connector, req *tributary.Request) bool {
+	h := r.Header.Get("Range")
+	if h == "" || !takesRange(conn, req.Entity) {
+		return true
+	}
+	if _, err := download.ParseRange(h); err != nil {
+		s.fail(w, r, http.StatusRequestedRangeNotSatisfiable, "invalid_params", "the Range header: "+err.Error(), "range_header")
+		return false
+	}
+	if v, ok := req.Params["range_header"]; ok && v != h {
+		s.fail(w, r, http.StatusBadRequest, "invalid_params", fmt.Sprintf("the Range header %q and params.range_header %v differ: give the range once", h, v), "range_header")
+		return false
+	}
+	p := req.Params.Clone()
+	if p == nil {
+		p = tributary.Params{}
+	}
+	p["range_header"] = h
+	req.Params = p
+	return true
+}
+
+// takesRange reports whether the download of entity takes range_header.
+func takesRange(conn tributary.Connector, entity string) bool {
+	for _, e := range conn.Entities() {
+		if e.Name == entity {
+			_, ok := e.Param(tributary.ActionDownload, "range_header")
+			return ok
+		}
+	}
+	return false
+}
+
 // stream answers a download: the file's bytes as they come, with the
 // range and validator the source gave.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, res *tributary.Result) {
@@ -290,7 +332,7 @@ func jsonProblem(err error) string {
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":{"type":"server_error","message":"encoding failed","status":500}}`)
+		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":{"type":"server_error","message":"encoding failed","status":500,"request_id":"","retryable":false}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
@@ -301,11 +343,46 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
-// fail answers with the contract's error envelope.
+// apiError is the one error envelope of every failed request, under
+// {"status": "error", "error": ...} (docs/service-errors.md): what went
+// wrong and this answer's status and request id, always; the parameter,
+// the wait and what the vendor said, when there is one.
+type apiError struct {
+	// Type names the error ("invalid_params", "not_found", ...), as
+	// package hosted reads it back into a sentinel.
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	// Status is the HTTP status of this answer.
+	Status int `json:"status"`
+	// RequestID is the service's id of this request (X-Request-Id).
+	RequestID string `json:"request_id"`
+	// Retryable says whether the same request may succeed later.
+	Retryable bool `json:"retryable"`
+	// Param names the offending parameter of a validation error.
+	Param string `json:"param,omitempty"`
+	// Code is the vendor's own error code.
+	Code string `json:"code,omitempty"`
+	// RetryAfterSeconds is how long to wait before trying again, when
+	// known.
+	RetryAfterSeconds float64 `json:"retry_after_seconds,omitempty"`
+	// SourceStatus and SourceRequestID are the HTTP status and request
+	// id of the vendor's answer, when the vendor answered.
+	SourceStatus    int    `json:"source_status,omitempty"`
+	SourceRequestID string `json:"source_request_id,omitempty"`
+}
+
+// writeError answers with the error envelope; it is the only writer of
+// error answers.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, status int, e apiError) {
+	info(r).errType = e.Type
+	e.Status, e.RequestID = status, info(r).id
+	s.writeJSON(w, status, map[string]any{"status": "error", "error": e})
+}
+
+// fail answers with an error of the service's own (no vendor involved).
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, typ, msg, param string) {
-	info(r).errType = typ
-	s.writeJSON(w, status, map[string]any{"status": "error", "error": map[string]any{
-		"type": typ, "message": msg, "param": param, "status": status, "request_id": info(r).id}})
+	s.writeError(w, r, status, apiError{Type: typ, Message: msg, Param: param,
+		Retryable: status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout})
 }
 
 // failErr answers with the error of an operation, in the shape package
@@ -324,7 +401,7 @@ func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
 			status = http.StatusGatewayTimeout
 		case errors.Is(err, tributary.ErrUnauthorized):
 			status = http.StatusUnauthorized
-		case errors.Is(err, tributary.ErrServer), errors.Is(err, tributary.ErrUnexpectedResponse), errors.Is(err, tributary.ErrPaging):
+		case errors.Is(err, tributary.ErrServer), errors.Is(err, tributary.ErrUnreachable), errors.Is(err, tributary.ErrUnexpectedResponse), errors.Is(err, tributary.ErrPaging):
 			status = http.StatusBadGateway
 		default:
 			status = http.StatusBadRequest
@@ -334,11 +411,8 @@ func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
 		// The source rejected the stored credentials: not the caller's token.
 		status = http.StatusFailedDependency
 	}
-	typ := hosted.ErrorType(err)
-	info(r).errType = typ
-	body := map[string]any{"type": typ, "message": te.Message, "code": te.Code, "param": te.Param,
-		"request_id": te.RequestID, "service_request_id": info(r).id, "status": te.StatusCode, "retry_after_seconds": te.RetryAfter.Seconds()}
-	s.writeJSON(w, status, map[string]any{"status": "error", "error": body})
+	s.writeError(w, r, status, apiError{Type: hosted.ErrorType(err), Message: te.Message, Param: te.Param, Code: te.Code,
+		Retryable: te.Retryable, RetryAfterSeconds: te.RetryAfter.Seconds(), SourceStatus: te.StatusCode, SourceRequestID: te.RequestID})
 }
 
 // storeFailed answers a failure of the store or of the credentials: 503,

@@ -137,11 +137,16 @@ func (s *Server) observe(endpoint string, h func(http.ResponseWriter, *http.Requ
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("endpoint", endpoint),
 				slog.String("client", ri.client), slog.String("connector", ri.connector), slog.String("kind", ri.kind),
 				slog.String("action", ri.action), slog.Int("status", sw.status), slog.String("error", ri.errType),
-				slog.Int64("bytes", ri.bytes), slog.Duration("took", d))
+				slog.Int64("bytes", ri.bytes), slog.Float64("duration_ms", durationMS(d)))
 		}()
 		h(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
 	}
 }
+
+// durationMS is d in milliseconds, to the microsecond: what a log line
+// says of a duration (a JSON handler would print a time.Duration in
+// nanoseconds).
+func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // metrics are the service's Prometheus metrics.
 type metrics struct {

@@ -398,7 +398,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown kind, near", nil, []string{"exec", "hubspt", "contacts", "list", "--sandbox"}, exitUsage, `unknown connector_type "hubspt"; did you mean "hubspot"?`},
 		{"unknown parameter", nil, []string{"exec", "zendesk-support", "tickets", "list", "--sandbox", "-p", "per_pag=1"}, exitUsage, `parameter "per_pag": is not a parameter of this action; did you mean "per_page"?`},
 		{"id as a string", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "--params", `{"ticket_id": "1"}`}, exitNotFound, "tickets.get: not found (HTTP 404"},
-		{"id as a bad string", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "--params", `{"ticket_id": "1x"}`}, exitUsage, `parameter "ticket_id": must be an integer, got a string`},
+		{"id as a bad string", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "--params", `{"ticket_id": "1x"}`}, exitUsage, `parameter "ticket_id": must be an integer, got a string "1x"`},
 		{"unsupported action", nil, []string{"exec", "zendesk-support", "tickets", "download", "--sandbox"}, exitUsage, "tickets.download: unsupported action"},
 		{"missing parameter", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox"}, exitUsage, `tickets.get: invalid params: parameter "ticket_id"`},
 		{"ill-typed parameter", nil, []string{"exec", "zendesk-support", "tickets", "get", "--sandbox", "-p", "ticket_id=x"}, exitUsage, `parameter "ticket_id": "x" is not an integer`},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tributary-dev/tributary"
@@ -119,8 +120,22 @@ func (a *app) options(f *connFlags, counter *pageCounter, tr *http.Transport) []
 	if f.verbose {
 		a.noProgress = true // the log lines would break the progress line
 		opts = append(opts, tributary.WithLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	} else if a.isTerminal(a.stderr) {
+		opts = append(opts, tributary.WithRetryHook(a.retryLine()))
 	}
 	return opts
+}
+
+// retryLine returns the retry hook of a terminal: one line on stderr per
+// retry, as it is about to wait, so that a slow failure is not a silent
+// one. The line clears a progress line first; the bar redraws below it.
+func (a *app) retryLine() func(tributary.Retrying) {
+	var mu sync.Mutex
+	return func(r tributary.Retrying) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(a.stderr, "\r\x1b[Kretrying in %s (attempt %d/%d): %s\n", r.Wait.Round(100*time.Millisecond), r.Attempt, r.Attempts, r.Reason)
+	}
 }
 
 // open opens a connector of kind in the mode the flags choose.

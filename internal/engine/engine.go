@@ -120,6 +120,9 @@ func Open(s Setup) (*Connector, error) {
 	if o.MaxConcurrency > 0 {
 		cfg.MaxConcurrency = o.MaxConcurrency
 	}
+	if o.OnRetry != nil {
+		cfg.OnRetry = RetryHook(o.OnRetry, c.redact)
+	}
 	if o.RatePerSecond > 0 {
 		burst := o.RateBurst
 		if burst < 1 {
@@ -566,6 +569,8 @@ func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, r
 		case errors.Is(err, transport.ErrInsecureRedirect):
 			e.Err = tributary.ErrUnexpectedResponse
 			e.Message = "expected a redirect that stays on https, got one from https to http (refused)"
+		case unreachable(e, err, req.URL.Host):
+			e.Message = c.redact(e.Message)
 		default:
 			e.Err = tributary.ErrServer
 			e.Retryable = true
@@ -583,6 +588,32 @@ func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, r
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	return nil, c.httpError(entity, a, resp, body)
+}
+
+// unreachable fills e when err says host could not be reached, and
+// reports whether it did.
+func unreachable(e *tributary.Error, err error, host string) bool {
+	msg, retryable, ok := transport.Unreachable(err, host)
+	if ok {
+		e.Err, e.Message, e.Retryable, e.Cause = tributary.ErrUnreachable, msg, retryable, err
+	}
+	return ok
+}
+
+// RetryHook adapts a caller's retry hook to the transport's, with the
+// reason redacted by redact.
+func RetryHook(fn func(tributary.Retrying), redact func(string) string) func(transport.Retry) {
+	return func(r transport.Retry) {
+		reason := "HTTP " + strconv.Itoa(r.Status)
+		if r.Status == 0 && r.Err != nil {
+			reason = r.Err.Error()
+			var ue *url.Error
+			if errors.As(r.Err, &ue) { // the method and URL say nothing new
+				reason = ue.Err.Error()
+			}
+		}
+		fn(tributary.Retrying{Attempt: r.Attempt, Attempts: r.Attempts, Wait: r.Wait, Reason: redact(reason)})
+	}
 }
 
 func (c *Connector) httpError(entity string, a tributary.Action, resp *http.Response, body []byte) *tributary.Error {

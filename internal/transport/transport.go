@@ -131,16 +131,35 @@ type Config struct {
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 
+	// OnRetry, when set, is called before each retry's wait, from the
+	// goroutine sending the request, so a caller can show the retries as
+	// they happen. It must be quick and safe for concurrent use.
+	OnRetry func(Retry)
+
 	// dial replaces the network dialer of the library's own transport
 	// (tests).
 	dial dialFunc
+}
+
+// Retry describes a retry about to be made.
+type Retry struct {
+	// Attempt is the attempt about to be made (2 for the first retry), out
+	// of Attempts at most.
+	Attempt, Attempts int
+	// Wait is the backoff before it.
+	Wait time.Duration
+	// Status is the HTTP status of the failed attempt's answer; 0 when it
+	// had none and Err says why.
+	Status int
+	// Err is the failed attempt's transport error (any URL in it
+	// redacted), when it had no answer.
+	Err error
 }
 
 // Client is a connector's HTTP client. It is safe for concurrent use.
 type Client struct {
 	cfg    Config
 	origin atomic.Pointer[url.URL]
-	rc     *retryablehttp.Client
 	sem    chan struct{}
 	http   *http.Client
 	budget *budgetGate // nil: no Config.Budget
@@ -215,17 +234,73 @@ func New(cfg Config) *Client {
 		Timeout:       timeout,
 	}
 	c.http = inner
-	rc := retryablehttp.NewClient()
-	rc.HTTPClient = inner
-	rc.Logger = nil
-	rc.RetryMax = cfg.MaxRetries
-	rc.RetryWaitMin = cfg.MinBackoff
-	rc.RetryWaitMax = cfg.MaxBackoff
-	rc.CheckRetry = c.checkRetry
-	rc.Backoff = c.backoff
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	c.rc = rc
 	return c
+}
+
+// attempts is what one call of Do learns about its attempts.
+type attempts struct {
+	n      int   // attempts made
+	status int   // the last failed attempt's status, when it had an answer
+	err    error // the last failed attempt's transport error
+}
+
+// retrying returns the retrying client of one call of Do, which records
+// its attempts in st.
+func (c *Client) retrying(st *attempts) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:   c.http,
+		RetryMax:     c.cfg.MaxRetries,
+		RetryWaitMin: c.cfg.MinBackoff,
+		RetryWaitMax: c.cfg.MaxBackoff,
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			st.n++
+			st.status, st.err = 0, err
+			if resp != nil {
+				st.status = resp.StatusCode
+			}
+			return c.checkRetry(ctx, resp, err)
+		},
+		Backoff: func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+			wait := c.backoff(minWait, maxWait, attempt, resp)
+			if c.cfg.OnRetry != nil && st.status != http.StatusUnauthorized {
+				c.cfg.OnRetry(Retry{Attempt: attempt + 2, Attempts: c.cfg.MaxRetries + 1, Wait: wait, Status: st.status, Err: redactErr(st.err)})
+			}
+			return wait
+		},
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+}
+
+// redactErr hides the secrets of any URL in err.
+func redactErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = RedactURL(ue.URL)
+	}
+	return err
+}
+
+// AttemptsError is the transport error of a request that was sent more
+// than once: the last attempt's error, and how many attempts were made.
+type AttemptsError struct {
+	Attempts int
+	Err      error
+}
+
+// Error is the last attempt's error text.
+func (e *AttemptsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the last attempt's error.
+func (e *AttemptsError) Unwrap() error { return e.Err }
+
+// Attempts returns how many attempts the request whose error is err made:
+// 1 unless err is (or wraps) an *AttemptsError.
+func Attempts(err error) int {
+	var ae *AttemptsError
+	if errors.As(err, &ae) {
+		return ae.Attempts
+	}
+	return 1
 }
 
 // Origin returns the connector's origin.
@@ -250,14 +325,15 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.rc.Do(rreq)
+	var st attempts
+	resp, err := c.retrying(&st).Do(rreq)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			ue.URL = RedactURL(ue.URL)
-		}
+		err = redactErr(err)
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
+		}
+		if st.n > 1 {
+			err = &AttemptsError{Attempts: st.n, Err: err}
 		}
 		return nil, err
 	}
@@ -409,6 +485,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctx.Err()
 	}
 	if err != nil {
+		if permanent(err) {
+			return false, err
+		}
 		if once(ctx) || errors.Is(err, ErrAuth) || errors.Is(err, ErrInsecureRedirect) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, err
 		}
