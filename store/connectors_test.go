@@ -449,7 +449,7 @@ func TestUpdateV1SQLite(t *testing.T) {
 	}
 }
 
-// A version-1 file stamped version 4 (a newer library's) is refused and
+// A version-1 file stamped a newer version (a newer library's) is refused and
 // left as it is.
 func TestOpenVersion4SQLite(t *testing.T) {
 	path := v1Fixture(t)
@@ -457,11 +457,12 @@ func TestOpenVersion4SQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setMeta(t, db, "4")
+	newer := strconv.Itoa(store.SchemaVersion + 1)
+	setMeta(t, db, newer)
 	db.Close()
 	before := stateOf(t, path)
 	_, err = store.OpenSQLite(context.Background(), path)
-	wantErr(t, err, store.ErrVersion, path, "schema 4", "up to 3")
+	wantErr(t, err, store.ErrVersion, path, "schema "+newer, "up to "+strconv.Itoa(store.SchemaVersion))
 	before.check(t, path)
 }
 
