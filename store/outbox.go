@@ -367,9 +367,11 @@ type Attempt struct {
 	Message string
 	// Retry is the delivery's back-off before its next attempt.
 	Retry time.Duration
-	// EndpointRetry is the endpoint's back-off: no delivery to it is
-	// given out before it passes (0: none).
-	EndpointRetry time.Duration
+	// EndpointBackoff is the endpoint's back-off after its failures-th
+	// failure in a row: no delivery to it is given out before it passes
+	// (nil: none), so that an endpoint that keeps failing is tried now and
+	// then, not by every chain at once.
+	EndpointBackoff func(failures int) time.Duration
 	// RetryFor is the retries' window: a delivery made longer ago than
 	// that is given up (DeliveryFailed) instead of tried again.
 	RetryFor time.Duration
@@ -378,7 +380,7 @@ type Attempt struct {
 // DeliveryFailed records a failed attempt of dl: the delivery waits
 // a.Retry (or is given up, when its window a.RetryFor has passed, and the
 // next of its chain goes), the endpoint's consecutive failures grow by
-// one and it waits a.EndpointRetry. It returns the delivery's state.
+// one and it waits a.EndpointBackoff of them. It returns the delivery's state.
 func (s *Store) DeliveryFailed(ctx context.Context, dl Delivery, owner string, a Attempt) (DeliveryState, error) {
 	const op = "delivery failed"
 	d := s.d
@@ -400,11 +402,20 @@ func (s *Store) DeliveryFailed(ctx context.Context, dl Delivery, owner string, a
 	if err != nil {
 		return "", d.wrap(op, err)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO tributary_webhook_endpoints (endpoint, failures, last_status, last_error, failed_at, retry_at) VALUES ("+
-		d.ph(1)+", 1, "+d.ph(2)+", "+d.ph(3)+", "+d.now()+", "+d.now()+" + "+d.ph(4)+
-		") ON CONFLICT (endpoint) DO UPDATE SET failures = tributary_webhook_endpoints.failures + 1, last_status = excluded.last_status, last_error = excluded.last_error, failed_at = excluded.failed_at, retry_at = excluded.retry_at",
-		dl.Endpoint, a.Status, msg, a.EndpointRetry.Milliseconds()); err != nil {
+	var failures int
+	if err := tx.QueryRowContext(ctx, "INSERT INTO tributary_webhook_endpoints (endpoint, failures, last_status, last_error, failed_at) VALUES ("+
+		d.ph(1)+", 1, "+d.ph(2)+", "+d.ph(3)+", "+d.now()+
+		") ON CONFLICT (endpoint) DO UPDATE SET failures = tributary_webhook_endpoints.failures + 1, last_status = excluded.last_status, last_error = excluded.last_error, failed_at = excluded.failed_at"+
+		" RETURNING failures", dl.Endpoint, a.Status, msg).Scan(&failures); err != nil {
 		return "", d.wrap(op, err)
+	}
+	if a.EndpointBackoff != nil {
+		if wait := a.EndpointBackoff(failures); wait > 0 {
+			if _, err := tx.ExecContext(ctx, "UPDATE tributary_webhook_endpoints SET retry_at = failed_at + "+d.ph(1)+" WHERE endpoint = "+d.ph(2),
+				wait.Milliseconds(), dl.Endpoint); err != nil {
+				return "", d.wrap(op, err)
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return "", d.wrap(op, err)
