@@ -283,17 +283,21 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 			return nil, d.wrap(op, err)
 		}
 	}
-	args := []any{owner, ttl.Milliseconds(), max}
-	in := placeholders(d, 4, len(endpoints))
+	// The values in the statement's order (SQLite's placeholders are
+	// positional).
+	args := []any{owner, ttl.Milliseconds()}
+	in := placeholders(d, 3, len(endpoints))
 	for _, e := range endpoints {
 		args = append(args, e)
 	}
+	args = append(args, max)
+	limit := d.ph(len(args))
 	now := d.now()
 	pick := "SELECT x.id FROM tributary_deliveries x WHERE x.state = 'pending' AND x.next_at <= " + now +
 		" AND (x.lease_expires IS NULL OR x.lease_expires < " + now + ") AND x.endpoint IN (" + in + ")" +
 		" AND NOT EXISTS (SELECT 1 FROM tributary_deliveries p WHERE p.state = 'pending' AND p.endpoint = x.endpoint AND p.connector = x.connector AND p.id < x.id)" +
 		" AND NOT EXISTS (SELECT 1 FROM tributary_webhook_endpoints e WHERE e.endpoint = x.endpoint AND e.retry_at > " + now + ")" +
-		" ORDER BY x.next_at, x.id LIMIT " + d.ph(3)
+		" ORDER BY x.next_at, x.id LIMIT " + limit
 	rows, err := tx.QueryContext(ctx, "UPDATE tributary_deliveries SET lease_owner = "+d.ph(1)+", lease_expires = "+now+" + "+d.ph(2)+
 		" WHERE id IN ("+pick+") RETURNING id, event_id, endpoint, attempts, created_at", args...)
 	if err != nil {

@@ -70,6 +70,10 @@ type DelivererConfig struct {
 	// Batch is how many deliveries are claimed and sent at once (default
 	// DefaultBatch).
 	Batch int
+	// ClaimTTL is how long a claim on a batch lasts: how soon the
+	// deliveries of a process that died go to another (default: three
+	// Timeouts, at least 30 seconds; never less than two Timeouts).
+	ClaimTTL time.Duration
 	// Transport sends the requests (default: a transport of its own with
 	// connection, TLS and header time-outs). Redirects are never followed
 	// whatever it is.
@@ -148,8 +152,12 @@ func NewDeliverer(cfg DelivererConfig) (*Deliverer, error) {
 		}
 		cfg.Owner = fmt.Sprintf("%s-%d-%x", host, os.Getpid(), b)
 	}
+	ttl := cfg.ClaimTTL
+	if ttl <= 0 {
+		ttl = max(3*cfg.Timeout, 30*time.Second)
+	}
 	d := &Deliverer{cfg: cfg, eps: map[string]endpointKey{}, log: cfg.Logger, wake: make(chan struct{}, 1), clock: time.Now,
-		ttl: max(3*cfg.Timeout, 30*time.Second)}
+		ttl: max(ttl, 2*cfg.Timeout)}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
