@@ -505,4 +505,3 @@ func testSyncEvent(t *testing.T, st *store.Store) {
 		t.Errorf("%d deliveries pending, want the committed sync's only", states[0].Pending)
 	}
 }
-
