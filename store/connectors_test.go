@@ -390,7 +390,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 		t.Fatalf("the fixture is at version %s", v)
 	}
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != "3" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("the upgraded file is at version %s", v)
 	}
 	checkMigrated(t, stores[0], 40)
@@ -403,7 +403,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if v := schemaVersion(t, db); v != "3" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("reopened: version %s", v)
 	}
 }
@@ -511,7 +511,7 @@ func makeV1Postgres(t *testing.T, dsn string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	for _, stmt := range append(dropV3, "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(dropV5, dropV3...), "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -532,7 +532,7 @@ func TestMigrateV1Postgres(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	conn := makeV1Postgres(t, dsn)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
-	if v := pgVersion(t, conn); v != "3" {
+	if v := pgVersion(t, conn); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("the upgraded database is at version %s", v)
 	}
 	checkMigrated(t, stores[0], 300)
