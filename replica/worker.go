@@ -40,8 +40,9 @@ func (r *Replica) SyncClaimed(ctx context.Context, c *store.Claim) (EntityReport
 	return r.syncClaimed(ctx, c, ttl, ttl/3)
 }
 
-// syncClaimed is SyncClaimed renewing c for ttl every renewEvery.
-func (r *Replica) syncClaimed(ctx context.Context, c *store.Claim, ttl, renewEvery time.Duration) (EntityReport, error) {
+// syncClaimed is SyncClaimed renewing c for ttl every renewEvery, with
+// the load options extra besides the fence.
+func (r *Replica) syncClaimed(ctx context.Context, c *store.Claim, ttl, renewEvery time.Duration, extra ...store.LoadOption) (EntityReport, error) {
 	if c == nil {
 		return EntityReport{}, fmt.Errorf("replica: SyncClaimed without a claim: %w", store.ErrInvalid)
 	}
@@ -77,7 +78,7 @@ func (r *Replica) syncClaimed(ctx context.Context, c *store.Claim, ttl, renewEve
 	// The renewer runs while this waits for another sync of the replica
 	// (another entity of the connector) to end.
 	r.syncMu.Lock()
-	rep, err := r.syncOne(sctx, c.Entity, false, []store.LoadOption{store.Fenced(c)})
+	rep, err := r.syncOne(sctx, c.Entity, false, append([]store.LoadOption{store.Fenced(c)}, extra...))
 	r.syncMu.Unlock()
 	stopRenew()
 	wg.Wait()
@@ -134,6 +135,8 @@ type Worker struct {
 	ropts    []Option
 	roptsFor func(connector string) []Option
 	report   func(connector string, rep EntityReport, err error)
+	lopts    func(connector, entity string) []store.LoadOption
+	fopts    func(connector, entity string, err error) []store.EventOption
 
 	mu       sync.Mutex
 	replicas map[string]*Replica // by connector
@@ -211,6 +214,20 @@ func WithReplicaOptionsFor(f func(connector string) []Option) WorkerOption {
 // reported with the error it ended with. f must not block for long.
 func WithReport(f func(connector string, rep EntityReport, err error)) WorkerOption {
 	return func(w *Worker) { w.report = f }
+}
+
+// WithLoadOptions adds f(connector, entity) to the load options of each
+// claimed sync (after store.Fenced): store.WithEvent, to write an event in
+// the sync's last transaction.
+func WithLoadOptions(f func(connector, entity string) []store.LoadOption) WorkerOption {
+	return func(w *Worker) { w.lopts = f }
+}
+
+// WithFailureEvents adds f(connector, entity, err) to the recording of a
+// claimed sync's failure (store.RecordFailure), which writes the events it
+// emits (store.Emit) in the failure's transaction.
+func WithFailureEvents(f func(connector, entity string, err error) []store.EventOption) WorkerOption {
+	return func(w *Worker) { w.fopts = f }
 }
 
 // NewWorker returns a worker that keeps the copies registered in st
@@ -341,7 +358,11 @@ func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
 	rep := EntityReport{Entity: c.Entity, Mode: Full}
 	r, err := w.replica(ctx, c.Connector)
 	if err == nil {
-		rep, err = r.syncClaimed(ctx, c, w.ttl, w.ttl/3)
+		var extra []store.LoadOption
+		if w.lopts != nil {
+			extra = w.lopts(c.Connector, c.Entity)
+		}
+		rep, err = r.syncClaimed(ctx, c, w.ttl, w.ttl/3, extra...)
 	}
 	switch {
 	case err == nil:
@@ -380,7 +401,11 @@ func (w *Worker) failed(ctx context.Context, c *store.Claim, err error) {
 	class := FailureClass(err)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	f, rerr := w.st.RecordFailure(actx, c.Connector, c.Entity, class, err.Error(), w.backoff)
+	var eopts []store.EventOption
+	if w.fopts != nil {
+		eopts = w.fopts(c.Connector, c.Entity, err)
+	}
+	f, rerr := w.st.RecordFailure(actx, c.Connector, c.Entity, class, err.Error(), w.backoff, eopts...)
 	if rerr != nil {
 		wait := w.backoff(1)
 		w.log.Error("replica worker: sync failed, and recording the failure failed", "owner", w.owner, "connector", c.Connector, "entity", c.Entity,

@@ -13,9 +13,11 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/transport"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/store"
+	"github.com/tributary-dev/tributary/webhook"
 )
 
 // live is a connector this process has opened: its row (without the
@@ -36,6 +38,10 @@ type sealed struct {
 	// Token is the newest OAuth token any process obtained (nil before the
 	// first refresh): another process adopts it instead of refreshing.
 	Token *savedToken `json:"token,omitempty"`
+	// NeedsReconnect is set when the vendor refused a refresh (and the
+	// connector.needs_reconnect event was written), cleared by the next
+	// refresh that succeeds: the event is sent once per refusal spell.
+	NeedsReconnect bool `json:"needs_reconnect,omitempty"`
 }
 
 // savedToken is an OAuth token as the processes share it, with the token
@@ -143,11 +149,18 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, "server_error", "could not seal the credentials", "")
 		return
 	}
-	created, err := s.st.CreateConnector(r.Context(), row)
+	ev, err := s.newEvent(webhook.ConnectorCreated, sc.client, id, map[string]any{"connector_id": id, "connector_type": row.Kind,
+		"external_user_id": row.ExternalUserID, "name": row.Name})
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, "server_error", "could not build the event", "")
+		return
+	}
+	created, err := s.st.CreateConnector(r.Context(), row, store.Emit(ev))
 	if err != nil {
 		s.storeFailed(w, r, "create", err)
 		return
 	}
+	s.emitted()
 	if ents := replica.Syncable(conn.Entities()); len(ents) > 0 {
 		if err := s.st.Register(r.Context(), id, ents...); err != nil {
 			s.storeFailed(w, r, "create", err)
@@ -358,29 +371,54 @@ type tokenStore struct {
 // Refresh implements tributary.TokenStore.
 func (t *tokenStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh func(ctx context.Context, refreshToken string) (*oauth2.Token, error)) (*oauth2.Token, error) {
 	var out *oauth2.Token
-	_, err := t.s.st.LockConnector(ctx, t.id, func(ctx context.Context, row *store.Connector) ([]byte, error) {
+	var refused error
+	_, err := t.s.st.LockConnectorEvents(ctx, t.id, func(ctx context.Context, row *store.Connector) ([]byte, []*store.Event, error) {
 		sl, err := t.s.unseal(row)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if saved := sl.Token; saved != nil && (stale == nil || saved.AccessToken != stale.AccessToken) &&
 			(saved.Expiry.IsZero() || time.Until(saved.Expiry) > time.Minute) {
 			// Another process refreshed since this one read its token.
 			out = saved.token()
-			return nil, nil
+			return nil, nil, nil
 		}
 		rt, _ := sl.Credentials["refresh_token"].(string)
 		tok, err := refresh(ctx, rt)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil || errors.Is(err, transport.ErrTokenUnavailable) || sl.NeedsReconnect {
+				return nil, nil, err // not a refusal, or already reported
+			}
+			// The vendor refused the refresh token: the connector needs
+			// reconnecting. The mark and the event commit together.
+			refused = err
+			ev, eerr := t.s.newEvent(webhook.ConnectorNeedsReconnect, row.Tenant, row.ID, map[string]any{"connector_id": row.ID,
+				"connector_type": row.Kind, "external_user_id": row.ExternalUserID, "error": err.Error()})
+			if eerr != nil {
+				return nil, nil, err
+			}
+			sl.NeedsReconnect = true
+			b, serr := t.s.seal(row.ID, sl)
+			if serr != nil {
+				return nil, nil, err
+			}
+			return b, []*store.Event{ev}, nil
 		}
 		if tok.RefreshToken != "" {
 			sl.Credentials["refresh_token"] = tok.RefreshToken
 		}
 		sl.Token = saveToken(tok)
+		sl.NeedsReconnect = false
 		out = tok
-		return t.s.seal(row.ID, sl)
+		b, err := t.s.seal(row.ID, sl)
+		return b, nil, err
 	})
+	if refused != nil {
+		if err == nil {
+			t.s.emitted()
+		}
+		return nil, refused
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -28,9 +28,14 @@ func (s *Server) routes() {
 	}
 	post("/api/v1/connectors/sources/{id}/execute", "execute", s.authenticated(s.execute))
 	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
-	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}"} {
+	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}", "/v1/integrations/connectors/{id}"} {
 		m.HandleFunc("GET "+p, s.observe("status", s.authenticated(s.status)))
 		m.HandleFunc("PATCH "+p, s.observe("update", s.authenticated(s.update)))
+		m.HandleFunc("DELETE "+p, s.observe("delete", s.authenticated(s.deleteConnector)))
+	}
+	for _, p := range []string{"/v1/webhooks", "/api/v1/webhooks"} {
+		m.HandleFunc("GET "+p, s.observe("webhooks", s.authenticated(s.webhooks)))
+		post(p+"/replay", "replay", s.authenticated(s.replay))
 	}
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})

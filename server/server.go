@@ -38,6 +38,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/store"
+	"github.com/tributary-dev/tributary/webhook"
 )
 
 // Client is an API client of the service: its id and secret are exchanged
@@ -46,11 +47,14 @@ import (
 type Client struct {
 	ID     string
 	Secret string
+	// Webhooks are the endpoints the client's events are sent to (see
+	// package webhook); more than one may be given.
+	Webhooks []Webhook
 }
 
-// Format prints the client without its secret.
+// Format prints the client without its secret nor its webhooks' secrets.
 func (c Client) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "server.Client{ID: %q, Secret: [REDACTED]}", c.ID)
+	fmt.Fprintf(f, "server.Client{ID: %q, Secret: [REDACTED], Webhooks: %d}", c.ID, len(c.Webhooks))
 }
 
 // StaticToken is a long-lived bearer token for a trusted caller (a test, an
@@ -113,6 +117,11 @@ type Config struct {
 	// Registry receives the service's metrics; nil makes a new one, served
 	// at /metrics either way.
 	Registry *prometheus.Registry
+	// Delivery tunes the delivery of the clients' webhooks.
+	Delivery DeliveryConfig
+	// ChangeCursor, when set, fills the cursor field of sync.completed
+	// events with the copy's change cursor after the sync.
+	ChangeCursor ChangeCursorFunc
 }
 
 // Format prints the configuration without its secrets: the keys, the
@@ -152,6 +161,10 @@ type Server struct {
 
 	workersMu sync.Mutex
 	workers   map[*replica.Worker]struct{} // the background workers Run runs
+
+	endpoints []webhook.Endpoint // every client's webhook endpoints
+	deliverer *webhook.Deliverer // nil without endpoints
+	dmetrics  *deliveryMetrics
 }
 
 // New checks cfg and builds a Server. It does not listen: use Serve, or
@@ -218,6 +231,21 @@ func New(cfg Config) (*Server, error) {
 	s.metrics, err = newMetrics(cfg.Registry, s)
 	if err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	if s.endpoints, err = endpointsOf(cfg.Clients); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if s.dmetrics, err = newDeliveryMetrics(cfg.Registry, s); err != nil {
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	if len(s.endpoints) > 0 {
+		dc := cfg.Delivery
+		s.deliverer, err = webhook.NewDeliverer(webhook.DelivererConfig{Store: cfg.Store, Endpoints: s.endpoints, Owner: cfg.Owner + "/webhooks",
+			RetryFor: dc.RetryFor, Backoff: dc.Backoff, MaxBackoff: dc.MaxBackoff, Timeout: dc.Timeout, Poll: dc.Poll, Transport: dc.Transport,
+			Observe: s.dmetrics.observe, Logger: cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
 	}
 	s.routes()
 	return s, nil
@@ -288,14 +316,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Run keeps every connector's searchable entities current until ctx ends
-// (nothing when Config.SyncEvery is negative). Serve calls it; call it
-// yourself when you mount the Server in your own http.Server.
+// Run keeps every connector's searchable entities current (nothing when
+// Config.SyncEvery is negative) and delivers the clients' webhooks until
+// ctx ends. Serve calls it; call it yourself when you mount the Server in
+// your own http.Server.
 func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if s.deliverer != nil {
+		wg.Go(func() { _ = s.deliverer.Run(ctx) })
+	}
 	if s.cfg.SyncEvery < 0 {
 		return
 	}
-	var wg sync.WaitGroup
 	for i := range s.cfg.SyncWorkers {
 		w := replica.NewWorker(s.st, s.openForSync,
 			replica.WithOwner(s.owner+"/"+strconv.Itoa(i)),
@@ -303,6 +336,8 @@ func (s *Server) Run(ctx context.Context) {
 			replica.WithLeaseTTL(s.cfg.LeaseTTL),
 			replica.WithWorkerLogger(s.log),
 			replica.WithReport(s.synced),
+			replica.WithLoadOptions(s.syncEventOptions),
+			replica.WithFailureEvents(s.syncFailedEvents),
 			replica.WithReplicaOptionsFor(s.replicaOptions))
 		s.addWorker(w)
 		wg.Add(1)

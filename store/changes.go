@@ -180,7 +180,8 @@ func (l *Load) owned(res sql.Result, superseded string) error {
 	return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost, Message: superseded}
 }
 
-// Finish ends the update: the copy's synchronization time becomes now.
+// Finish ends the update: the copy's synchronization time becomes now,
+// and the event of WithEvent, if any, is written in the same transaction.
 func (u *Update) Finish(ctx context.Context) error {
 	l := u.l
 	if l.done {
@@ -189,16 +190,28 @@ func (u *Update) Finish(ctx context.Context) error {
 	l.done = true
 	l.stmts.close()
 	d := l.s.d
+	tx, err := d.writeTx(ctx, l.s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
 	fence, fargs := l.fence(5)
-	res, err := l.s.w.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+d.ph(1)+" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND live_table = "+d.ph(4)+fence,
+	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+d.ph(1)+" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND live_table = "+d.ph(4)+fence,
 		append([]any{time.Now().UnixMilli(), l.spec.Connector, l.spec.Entity, l.id}, fargs...)...)
 	if err != nil {
 		return l.wrap(err)
 	}
 	if k, _ := res.RowsAffected(); k == 0 && l.claim != nil {
 		return l.claim.lost("sync")
+	} else if k == 0 {
+		// A full synchronization replaced the copy meanwhile: this update's
+		// pages are in the copy it replaced; no event of its own.
+		return l.wrap(tx.Commit())
 	}
-	return nil
+	if err := l.syncEvent(ctx, tx, false); err != nil {
+		return err
+	}
+	return l.wrap(tx.Commit())
 }
 
 // Counts returns what the update changed so far.

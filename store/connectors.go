@@ -124,8 +124,9 @@ func notFound(op, id string) error {
 // CreateConnector stores a new connector, at version 1, and returns it as
 // stored (Version and Created set). ID, Tenant and Kind must not be empty;
 // Replication, when not nil, must be JSON; a nil Sealed is stored empty.
-// ErrExists when the id is taken, ErrInvalid for a bad connector.
-func (s *Store) CreateConnector(ctx context.Context, c Connector) (*Connector, error) {
+// ErrExists when the id is taken, ErrInvalid for a bad connector. Events
+// given (Emit) are written in the same transaction.
+func (s *Store) CreateConnector(ctx context.Context, c Connector, opts ...EventOption) (*Connector, error) {
 	const op = "create connector"
 	if err := s.connectorsReady(op); err != nil {
 		return nil, err
@@ -163,6 +164,9 @@ func (s *Store) CreateConnector(ctx context.Context, c Connector) (*Connector, e
 	}
 	if err != nil {
 		return nil, d.wrap(op, err)
+	}
+	if err := s.insertEvents(ctx, tx, op, eventsOf(opts)); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, d.wrap(op, err)
@@ -297,6 +301,21 @@ func (s *Store) UpdateSealed(ctx context.Context, id string, version int64, seal
 // When saving fails after fn succeeded (the commit failed, ctx ended),
 // the error says so: the new credentials fn obtained are lost.
 func (s *Store) LockConnector(ctx context.Context, id string, fn func(ctx context.Context, c *Connector) (sealed []byte, err error)) (*Connector, error) {
+	if fn == nil {
+		return s.LockConnectorEvents(ctx, id, nil)
+	}
+	return s.LockConnectorEvents(ctx, id, func(ctx context.Context, c *Connector) ([]byte, []*Event, error) {
+		sealed, err := fn(ctx, c)
+		return sealed, nil, err
+	})
+}
+
+// LockConnectorEvents is LockConnector whose fn may also return events,
+// written (with its sealed bytes, if any) in the lock's transaction: fn
+// returns them, with a nil error, for something it decided under the lock
+// (a refresh the vendor refused: the connector needs reconnecting). When
+// fn returns an error, nothing is written.
+func (s *Store) LockConnectorEvents(ctx context.Context, id string, fn func(ctx context.Context, c *Connector) (sealed []byte, events []*Event, err error)) (*Connector, error) {
 	const op = "lock connector"
 	if err := s.connectorsReady(op); err != nil {
 		return nil, err
@@ -323,12 +342,18 @@ func (s *Store) LockConnector(ctx context.Context, id string, fn func(ctx contex
 	arg := *c
 	arg.Sealed = slices.Clone(c.Sealed)
 	arg.Replication = slices.Clone(c.Replication)
-	sealed, err := fn(ctx, &arg)
+	sealed, events, err := fn(ctx, &arg)
 	if err != nil {
 		return nil, err
 	}
-	if sealed == nil {
+	if sealed == nil && len(events) == 0 {
 		return c, nil // the transaction only read
+	}
+	if err := s.insertEvents(ctx, tx, op, events); err != nil {
+		return nil, err
+	}
+	if sealed == nil {
+		return c, d.wrap(op, tx.Commit())
 	}
 	if err := tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET sealed = "+d.ph(1)+", version = version + 1 WHERE id = "+d.ph(2)+" RETURNING version",
 		sealed, id).Scan(&c.Version); err != nil {
@@ -449,8 +474,8 @@ func lostSave(err error) error {
 }
 
 // DeleteConnector deletes the connector with the id; ErrNotFound when
-// there is none.
-func (s *Store) DeleteConnector(ctx context.Context, id string) error {
+// there is none. Events given (Emit) are written in the same transaction.
+func (s *Store) DeleteConnector(ctx context.Context, id string, opts ...EventOption) error {
 	const op = "delete connector"
 	if err := s.connectorsReady(op); err != nil {
 		return err
@@ -458,7 +483,12 @@ func (s *Store) DeleteConnector(ctx context.Context, id string) error {
 	if !validText(id) {
 		return notFound(op, id)
 	}
-	res, err := s.w.ExecContext(ctx, "DELETE FROM tributary_connectors WHERE id = "+s.d.ph(1), id)
+	tx, err := s.d.writeTx(ctx, s.w)
+	if err != nil {
+		return s.d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, "DELETE FROM tributary_connectors WHERE id = "+s.d.ph(1), id)
 	if err != nil {
 		return s.d.wrap(op, err)
 	}
@@ -469,5 +499,8 @@ func (s *Store) DeleteConnector(ctx context.Context, id string) error {
 	if n == 0 {
 		return notFound(op, id)
 	}
-	return nil
+	if err := s.insertEvents(ctx, tx, op, eventsOf(opts)); err != nil {
+		return err
+	}
+	return s.d.wrap(op, tx.Commit())
 }

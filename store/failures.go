@@ -124,8 +124,9 @@ func (s *Store) failuresReady(op string) error {
 // (config, auth) waits for ResetFailures, and backoff is not called. The
 // message is kept as given, cut at MaxFailureMessage bytes: pass the text
 // of the library's error, which never includes credentials. The copy is
-// registered if it was not.
-func (s *Store) RecordFailure(ctx context.Context, connector, entity string, class FailureClass, message string, backoff func(failures int) time.Duration) (*Failure, error) {
+// registered if it was not. Events given (Emit) are written in the same
+// transaction.
+func (s *Store) RecordFailure(ctx context.Context, connector, entity string, class FailureClass, message string, backoff func(failures int) time.Duration, opts ...EventOption) (*Failure, error) {
 	if err := s.failuresReady("record failure"); err != nil {
 		return nil, err
 	}
@@ -161,6 +162,9 @@ func (s *Store) RecordFailure(ctx context.Context, connector, entity string, cla
 	if err := tx.QueryRowContext(ctx, "SELECT "+failureCols+" FROM tributary_entities WHERE connector = "+d.ph(1)+" AND entity = "+d.ph(2),
 		connector, entity).Scan(f.dest()...); err != nil {
 		return nil, d.wrap("record failure", err)
+	}
+	if err := s.insertEvents(ctx, tx, "record failure", eventsOf(opts)); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, d.wrap("record failure", err)

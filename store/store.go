@@ -68,8 +68,9 @@ import (
 // SchemaVersion is the version of the store's own tables that this library
 // writes. Opening a store of a newer version fails with ErrVersion; a store
 // of an older one is upgraded when it is opened. Version 2 added the
-// connectors (Connector); version 3 each copy's last failure (Failure).
-const SchemaVersion = 3
+// connectors (Connector); version 3 each copy's last failure (Failure);
+// version 5 the outbox of events and their webhook deliveries (Event).
+const SchemaVersion = 5
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -296,6 +297,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 3 {
 		stmts = append(stmts, s.schemaV3()...)
+	}
+	if v < 5 {
+		stmts = append(stmts, s.schemaV5()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

@@ -39,10 +39,11 @@ type Load struct {
 	vocab   map[vocabWord]struct{} // words in the vocabulary already
 	pending map[vocabWord]struct{} // words the open transaction adds
 
-	checkpoint []byte // the last page's checkpoint, the copy's at Commit
-	tombstones bool   // Commit keeps the previous copy's missing records as deletions
-	counts     Counts // what Commit changed, against the previous copy
-	live       bool   // the load writes into the live table (an Update)
+	checkpoint []byte                         // the last page's checkpoint, the copy's at Commit
+	tombstones bool                           // Commit keeps the previous copy's missing records as deletions
+	counts     Counts                         // what Commit changed, against the previous copy
+	live       bool                           // the load writes into the live table (an Update)
+	event      func(SyncDone) (*Event, error) // WithEvent's
 	stmts      *stmtCache
 
 	decided bool          // the table's columns are decided (decide)
@@ -1125,6 +1126,9 @@ func (l *Load) Commit(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET live_table = "+d.ph(1)+", staging_table = NULL, synced_at = "+d.ph(2)+", records = "+d.ph(3)+", checkpoint = "+d.ph(4)+" WHERE connector = "+d.ph(5)+" AND entity = "+d.ph(6),
 		l.id, time.Now().UnixMilli(), l.n, cp, l.spec.Connector, l.spec.Entity); err != nil {
 		return l.wrap(err)
+	}
+	if err := l.syncEvent(ctx, tx, true); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)

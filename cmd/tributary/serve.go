@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,11 +10,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/sandbox"
 	"github.com/tributary-dev/tributary/server"
+	"github.com/tributary-dev/tributary/store"
 )
 
 // The environment of `tributary serve`.
@@ -49,7 +52,9 @@ keygen' makes one. To rotate: put a new key first on every process, run
 
 Clients: ` + envServeClients + ` (or --clients-file) holds the API clients, one
 "<client id>:<secret>" per line; each client is a tenant that sees only its
-own connectors.
+own connectors. In YAML ("clients: [{id, secret, webhooks: [{url, secret,
+events}]}]") it also gives each client's webhook endpoints, which receive
+its events signed per Standard Webhooks (see docs/webhooks.md).
 
 Several processes may share one --store postgres://… behind a load balancer:
 they share the background sync with leases and survive one of them dying.
@@ -77,7 +82,7 @@ Endpoints: POST /api/v1/account/applications/token, POST
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", server.DefaultTokenTTL, "the lifetime of issued tokens")
 	fs.StringVar(&f.logFormat, "log-format", "json", "log lines as json or text, on stderr")
-	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f))
+	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f), a.serveReplayCmd(&f))
 	return cmd
 }
 
@@ -116,6 +121,58 @@ func (a *app) serveRotateCmd(f *serveFlags) *cobra.Command {
 			return nil
 		}),
 	}
+}
+
+func (a *app) serveReplayCmd(f *serveFlags) *cobra.Command {
+	var client, endpoint, event, from, to string
+	cmd := &cobra.Command{
+		Use:   "replay",
+		Short: "Send events again to a client's webhook endpoint: one event, or those of a time range",
+		Long: `replay queues new deliveries of past events to one webhook endpoint of a
+client (its URL or id, as GET /v1/webhooks shows it); the running service
+sends them, after the endpoint's pending ones. The events keep their ids
+(webhook-id), so a receiver that deduplicates drops those it had.`,
+		Example: `  tributary serve replay --store serve.db --client app --endpoint https://app.example.com/hooks --event evt_0123
+  tributary serve replay --store serve.db --client app --endpoint ep_1a2b --from 2026-01-02T00:00:00Z --to 2026-01-02T06:00:00Z`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if client == "" || endpoint == "" || (event == "") == (from == "") {
+				return usageErr(cmd, "replay needs --client, --endpoint, and --event or --from (with --to, optionally)")
+			}
+			r := store.Replay{EventID: event}
+			for _, t := range []struct {
+				flag, v string
+				out     *time.Time
+			}{{"--from", from, &r.From}, {"--to", to, &r.To}} {
+				if t.v == "" {
+					continue
+				}
+				v, err := time.Parse(time.RFC3339, t.v)
+				if err != nil {
+					return usageErr(cmd, "%s: %q is not an RFC 3339 time (2026-01-02T15:04:05Z)", t.flag, t.v)
+				}
+				*t.out = v
+			}
+			srv, closeAll, err := a.newServer(cmd, f, slog.New(slog.NewTextHandler(a.stderr, nil)))
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			n, err := srv.Replay(cmd.Context(), client, endpoint, r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "queued %d deliveries\n", n)
+			return nil
+		}),
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&client, "client", "", "the API client whose endpoint receives the events")
+	fs.StringVar(&endpoint, "endpoint", "", "the endpoint's URL or id")
+	fs.StringVar(&event, "event", "", "the id of the event to send again")
+	fs.StringVar(&from, "from", "", "send the events written from this time (RFC 3339)")
+	fs.StringVar(&to, "to", "", "until this time, excluded (default: now)")
+	return cmd
 }
 
 // serve runs the service until Ctrl-C.
@@ -227,9 +284,47 @@ func (a *app) secretText(file, env string) (string, error) {
 	return a.env(env), nil
 }
 
+// clientsYAML is the YAML form of the clients file, which also gives
+// each client's webhook endpoints.
+type clientsYAML struct {
+	Clients []struct {
+		ID       string `yaml:"id"`
+		Secret   string `yaml:"secret"`
+		Webhooks []struct {
+			URL    string   `yaml:"url"`
+			Secret string   `yaml:"secret"`
+			Events []string `yaml:"events"`
+		} `yaml:"webhooks"`
+	} `yaml:"clients"`
+}
+
 // parseClients reads "id:secret" lines (blank lines and # comments
-// skipped); errors name the line, never the secret.
+// skipped), or YAML ("clients: [{id, secret, webhooks: [{url, secret,
+// events}]}]"); errors name the line or the client, never a secret.
 func parseClients(text string) ([]server.Client, error) {
+	if strings.HasPrefix(strings.TrimSpace(text), "clients:") {
+		var y clientsYAML
+		if err := yaml.Unmarshal([]byte(text), &y); err != nil {
+			return nil, errors.New("clients: not valid YAML (expected clients: [{id, secret, webhooks: [{url, secret, events}]}])")
+		}
+		var out []server.Client
+		seen := map[string]bool{}
+		for i, c := range y.Clients {
+			if c.ID == "" || c.Secret == "" {
+				return nil, fmt.Errorf("clients, entry %d: an id and a secret are required", i+1)
+			}
+			if seen[c.ID] {
+				return nil, fmt.Errorf("clients: client %q is given twice", c.ID)
+			}
+			seen[c.ID] = true
+			sc := server.Client{ID: c.ID, Secret: c.Secret}
+			for _, w := range c.Webhooks {
+				sc.Webhooks = append(sc.Webhooks, server.Webhook{URL: w.URL, Secret: w.Secret, Events: w.Events})
+			}
+			out = append(out, sc)
+		}
+		return out, nil
+	}
 	var out []server.Client
 	seen := map[string]bool{}
 	for i, line := range strings.Split(text, "\n") {

@@ -1,0 +1,127 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	svix "github.com/svix/svix-webhooks/go"
+
+	"github.com/tributary-dev/tributary/server"
+	"github.com/tributary-dev/tributary/webhook"
+)
+
+const hookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+// hook is one webhook request the test receiver got.
+type hook struct {
+	id, typ string
+	data    map[string]any
+}
+
+// The service's events reach the client's endpoint, signed (svix
+// verifies), in order: connector.created, the background sync's
+// sync.completed with its counts, connector.deleted; the other tenant's
+// endpoint gets none of them; a replay sends one again; GET /v1/webhooks
+// shows the endpoint healthy.
+func TestEventsReachTheClientsWebhooks(t *testing.T) {
+	wh, err := svix.NewWebhook(hookSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	got := map[string][]hook{}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := wh.Verify(body, r.Header); err != nil {
+			t.Errorf("%s: svix refuses the signature: %v", r.URL.Path, err)
+		}
+		var p struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
+		}
+		_ = json.Unmarshal(body, &p)
+		mu.Lock()
+		got[r.URL.Path] = append(got[r.URL.Path], hook{id: r.Header.Get("webhook-id"), typ: p.Type, data: p.Data})
+		mu.Unlock()
+	}))
+	defer recv.Close()
+	received := func(path string) []hook {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]hook(nil), got[path]...)
+	}
+	a, b := clientA, clientB
+	a.Webhooks = []server.Webhook{{URL: recv.URL + "/a", Secret: hookSecret}}
+	b.Webhooks = []server.Webhook{{URL: recv.URL + "/b", Secret: hookSecret, Events: []string{"sync.*"}}}
+	svc := start(t, sqliteStore(t), nil, func(c *server.Config) {
+		c.Clients = []server.Client{a, b}
+		c.SyncEvery = time.Hour
+		c.Delivery = server.DeliveryConfig{Poll: 20 * time.Millisecond, Backoff: 10 * time.Millisecond}
+	})
+	tok := svc.token(t, a, "")
+	id := svc.create(t, tok, "user-1")
+	waitFor := func(what string, cond func([]hook) bool) []hook {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			if h := received("/a"); cond(h) {
+				return h
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("%s: got %+v", what, received("/a"))
+		return nil
+	}
+	hooks := waitFor("connector.created and a sync.completed", func(h []hook) bool {
+		return len(h) >= 2 && h[len(h)-1].typ == webhook.SyncCompleted
+	})
+	if hooks[0].typ != webhook.ConnectorCreated || hooks[0].data["connector_id"] != id {
+		t.Errorf("first event: %+v, want connector.created of %s", hooks[0], id)
+	}
+	sc := hooks[1].data
+	if sc["connector_id"] != id || sc["mode"] != "full" || sc["entity"] == nil || sc["inserted"] == nil || sc["updated"] == nil || sc["deleted"] == nil {
+		t.Errorf("sync.completed data: %v", sc)
+	}
+	if a := svc.do(t, "DELETE", "/v1/integrations/connectors/"+id, tok, nil); a.status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", a.status, a.body)
+	}
+	hooks = waitFor("connector.deleted", func(h []hook) bool { return h[len(h)-1].typ == webhook.ConnectorDeleted })
+	if n := len(received("/b")); n != 0 {
+		t.Errorf("the other tenant's endpoint got %d events", n)
+	}
+	// Replay the creation event.
+	ans := svc.do(t, "POST", "/v1/webhooks/replay", tok, map[string]any{"endpoint": recv.URL + "/a", "event_id": hooks[0].id})
+	if ans.status != http.StatusAccepted || fmt.Sprint(ans.json["replayed"]) != "1" {
+		t.Fatalf("replay: %d %s", ans.status, ans.body)
+	}
+	n := len(hooks)
+	waitFor("the replayed event", func(h []hook) bool { return len(h) == n+1 && h[n].id == hooks[0].id })
+	// Another tenant cannot replay to this endpoint, nor a user token.
+	if ans := svc.do(t, "POST", "/v1/webhooks/replay", svc.token(t, b, ""), map[string]any{"endpoint": recv.URL + "/a", "event_id": hooks[0].id}); ans.status != http.StatusBadRequest {
+		t.Errorf("replay by another tenant: %d %s", ans.status, ans.body)
+	}
+	if ans := svc.do(t, "POST", "/v1/webhooks/replay", svc.token(t, a, "user-1"), map[string]any{"endpoint": recv.URL + "/a", "event_id": hooks[0].id}); ans.status != http.StatusForbidden {
+		t.Errorf("replay with a user's token: %d %s", ans.status, ans.body)
+	}
+	st := svc.do(t, "GET", "/v1/webhooks", tok, nil)
+	if st.status != 200 || !strings.Contains(string(st.body), `"status":"healthy"`) || strings.Contains(string(st.body), "whsec_") {
+		t.Errorf("GET /v1/webhooks: %d %s", st.status, st.body)
+	}
+	// Metrics.
+	m := svc.do(t, "GET", "/metrics", "", nil)
+	for _, name := range []string{"tributary_webhook_delivered_total", "tributary_webhook_pending", "tributary_webhook_delivery_latency_seconds", "tributary_webhook_endpoint_failing"} {
+		if !strings.Contains(string(m.body), name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
+	}
+	if strings.Contains(fmt.Sprintf("%v %+v", a, a.Webhooks), "MfKQ9r8") {
+		t.Error("a printed client shows its webhook secret")
+	}
+}
