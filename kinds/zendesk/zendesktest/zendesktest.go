@@ -330,7 +330,12 @@ func New(opts ...Option) *Server {
 		s.account = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.apiPer}
 	}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
-	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
+	authz := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "Zendesk (" + cfg.subdomain + ")", AuthorizePath: "/oauth/authorizations/new", TokenPath: "/oauth/tokens",
+		ClientID: cfg.clientID, ClientSecret: cfg.clientSecret, PKCE: true, Now: s.clock.Now,
+		Issue: s.oauth.exchange,
+	})
+	s.Server = fakeserver.New(authz.Wrap(http.HandlerFunc(s.serveAPI)), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
 	return s
 }
