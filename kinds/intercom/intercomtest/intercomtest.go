@@ -60,6 +60,14 @@
 //
 // Data is synthetic and deterministic: record i is a pure function of i, so
 // WithContacts(1_000_000) costs no start-up time or memory.
+//
+// OAuth consent: GET /oauth is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /auth/eagle/token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with DefaultClientID and DefaultClientSecret; the answer carries the access token the fake accepts (token and access_token; it does not expire).
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package intercomtest
 
 import (

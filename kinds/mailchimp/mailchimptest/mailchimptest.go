@@ -40,6 +40,14 @@
 // (Create, Update, Delete and IDs of lists, campaigns and the first list's
 // members, at the fake's Clock), and every list, get and filter shows the
 // change.
+//
+// OAuth consent: GET /oauth2/authorize is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /oauth2/token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with DefaultClientID and DefaultClientSecret; the answer carries the access token the fake accepts (expires_in 0), and GET /oauth2/metadata with "Authorization: OAuth <token>" names the data centre (dc) and api_endpoint.
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package mailchimptest
 
 import (
