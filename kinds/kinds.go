@@ -33,26 +33,28 @@ type kind struct {
 	// replication checks what the declaration cannot say of a
 	// replication_config (a date's format), after it.
 	replication func(config map[string]any) error
+	// oauth describes the vendor's OAuth authorization-code flow.
+	oauth func() tributary.OAuthApp
 }
 
 // registry lists the kinds this build knows.
 func registry() map[string]kind {
 	return map[string]kind{
-		github.Type: {open: github.Open, catalogue: github.Catalogue,
+		github.Type: {open: github.Open, catalogue: github.Catalogue, oauth: github.OAuthApp,
 			check:  func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err },
 			config: github.ReplicationParams, replication: github.CheckReplicationConfig},
-		gong.Type: {open: gong.Open, catalogue: gong.Catalogue,
+		gong.Type: {open: gong.Open, catalogue: gong.Catalogue, oauth: gong.OAuthApp,
 			check: func(m map[string]any) error { _, err := gong.CredentialsFromMap(m); return err }},
-		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue,
+		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue, oauth: hubspot.OAuthApp,
 			check: func(m map[string]any) error { _, err := hubspot.CredentialsFromMap(m); return err }},
-		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue,
+		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue, oauth: intercom.OAuthApp,
 			check:  func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
 			config: intercom.ReplicationParams, replication: intercom.CheckReplicationConfig},
-		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue,
+		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue, oauth: mailchimp.OAuthApp,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
-		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue,
+		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue, oauth: salesforce.OAuthApp,
 			check: func(m map[string]any) error { _, err := salesforce.CredentialsFromMap(m); return err }},
-		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue,
+		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue, oauth: zendesk.OAuthApp,
 			check: func(m map[string]any) error { _, err := zendesk.CredentialsFromMap(m); return err }},
 	}
 }
@@ -96,6 +98,18 @@ func Catalogue(connectorType string) ([]tributary.Entity, error) {
 		return nil, err
 	}
 	return k.catalogue(), nil
+}
+
+// OAuthApp returns the description of connectorType's OAuth
+// authorization-code flow (consent and token URLs, scopes, PKCE, the
+// credentials fields the exchange produces), a copy the caller may change.
+// The package connect runs it.
+func OAuthApp(connectorType string) (tributary.OAuthApp, error) {
+	k, err := lookup(connectorType)
+	if err != nil {
+		return tributary.OAuthApp{}, err
+	}
+	return k.oauth().Clone(), nil
 }
 
 // CheckCredentials checks a credentials object against its kind exactly as

@@ -61,4 +61,12 @@
 // Simplifications: orderings of search results and sorts by stars, forks or
 // reactions follow the record index; sort=comments and popularity order by
 // the comment count.
+//
+// OAuth consent: GET /login/oauth/authorize is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /login/oauth/access_token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with DefaultClientID and DefaultClientSecret; PKCE S256 is honoured; the answer is form-encoded unless the request accepts JSON, errors come with status 200 as GitHub sends them, and the token issued is DefaultAccessToken (it does not expire).
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package githubtest

@@ -3,6 +3,7 @@ package githubtest
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,11 @@ const (
 	DefaultToken = "TEST_TOKEN"
 	// DefaultAccessToken is the OAuth access token the fake accepts.
 	DefaultAccessToken = "TEST_ACCESS_TOKEN"
+	// DefaultClientID and DefaultClientSecret are the OAuth app the
+	// consent page (/login/oauth/authorize) and the token endpoint
+	// (/login/oauth/access_token) know.
+	DefaultClientID     = "TEST_CLIENT_ID"
+	DefaultClientSecret = "TEST_CLIENT_SECRET"
 )
 
 // APIVersion is the REST API version the fake serves. Requests may name it
@@ -236,7 +242,12 @@ func New(opts ...Option) *Server {
 		s.core = &fakeserver.Window{Limit: cfg.coreLimit, Per: cfg.coreWindow}
 	}
 	s.resetAt = s.start.Add(time.Hour).Truncate(time.Second)
-	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
+	oauth := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "GitHub", AuthorizePath: "/login/oauth/authorize", TokenPath: "/login/oauth/access_token",
+		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, PKCE: true, FormUnlessJSON: true,
+		Now: cfg.clock.Now, Issue: s.issueToken,
+	})
+	s.Server = fakeserver.New(oauth.Wrap(http.HandlerFunc(s.serveAPI)), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
 	return s
 }
@@ -397,6 +408,24 @@ func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, retryAfter 
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request) {
 	s.setCommon(w, r, true)
 	writeError(w, http.StatusInternalServerError, "Server Error", docsRoot)
+}
+
+// issueToken is the token answer of an OAuth app's code exchange: an
+// access token the fake accepts (DefaultAccessToken unless WithCredentials
+// left it out), which does not expire and comes without a refresh token.
+func (s *Server) issueToken(_ *http.Request, g fakeserver.Grant) map[string]any {
+	tok := DefaultAccessToken
+	if !s.cfg.tokens[tok] {
+		toks := make([]string, 0, len(s.cfg.tokens))
+		for t := range s.cfg.tokens {
+			toks = append(toks, t)
+		}
+		slices.Sort(toks)
+		if len(toks) > 0 {
+			tok = toks[0]
+		}
+	}
+	return map[string]any{"access_token": tok, "token_type": "bearer", "scope": strings.ReplaceAll(g.Scope, " ", ",")}
 }
 
 // authenticate checks the Authorization header as GitHub does.

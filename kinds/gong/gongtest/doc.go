@@ -55,4 +55,12 @@
 // user created then; Update retitles one; Delete removes it from lists and
 // gets (404). Gong keeps no last-modified time, so an update leaves a
 // call's started time as it was.
+//
+// OAuth consent: GET /oauth2/authorize is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /oauth2/generate-customer-token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with the client in Basic only; the answer rotates the refresh token and names the fake's origin as api_base_url_for_customer.
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package gongtest

@@ -2,6 +2,7 @@ package gongtest
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -47,23 +48,35 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "Invalid refresh token")
 		return
 	}
+	tok := s.mintLocked(r)
+	s.mu.Unlock()
+	w.Header().Set("Cache-Control", "no-store")
+	b, _ := json.Marshal(tok)
+	fakeserver.WriteJSON(w, http.StatusOK, b)
+}
+
+// mintLocked issues a new access token and a new refresh token (the old
+// one is spent) and returns Gong's token answer, which names the fake's own
+// origin as api_base_url_for_customer. s.mu is held.
+func (s *Server) mintLocked(r *http.Request) map[string]any {
 	s.refreshN++
 	n := s.refreshN
 	access := fmt.Sprintf("gongtest-access-%d-%s", n, hex.EncodeToString(s.sign("access" + strconv.Itoa(n)))[:16])
 	next := fmt.Sprintf("gongtest-refresh-%d-%s", n, hex.EncodeToString(s.sign("refresh" + strconv.Itoa(n)))[:16])
 	s.refresh = next
 	s.issued[access] = true
-	s.mu.Unlock()
-	w.Header().Set("Cache-Control", "no-store")
-	fakeserver.WriteJSON(w, http.StatusOK, object(
-		kv{"access_token", access},
-		kv{"refresh_token", next},
-		kv{"scope", "api:calls:read:basic api:calls:read:extensive api:calls:read:media-url api:calls:read:transcript api:users:read api:stats:user-actions api:stats:user-actions:detailed api:stats:interaction api:stats:scorecards api:settings:scorecards:read api:settings:trackers:read api:workspaces:read api:library:read api:coaching:read"},
-		kv{"token_type", "bearer"},
-		kv{"expires_in", 86400},
-		kv{"api_base_url_for_customer", fakeserver.BaseURL(r)},
-	))
+	return map[string]any{
+		"access_token":              access,
+		"refresh_token":             next,
+		"scope":                     scopes,
+		"token_type":                "bearer",
+		"expires_in":                86400,
+		"api_base_url_for_customer": fakeserver.BaseURL(r),
+	}
 }
+
+// scopes is the scope of the fake's tokens: every read scope.
+const scopes = "api:calls:read:basic api:calls:read:extensive api:calls:read:media-url api:calls:read:transcript api:users:read api:stats:user-actions api:stats:user-actions:detailed api:stats:interaction api:stats:scorecards api:settings:scorecards:read api:settings:trackers:read api:workspaces:read api:library:read api:coaching:read"
 
 func oauthError(w http.ResponseWriter, status int, code, desc string) {
 	fakeserver.WriteJSON(w, status, object(kv{"error", code}, kv{"error_description", desc}))

@@ -183,7 +183,16 @@ func New(opts ...Option) *Server {
 	if cfg.limit != nil && cfg.limit.Limit > 0 {
 		api = fakeserver.Enforce(cfg.limit, s.clock.Now, s.rateLimited, api)
 	}
-	s.Server = fakeserver.New(api, http.HandlerFunc(s.serveMedia), cfg.faults,
+	oauth := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "Gong", AuthorizePath: "/oauth2/authorize", TokenPath: TokenPath,
+		ClientID: cfg.clientID, ClientSecret: cfg.clientSecret, BasicOnly: true, Now: s.clock.Now,
+		Issue: func(r *http.Request, _ fakeserver.Grant) map[string]any {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.mintLocked(r)
+		},
+	})
+	s.Server = fakeserver.New(oauth.Wrap(api), http.HandlerFunc(s.serveMedia), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
 	return s
 }

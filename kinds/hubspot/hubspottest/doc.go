@@ -45,4 +45,12 @@
 // association lists are not paged; search matches the query text as a
 // substring of each type's main text properties; sorting uses the first sort
 // rule only; there are no files (FilesURL serves nothing).
+//
+// OAuth consent: GET /oauth/authorize is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /oauth/v1/token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with the client of WithCredentials; the answer carries a new access token, the refresh token and expires_in.
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package hubspottest

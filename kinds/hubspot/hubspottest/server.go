@@ -183,6 +183,7 @@ type Server struct {
 	tokenTTL time.Duration
 	policy   string
 	clock    *fakeserver.Clock
+	oauth    *fakeserver.OAuthServer
 
 	mu     sync.Mutex
 	seq    uint64               // requests answered, for correlation ids and rate-limit headers
@@ -222,7 +223,12 @@ func New(opts ...Option) *Server {
 	if c.limit != nil && c.limit.Limit > 0 {
 		api = fakeserver.Enforce(c.limit, s.clock.Now, s.rateLimited, api)
 	}
-	s.Server = fakeserver.New(api, nil, c.faults, fakeserver.Vendor{
+	s.oauth = fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "HubSpot", AuthorizePath: "/oauth/authorize", TokenPath: "/oauth/v1/token",
+		ClientID: c.creds.ClientID, ClientSecret: c.creds.ClientSecret, Now: s.clock.Now,
+		Issue: func(*http.Request, fakeserver.Grant) map[string]any { return s.mint() },
+	})
+	s.Server = fakeserver.New(s.oauth.Wrap(api), nil, c.faults, fakeserver.Vendor{
 		RateLimited: s.rateLimited,
 		ServerError: s.serverError,
 	})
@@ -543,18 +549,24 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request, seg []string
 	case s.creds.RefreshToken == "" || f.Get("refresh_token") != s.creds.RefreshToken:
 		fail("BAD_REFRESH_TOKEN", "missing or invalid refresh token", "invalid_grant")
 	default:
-		s.mu.Lock()
-		s.nToken++
-		token := fmt.Sprintf("fake-hubspot-access-%d", s.nToken)
-		s.minted[token] = time.Now().Add(s.tokenTTL)
-		s.mu.Unlock()
-		b, _ := marshal(map[string]any{
-			"token_type":    "bearer",
-			"refresh_token": s.creds.RefreshToken,
-			"access_token":  token,
-			"expires_in":    int(s.tokenTTL / time.Second),
-		})
+		b, _ := marshal(s.mint())
 		fakeserver.WriteJSON(w, http.StatusOK, b)
+	}
+}
+
+// mint issues a new access token and returns HubSpot's token answer,
+// with the refresh token the fake accepts.
+func (s *Server) mint() map[string]any {
+	s.mu.Lock()
+	s.nToken++
+	token := fmt.Sprintf("fake-hubspot-access-%d", s.nToken)
+	s.minted[token] = time.Now().Add(s.tokenTTL)
+	s.mu.Unlock()
+	return map[string]any{
+		"token_type":    "bearer",
+		"refresh_token": s.creds.RefreshToken,
+		"access_token":  token,
+		"expires_in":    int(s.tokenTTL / time.Second),
 	}
 }
 

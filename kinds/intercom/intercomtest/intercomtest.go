@@ -60,6 +60,14 @@
 //
 // Data is synthetic and deterministic: record i is a pure function of i, so
 // WithContacts(1_000_000) costs no start-up time or memory.
+//
+// OAuth consent: GET /oauth is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /auth/eagle/token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with DefaultClientID and DefaultClientSecret; the answer carries the access token the fake accepts (token and access_token; it does not expire).
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package intercomtest
 
 import (
@@ -81,6 +89,11 @@ const (
 	// DefaultAccessToken is the access token the fake accepts unless
 	// WithCredentials sets another.
 	DefaultAccessToken = "TEST_ACCESS_TOKEN"
+	// DefaultClientID and DefaultClientSecret are the OAuth app the
+	// consent page (/oauth) and the token endpoint (/auth/eagle/token)
+	// know; the exchange issues the access token the fake accepts.
+	DefaultClientID     = "TEST_CLIENT_ID"
+	DefaultClientSecret = "TEST_CLIENT_SECRET"
 	// DefaultVersion is the app's API version, used when a request has no
 	// Intercom-Version header.
 	DefaultVersion = "2.11"
@@ -250,7 +263,15 @@ func New(opts ...Option) *Server {
 	}
 	s := &Server{cfg: cfg, clock: cfg.clock,
 		ov: overlay{extra: map[string]int{}, dead: map[string]int{}, recs: map[string]map[int]change{}}}
-	s.Server = fakeserver.New(s.apiHandler(), http.HandlerFunc(s.serveFile), cfg.faults, fakeserver.Vendor{
+	oauth := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "Intercom", AuthorizePath: "/oauth", TokenPath: "/auth/eagle/token",
+		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, Now: cfg.clock.Now,
+		Issue: func(*http.Request, fakeserver.Grant) map[string]any {
+			// Intercom's tokens do not expire and have no refresh token.
+			return map[string]any{"token_type": "Bearer", "token": cfg.token, "access_token": cfg.token}
+		},
+	})
+	s.Server = fakeserver.New(oauth.Wrap(s.apiHandler()), http.HandlerFunc(s.serveFile), cfg.faults, fakeserver.Vendor{
 		RateLimited: s.faultRateLimited,
 		ServerError: s.faultServerError,
 	})

@@ -40,6 +40,14 @@
 // (Create, Update, Delete and IDs of lists, campaigns and the first list's
 // members, at the fake's Clock), and every list, get and filter shows the
 // change.
+//
+// OAuth consent: GET /oauth2/authorize is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /oauth2/token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with DefaultClientID and DefaultClientSecret; the answer carries the access token the fake accepts (expires_in 0), and GET /oauth2/metadata with "Authorization: OAuth <token>" names the data centre (dc) and api_endpoint.
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package mailchimptest
 
 import (
@@ -68,6 +76,12 @@ const (
 	DefaultAPIKey = "TESTKEY0123456789abcdef-us6"
 	// DefaultAccessToken is the OAuth access token accepted as a Bearer token.
 	DefaultAccessToken = "TEST_ACCESS_TOKEN"
+	// DefaultClientID and DefaultClientSecret are the OAuth app the
+	// consent page (/oauth2/authorize) and the token endpoint
+	// (/oauth2/token) know; the exchange issues the access token the fake
+	// accepts, and /oauth2/metadata names the data centre of the API key.
+	DefaultClientID     = "TEST_CLIENT_ID"
+	DefaultClientSecret = "TEST_CLIENT_SECRET"
 )
 
 // Limits of the API that the fake enforces.
@@ -229,7 +243,15 @@ func New(opts ...Option) *Server {
 		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
 	}
 	s := &Server{cfg: cfg, inFlight: make(map[string]int), m: newMutations(cfg.clock)}
-	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), nil, cfg.faults, fakeserver.Vendor{
+	oauth := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "Mailchimp", AuthorizePath: "/oauth2/authorize", TokenPath: "/oauth2/token",
+		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, Now: cfg.clock.Now,
+		Issue: func(*http.Request, fakeserver.Grant) map[string]any {
+			// Mailchimp's tokens never expire: expires_in 0, no scope.
+			return map[string]any{"access_token": cfg.accessToken, "expires_in": 0, "scope": nil}
+		},
+	})
+	s.Server = fakeserver.New(oauth.Wrap(http.HandlerFunc(s.serveMetadataOr(s.serveAPI))), nil, cfg.faults, fakeserver.Vendor{
 		RateLimited: func(w http.ResponseWriter, r *http.Request, _ time.Duration) {
 			s.problem(w, r, http.StatusTooManyRequests, "Too Many Requests", detailTooMany, nil)
 		},
@@ -310,6 +332,41 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, body any) {
 		return
 	}
 	fakeserver.WriteJSON(w, http.StatusOK, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// DataCenter returns the data centre the fake plays: the suffix of its API
+// key ("us6" by default), as the metadata endpoint names it.
+func (s *Server) DataCenter() string {
+	if i := strings.LastIndexByte(s.cfg.apiKey, '-'); i >= 0 {
+		return s.cfg.apiKey[i+1:]
+	}
+	return "us6"
+}
+
+// serveMetadataOr serves GET /oauth2/metadata (login.mailchimp.com's), which
+// takes "Authorization: OAuth <access token>" and names the account's data
+// centre and API endpoint (the fake's own origin), and passes every other
+// request to api.
+func (s *Server) serveMetadataOr(api http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/oauth2/metadata" {
+			api(w, r)
+			return
+		}
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "OAuth") || tok == "" || tok != s.cfg.accessToken {
+			b, _ := json.Marshal(map[string]string{"error": "invalid_token", "error_description": "Invalid or missing OAuth token."})
+			fakeserver.WriteJSON(w, http.StatusUnauthorized, b)
+			return
+		}
+		base := fakeserver.BaseURL(r)
+		b, _ := json.Marshal(map[string]any{
+			"dc": s.DataCenter(), "role": "owner", "accountname": "Fake Chimp Co.", "user_id": 4242,
+			"login":     map[string]any{"email": "owner@example.com", "login_id": 4242, "login_name": "owner"},
+			"login_url": base, "api_endpoint": base,
+		})
+		fakeserver.WriteJSON(w, http.StatusOK, b)
+	}
 }
 
 // authenticate returns the credential the request carries if the fake

@@ -60,4 +60,12 @@
 // allocation is used up (WithQuotaExhausted, SetAPIUsage) requests get 403
 // REQUEST_LIMIT_EXCEEDED, which is also the fake's injected rate-limit
 // fault (Salesforce sends no 429 and no Retry-After).
+//
+// OAuth consent: GET /services/oauth2/authorize is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /services/oauth2/token with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with the client of WithCredentials; PKCE S256 is honoured; the answer carries access_token, refresh_token, signature, scope, instance_url (the fake), id, token_type and issued_at.
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package salesforcetest

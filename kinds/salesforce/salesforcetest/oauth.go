@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
@@ -45,16 +44,29 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "expired access/refresh token")
 		return
 	}
+	w.Header().Set("Cache-Control", "no-cache,must-revalidate,max-age=0,no-store,private")
+	fakeserver.WriteJSON(w, http.StatusOK, s.tokenAnswer(r, ""))
+}
+
+// tokenAnswer is the token endpoint's answer: an access token, the
+// refresh token when given (the code exchange issues one, a refresh does
+// not), the signature, scope, instance_url, identity URL, token type and
+// issue time.
+func (s *Server) tokenAnswer(r *http.Request, refresh string) []byte {
 	token := s.issueToken()
 	base := fakeserver.BaseURL(r)
 	idURL := base + "/id/" + makeID("00D", 0) + "/" + makeID("005", 0)
-	issued := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	issued := strconv.FormatInt(s.clock.Now().UnixMilli(), 10)
 	mac := hmac.New(sha256.New, []byte(s.cfg.creds.ClientSecret))
 	mac.Write([]byte(idURL + issued))
 	sig := base64.StdEncoding.EncodeToString(mac.Sum(nil))
 
 	b := []byte(`{"access_token":`)
 	b = appendString(b, token)
+	if refresh != "" {
+		b = append(b, `,"refresh_token":`...)
+		b = appendString(b, refresh)
+	}
 	b = append(b, `,"signature":`...)
 	b = appendString(b, sig)
 	b = append(b, `,"scope":"api refresh_token","instance_url":`...)
@@ -64,8 +76,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	b = append(b, `,"token_type":"Bearer","issued_at":`...)
 	b = appendString(b, issued)
 	b = append(b, '}')
-	w.Header().Set("Cache-Control", "no-cache,must-revalidate,max-age=0,no-store,private")
-	fakeserver.WriteJSON(w, http.StatusOK, b)
+	return b
 }
 
 // issueToken returns the current access token, or mints a new one after

@@ -1,6 +1,7 @@
 package salesforcetest
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -202,7 +203,16 @@ func New(opts ...Option) *Server {
 	if cfg.creds.AccessToken != "" {
 		s.tokens[cfg.creds.AccessToken] = true
 	}
-	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), nil, cfg.faults, fakeserver.Vendor{
+	oauth := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "Salesforce", AuthorizePath: "/services/oauth2/authorize", TokenPath: "/services/oauth2/token",
+		ClientID: cfg.creds.ClientID, ClientSecret: cfg.creds.ClientSecret, PKCE: true, Now: s.clock.Now,
+		Issue: func(r *http.Request, _ fakeserver.Grant) map[string]any {
+			var m map[string]any
+			_ = json.Unmarshal(s.tokenAnswer(r, s.cfg.creds.RefreshToken), &m)
+			return m
+		},
+	})
+	s.Server = fakeserver.New(oauth.Wrap(http.HandlerFunc(s.serveAPI)), nil, cfg.faults, fakeserver.Vendor{
 		RateLimited: s.rateLimited,
 		ServerError: s.serverError,
 	})

@@ -118,6 +118,21 @@ func (o *oauthState) issue(withRefresh bool, requested time.Duration) (access, r
 	return access, refresh, expiresIn
 }
 
+// exchange is the token answer of the authorization-code grant: a new
+// access token and a new refresh token, with their lifetimes. The tokens
+// open this fake's account only: Zendesk's are per subdomain.
+func (o *oauthState) exchange(_ *http.Request, g fakeserver.Grant) map[string]any {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	access, refresh, expiresIn := o.issue(true, 0)
+	scope := g.Scope
+	if scope == "" {
+		scope = "read"
+	}
+	return map[string]any{"access_token": access, "refresh_token": refresh, "token_type": "bearer",
+		"scope": scope, "expires_in": expiresIn, "refresh_token_expires_in": defaultRefreshExpiresIn}
+}
+
 func oauthError(w http.ResponseWriter, status int, code, desc string) {
 	b, _ := json.Marshal(map[string]string{"error": code, "error_description": desc})
 	w.Header().Set("Cache-Control", "no-store")

@@ -134,6 +134,14 @@
 // mid-body. Every API response carries X-Rate-Limit and
 // X-Rate-Limit-Remaining. WithFileCutEvery cuts file downloads so that
 // clients must resume with Range.
+//
+// OAuth consent: GET /oauth/authorizations/new is a consent page (HTML, Approve and Deny buttons
+// in a form that POSTs decision=approve or decision=deny to the same URL)
+// that redirects to the exact redirect_uri with a code, or with
+// error=access_denied; POST /oauth/tokens with grant_type=authorization_code
+// exchanges the code once, within fakeserver.DefaultCodeTTL on the fake's
+// clock, for the same redirect_uri, with the client of WithOAuth; PKCE S256 is honoured; the answer carries a new access and refresh token pair of this account (one fake is one subdomain).
+// The package connect runs the whole flow against it (connect.Config.BaseURL).
 package zendesktest
 
 import (
@@ -330,7 +338,12 @@ func New(opts ...Option) *Server {
 		s.account = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.apiPer}
 	}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
-	s.Server = fakeserver.New(http.HandlerFunc(s.serveAPI), http.HandlerFunc(s.serveFiles), cfg.faults,
+	authz := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
+		Vendor: "Zendesk (" + cfg.subdomain + ")", AuthorizePath: "/oauth/authorizations/new", TokenPath: "/oauth/tokens",
+		ClientID: cfg.clientID, ClientSecret: cfg.clientSecret, PKCE: true, Now: s.clock.Now,
+		Issue: s.oauth.exchange,
+	})
+	s.Server = fakeserver.New(authz.Wrap(http.HandlerFunc(s.serveAPI)), http.HandlerFunc(s.serveFiles), cfg.faults,
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
 	return s
 }
