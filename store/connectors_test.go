@@ -390,7 +390,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 		t.Fatalf("the fixture is at version %s", v)
 	}
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != "3" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("the upgraded file is at version %s", v)
 	}
 	checkMigrated(t, stores[0], 40)
@@ -403,7 +403,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if v := schemaVersion(t, db); v != "3" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("reopened: version %s", v)
 	}
 }
@@ -449,19 +449,20 @@ func TestUpdateV1SQLite(t *testing.T) {
 	}
 }
 
-// A version-1 file stamped version 4 (a newer library's) is refused and
-// left as it is.
-func TestOpenVersion4SQLite(t *testing.T) {
+// A version-1 file stamped a newer library's version is refused and left
+// as it is.
+func TestOpenNewerVersionSQLite(t *testing.T) {
 	path := v1Fixture(t)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	setMeta(t, db, "4")
+	newer := strconv.Itoa(store.SchemaVersion + 1)
+	setMeta(t, db, newer)
 	db.Close()
 	before := stateOf(t, path)
 	_, err = store.OpenSQLite(context.Background(), path)
-	wantErr(t, err, store.ErrVersion, path, "schema 4", "up to 3")
+	wantErr(t, err, store.ErrVersion, path, "schema "+newer, "up to "+strconv.Itoa(store.SchemaVersion))
 	before.check(t, path)
 }
 
@@ -510,7 +511,7 @@ func makeV1Postgres(t *testing.T, dsn string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	for _, stmt := range append(dropV3, "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(slices.Clone(dropV4), dropV3...), "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +532,7 @@ func TestMigrateV1Postgres(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	conn := makeV1Postgres(t, dsn)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
-	if v := pgVersion(t, conn); v != "3" {
+	if v := pgVersion(t, conn); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("the upgraded database is at version %s", v)
 	}
 	checkMigrated(t, stores[0], 300)

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -206,7 +208,7 @@ func checkMigratedV2(t *testing.T, st *store.Store, records int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.SchemaVersion != 3 || len(stats.Entities) != 2 || stats.Entities[1].Records != records || stats.Entities[0].Failure != nil {
+	if stats.SchemaVersion != store.SchemaVersion || len(stats.Entities) != 2 || stats.Entities[1].Records != records || stats.Entities[0].Failure != nil {
 		t.Fatalf("stats after the upgrade: %+v", stats)
 	}
 	res, err := st.Search(ctx, faultSpec.Connector, faultSpec.Entity, reqAll())
@@ -261,7 +263,7 @@ func TestMigrateV2SQLite(t *testing.T) {
 		t.Fatalf("the fixture is at version %s", v)
 	}
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != "3" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("the upgraded file is at version %s", v)
 	}
 	checkMigratedV2(t, stores[0], 40)
@@ -299,7 +301,7 @@ func makeV2Postgres(t *testing.T, dsn string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	for _, stmt := range append(dropV3, "UPDATE tributary_meta SET value = '2' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(slices.Clone(dropV4), dropV3...), "UPDATE tributary_meta SET value = '2' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +313,7 @@ func TestMigrateV2Postgres(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	conn := makeV2Postgres(t, dsn)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
-	if v := pgVersion(t, conn); v != "3" {
+	if v := pgVersion(t, conn); v != strconv.Itoa(store.SchemaVersion) {
 		t.Fatalf("the upgraded database is at version %s", v)
 	}
 	checkMigratedV2(t, stores[0], 300)

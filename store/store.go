@@ -68,8 +68,9 @@ import (
 // SchemaVersion is the version of the store's own tables that this library
 // writes. Opening a store of a newer version fails with ErrVersion; a store
 // of an older one is upgraded when it is opened. Version 2 added the
-// connectors (Connector); version 3 each copy's last failure (Failure).
-const SchemaVersion = 3
+// connectors (Connector); version 3 each copy's last failure (Failure);
+// version 4 each copy's change feed (Changes).
+const SchemaVersion = 4
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -151,8 +152,9 @@ type Store struct {
 	// (broadFilter).
 	broad int
 
-	mu    sync.Mutex
-	vocab map[vocabKey]*vocabEntry
+	mu        sync.Mutex
+	retention Retention // of the change feeds (SetRetention)
+	vocab     map[vocabKey]*vocabEntry
 
 	// bgMu guards checkpointing, set while a checkpoint runs in the
 	// background (checkpointSoon), and closed, set by Close, after which
@@ -217,7 +219,7 @@ func (s *Store) checkpointSoon() {
 func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: DefaultRetention, vocab: map[vocabKey]*vocabEntry{}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
@@ -296,6 +298,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 3 {
 		stmts = append(stmts, s.schemaV3()...)
+	}
+	if v < 4 {
+		stmts = append(stmts, s.schemaV4()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
