@@ -136,7 +136,7 @@ func (s *Store) schemaV4() []string {
 		`CREATE TABLE tributary_feeds (id ` + s.d.serial() + `, connector TEXT NOT NULL, entity TEXT NOT NULL,
 			first_seq BIGINT NOT NULL, last_seq BIGINT NOT NULL, last_at BIGINT NOT NULL, UNIQUE (connector, entity))`,
 		`CREATE TABLE tributary_changes (feed BIGINT NOT NULL, seq BIGINT NOT NULL, op SMALLINT NOT NULL,
-			id TEXT NOT NULL, raw ` + s.d.blob() + ` NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (feed, seq))` + s.d.withoutRowid(),
+			id TEXT NOT NULL, raw ` + s.d.blob() + ` NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (feed, seq))`,
 		"INSERT INTO tributary_feeds (connector, entity, first_seq, last_seq, last_at) SELECT connector, entity, 1, 1, 0 FROM tributary_entities WHERE live_table IS NOT NULL",
 	}
 }
@@ -431,10 +431,19 @@ func (l *Load) logDiff(ctx context.Context, tx *sql.Tx, old sql.NullInt64) (Coun
 		if err != nil {
 			return counts, err
 		}
-		if _, err := s.logSelect(ctx, tx, f, fmt.Sprintf(`SELECT %d AS op, o.hid AS id, orr.raw AS raw, o.rid AS ord FROM %s o JOIN %s orr ON orr.rid = o.rid
-			WHERE o.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM %s n WHERE n.idkey = o.idkey AND n.deleted_at IS NULL)`,
-			opDelete, ot, or, nt)); err != nil {
+		// The previous copy's live records that the load holds live are
+		// the load's less its inserts: when they are all of them, none was
+		// deleted, and the search for deletions is skipped.
+		var oldLive int64
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+ot+" WHERE deleted_at IS NULL").Scan(&oldLive); err != nil {
 			return counts, err
+		}
+		if oldLive != l.liveN-c[opInsert] {
+			if _, err := s.logSelect(ctx, tx, f, fmt.Sprintf(`SELECT %d AS op, o.hid AS id, orr.raw AS raw, o.rid AS ord FROM %s o JOIN %s orr ON orr.rid = o.rid
+				WHERE o.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM %s n WHERE n.idkey = o.idkey AND n.deleted_at IS NULL)`,
+				opDelete, ot, or, nt)); err != nil {
+				return counts, err
+			}
 		}
 	}
 	counts.Inserted, counts.Updated = c[opInsert], c[opUpdate]
