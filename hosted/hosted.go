@@ -45,6 +45,8 @@ type Paths struct {
 	Create string
 	// Execute runs an operation on connector {id}.
 	Execute string
+	// Changes reads the change feed of a copy of connector {id}.
+	Changes string
 }
 
 // DefaultPaths are the paths of the platform contract.
@@ -52,6 +54,7 @@ var DefaultPaths = Paths{
 	Token:   "/api/v1/account/applications/token",
 	Create:  "/v1/integrations/connectors",
 	Execute: "/api/v1/connectors/sources/{id}/execute",
+	Changes: "/v1/integrations/connectors/{id}/changes",
 }
 
 // IntegrationsPaths are the other paths the same service answers at.
@@ -59,6 +62,7 @@ var IntegrationsPaths = Paths{
 	Token:   "/api/v1/account/applications/token",
 	Create:  "/api/v1/integrations/connectors",
 	Execute: "/api/v1/integrations/connectors/{id}/execute",
+	Changes: "/api/v1/integrations/connectors/{id}/changes",
 }
 
 // Config configures a Client. Give either Token, or ClientID and
@@ -135,6 +139,12 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 	}
 	if cfg.Paths.Execute != "" {
 		paths.Execute = cfg.Paths.Execute
+	}
+	if cfg.Paths.Changes != "" {
+		paths.Changes = cfg.Paths.Changes
+	}
+	if !strings.Contains(paths.Changes, "{id}") {
+		return nil, bad("the changes path %q has no {id}", paths.Changes)
 	}
 	if !strings.Contains(paths.Execute, "{id}") {
 		return nil, bad("the execute path %q has no {id}", paths.Execute)

@@ -31,6 +31,9 @@ func (s *Server) routes() {
 	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}"} {
 		m.HandleFunc("GET "+p, s.observe("status", s.authenticated(s.status)))
 	}
+	for _, p := range changesPaths {
+		m.HandleFunc("GET "+p, s.observe("changes", s.authenticated(s.changes)))
+	}
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -69,20 +70,21 @@ func opOf(code int) ChangeOp {
 	}
 }
 
-// Change is one change of a copy.
+// Change is one change of a copy. Its JSON is the service's and the
+// command line's: {"seq", "op", "id", "data", "at"}.
 type Change struct {
 	// Seq is the change's number in the copy's feed: pass it as the cursor
 	// to read the changes after it.
-	Seq int64
+	Seq int64 `json:"seq"`
 	// Op is what the change did.
-	Op ChangeOp
+	Op ChangeOp `json:"op"`
 	// ID is the record's id (a string id, or a number id's literal).
-	ID string
+	ID string `json:"id"`
 	// Data is the record's JSON as the change left it, byte for byte; for
 	// a deletion, the record's last bytes.
-	Data []byte
+	Data json.RawMessage `json:"data"`
 	// At is when the change was written to the store.
-	At time.Time
+	At time.Time `json:"at"`
 }
 
 // ChangePage is a page of a copy's changes.
@@ -374,10 +376,11 @@ func (s *Store) Changes(ctx context.Context, connector, entity string, cursor in
 		var c Change
 		var op int
 		var at int64
-		if err := rows.Scan(&c.Seq, &op, &c.ID, &c.Data, &at); err != nil {
+		var data []byte
+		if err := rows.Scan(&c.Seq, &op, &c.ID, &data, &at); err != nil {
 			return nil, s.wrapCopy("changes", connector, entity, err)
 		}
-		c.Op, c.At = opOf(op), time.UnixMilli(at).UTC()
+		c.Op, c.Data, c.At = opOf(op), data, time.UnixMilli(at).UTC()
 		page.Changes = append(page.Changes, c)
 		page.Next = c.Seq
 	}
