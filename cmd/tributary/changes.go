@@ -45,7 +45,7 @@ before that read.
 ` + exitHelp,
 		Example: `  tributary sync zendesk-support tickets --sandbox --store tributary.db
   tributary changes zendesk-support tickets --store tributary.db --since 0 > changes.ndjson
-  tributary changes zendesk-support tickets --store tributary.db --since "$(tail -1 changes.ndjson | jq .seq)"`,
+  tributary changes zendesk-support tickets --store tributary.db --since 250 --page-size 100`,
 		Args:              exactArgs(2),
 		ValidArgsFunction: completeTypeEntity(func(e tributary.Entity) bool { return e.Supports(tributary.ActionSearch) }),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {

@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tributary-dev/tributary/store"
 )
 
 // TestReplicaOffline runs the example against the sandbox: it synchronizes,
@@ -26,7 +29,7 @@ func TestReplicaOffline(t *testing.T) {
 		"== urgent or high, most recently updated first (a sort): 3 hits",
 		`== subject has the word "refund" (a keyword search): `,
 		"Password reset link expired",
-		"== store: sqlite, schema version 2, ",
+		"== store: sqlite, schema version " + strconv.Itoa(store.SchemaVersion) + ", ",
 		"zendesk-support/tickets: 250 records, 0 deleted, synchronized ",
 		"zendesk-support/users: 50 records, 0 deleted, synchronized ",
 	} {
