@@ -107,15 +107,15 @@ type Retention struct {
 	MaxChanges int64
 }
 
-// DefaultRetention is a store's retention until SetRetention changes it:
-// seven days of changes.
-var DefaultRetention = Retention{MaxAge: 7 * 24 * time.Hour}
+// DefaultRetentionAge is a store's retention until SetRetention changes
+// it: Retention{MaxAge: DefaultRetentionAge}, seven days of changes.
+const DefaultRetentionAge = 7 * 24 * time.Hour
 
 // MaxChangesPage is the most changes one call of Changes returns.
 const MaxChangesPage = 10_000
 
 // SetRetention sets how long the store's change feeds keep their changes
-// (DefaultRetention until then). Each synchronization drops what is past
+// (Retention{MaxAge: DefaultRetentionAge} until then). Each synchronization drops what is past
 // it, for the copy it wrote, when it ends.
 func (s *Store) SetRetention(r Retention) {
 	s.mu.Lock()

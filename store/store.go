@@ -219,7 +219,7 @@ func (s *Store) checkpointSoon() {
 func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: DefaultRetention, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
