@@ -51,6 +51,8 @@ type Paths struct {
 	// (PATCH). When empty and Execute is set and ends in "/execute", it
 	// is Execute without that suffix.
 	Update string
+	// Changes reads the change feed of a copy of connector {id}.
+	Changes string
 }
 
 // DefaultPaths are the paths of the platform contract.
@@ -59,6 +61,7 @@ var DefaultPaths = Paths{
 	Create:  "/v1/integrations/connectors",
 	Execute: "/api/v1/connectors/sources/{id}/execute",
 	Update:  "/api/v1/connectors/sources/{id}",
+	Changes: "/v1/integrations/connectors/{id}/changes",
 }
 
 // IntegrationsPaths are the other paths the same service answers at.
@@ -67,6 +70,7 @@ var IntegrationsPaths = Paths{
 	Create:  "/api/v1/integrations/connectors",
 	Execute: "/api/v1/integrations/connectors/{id}/execute",
 	Update:  "/api/v1/integrations/connectors/{id}",
+	Changes: "/api/v1/integrations/connectors/{id}/changes",
 }
 
 // Config configures a Client. Give either Token, or ClientID and
@@ -149,6 +153,12 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 	}
 	if cfg.Paths.Update != "" {
 		paths.Update = cfg.Paths.Update
+	}
+	if cfg.Paths.Changes != "" {
+		paths.Changes = cfg.Paths.Changes
+	}
+	if !strings.Contains(paths.Changes, "{id}") {
+		return nil, bad("the changes path %q has no {id}", paths.Changes)
 	}
 	if !strings.Contains(paths.Execute, "{id}") {
 		return nil, bad("the execute path %q has no {id}", paths.Execute)

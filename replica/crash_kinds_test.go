@@ -3,6 +3,7 @@ package replica_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -101,6 +102,11 @@ func killEveryKind(t *testing.T, db string, trials int) {
 		}
 		for _, e := range k.kc.entities {
 			raw, err := st.Checkpoint(ctx, k.kc.kind, e)
+			if err == nil {
+				// The copy's change feed and the copy agree, whatever
+				// the kill interrupted.
+				storeFeedAgrees(t, fmt.Sprintf("trial %d: %s", trial, k.kc.kind), st, k.kc.kind, e)
+			}
 			if err != nil || raw == nil {
 				continue // no copy yet, or one walked without a feed
 			}
@@ -141,6 +147,7 @@ func killEveryKind(t *testing.T, db string, trials int) {
 		}
 		for _, e := range k.kc.entities {
 			sameCopies(t, k.kc.kind, e, r, fresh, k.gone[e])
+			feedAgrees(t, "after the kills: "+k.kc.kind, r, e)
 		}
 		r.Close()
 		fresh.Close()

@@ -108,6 +108,9 @@ func killIncrementalSync(t *testing.T, db string, trials int) {
 		}
 		defer st.Close()
 		raw, err := st.Checkpoint(ctx, "zendesk-support", "tickets")
+		if err == nil {
+			storeFeedAgrees(t, "trial "+strconv.Itoa(trial), st, "zendesk-support", "tickets")
+		}
 		if err != nil || raw == nil {
 			noCopy++ // no copy yet: the first full walk was killed
 			return
@@ -181,6 +184,7 @@ func killIncrementalSync(t *testing.T, db string, trials int) {
 	if _, err := fresh.Sync(ctx, "tickets"); err != nil {
 		t.Fatal(err)
 	}
+	feedAgrees(t, "after the kills", r, "tickets")
 	got, _ := contents(t, r.Store(), "zendesk-support", "tickets")
 	want, _ := contents(t, fresh.Store(), "zendesk-support", "tickets")
 	if len(got) != len(want) {

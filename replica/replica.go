@@ -354,3 +354,32 @@ func (c *Connector) Search(ctx context.Context, entity string, q search.Request)
 func (c *Connector) Walk(ctx context.Context, entity string, p tributary.Params) iter.Seq2[tributary.Record, error] {
 	return tributary.All(ctx, c.Connector, entity, p)
 }
+
+// Changes returns the changes of entity's copy after cursor (0: from the
+// start of its change feed), at most limit of them (≤ 0: as many as
+// store.MaxChangesPage): each record inserted, updated or deleted, with
+// its bytes, in the order the synchronizations made them. Pass the page's
+// Next as the cursor of the next call. A cursor older than the changes
+// the store keeps (store.Retention) fails with an error matching
+// store.ErrCursorExpired: read the copy again (Search), then follow the
+// feed from the cursor ChangeCursor returned before that read.
+func (r *Replica) Changes(ctx context.Context, entity string, cursor int64, limit int) (*store.ChangePage, error) {
+	if r.st == nil {
+		return nil, errNoFeed(r.name, entity)
+	}
+	return r.st.Changes(ctx, r.name, entity, cursor, limit)
+}
+
+// ChangeCursor returns the cursor of the last change of entity's copy: a
+// reader that starts from it sees every change made after the call.
+func (r *Replica) ChangeCursor(ctx context.Context, entity string) (int64, error) {
+	if r.st == nil {
+		return 0, errNoFeed(r.name, entity)
+	}
+	return r.st.ChangeCursor(ctx, r.name, entity)
+}
+
+// errNoFeed: a replica in memory (New) keeps no change feed.
+func errNoFeed(name, entity string) error {
+	return &store.Error{Op: "changes", Connector: name, Entity: entity, Err: store.ErrInvalid, Message: "a replica in memory keeps no change feed: open it with Open, on a store"}
+}

@@ -37,6 +37,9 @@ func (s *Server) routes() {
 		m.HandleFunc("GET "+p, s.observe("webhooks", s.authenticated(s.webhooks)))
 		post(p+"/replay", "replay", s.authenticated(s.replay))
 	}
+	for _, p := range changesPaths {
+		m.HandleFunc("GET "+p, s.observe("changes", s.authenticated(s.changes)))
+	}
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})

@@ -119,9 +119,6 @@ type Config struct {
 	Registry *prometheus.Registry
 	// Delivery tunes the delivery of the clients' webhooks.
 	Delivery DeliveryConfig
-	// ChangeCursor, when set, fills the cursor field of sync.completed
-	// events with the copy's change cursor after the sync.
-	ChangeCursor ChangeCursorFunc
 }
 
 // Format prints the configuration without its secrets: the keys, the

@@ -50,11 +50,6 @@ type DeliveryConfig struct {
 	Transport http.RoundTripper
 }
 
-// ChangeCursorFunc returns a copy's current change cursor, for the cursor
-// field of sync.completed events. It runs inside the sync's last
-// transaction and must only read.
-type ChangeCursorFunc func(ctx context.Context, connector, entity string) (string, error)
-
 // endpoints returns the webhook endpoints of every client.
 func endpointsOf(clients []Client) ([]webhook.Endpoint, error) {
 	var out []webhook.Endpoint
@@ -113,17 +108,11 @@ func (s *Server) syncEventOptions(connector, entity string) []store.LoadOption {
 		if done.Full {
 			mode = "full"
 		}
+		// cursor: the copy's change feed after the sync, read in the
+		// sync's own transaction (GET …/changes?cursor= from a reader's
+		// last cursor reads what changed).
 		data := map[string]any{"connector_id": connector, "entity": entity, "mode": mode,
-			"inserted": done.Counts.Inserted, "updated": done.Counts.Updated, "deleted": done.Counts.Deleted}
-		// The change feed's cursor (issue 29, part 1): set when the
-		// server's configuration has Config.ChangeCursor.
-		if s.cfg.ChangeCursor != nil {
-			cur, err := s.cfg.ChangeCursor(ctx, connector, entity)
-			if err != nil {
-				return nil, fmt.Errorf("the change cursor: %w", err)
-			}
-			data["cursor"] = cur
-		}
+			"inserted": done.Counts.Inserted, "updated": done.Counts.Updated, "deleted": done.Counts.Deleted, "cursor": done.Cursor}
 		return s.newEvent(webhook.SyncCompleted, tenant, connector, data)
 	})}
 }

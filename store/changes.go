@@ -134,8 +134,12 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 	if err := l.owned(res, "a full synchronization replaced the copy meanwhile; this update is abandoned"); err != nil {
 		return err
 	}
+	f, err := l.s.feed(ctx, tx, l.spec.Connector, l.spec.Entity)
+	if err != nil {
+		return l.wrap(err)
+	}
 	counts := l.counts
-	changed, err := l.classify(ctx, tx, records, &counts)
+	changed, logged, err := l.classify(ctx, tx, records, &counts)
 	if err != nil {
 		return err
 	}
@@ -146,7 +150,12 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 		}
 	}
 	l.n = before
-	k, err := l.markDeleted(ctx, tx, deleted)
+	// The page's changes, in the order they were made: its records, then
+	// its deletions.
+	if err := l.s.logChanges(ctx, tx, l.stmts, f, logged); err != nil {
+		return l.wrap(err)
+	}
+	k, err := l.markDeleted(ctx, tx, deleted, f)
 	if err != nil {
 		return err
 	}
@@ -181,7 +190,8 @@ func (l *Load) owned(res sql.Result, superseded string) error {
 }
 
 // Finish ends the update: the copy's synchronization time becomes now,
-// and the event of WithEvent, if any, is written in the same transaction.
+// its change feed drops the changes past the store's retention, and the
+// event of WithEvent, if any, is written in the same transaction.
 func (u *Update) Finish(ctx context.Context) error {
 	l := u.l
 	if l.done {
@@ -201,12 +211,21 @@ func (u *Update) Finish(ctx context.Context) error {
 	if err != nil {
 		return l.wrap(err)
 	}
-	if k, _ := res.RowsAffected(); k == 0 && l.claim != nil {
-		return l.claim.lost("sync")
-	} else if k == 0 {
+	if k, _ := res.RowsAffected(); k == 0 {
+		if l.claim != nil {
+			return l.claim.lost("sync")
+		}
 		// A full synchronization replaced the copy meanwhile: this update's
-		// pages are in the copy it replaced; no event of its own.
+		// pages are in the copy it replaced, whose own commit pruned its
+		// feed; no event of its own.
 		return l.wrap(tx.Commit())
+	}
+	f, err := l.s.feed(ctx, tx, l.spec.Connector, l.spec.Entity)
+	if err != nil {
+		return l.wrap(err)
+	}
+	if err := l.s.prune(ctx, tx, f); err != nil {
+		return l.wrap(err)
 	}
 	if err := l.syncEvent(ctx, tx, false); err != nil {
 		return err
@@ -219,18 +238,20 @@ func (u *Update) Counts() Counts { return u.l.counts }
 
 // classify compares records with the rows the copy holds for their ids:
 // it counts them and returns those to write (new, changed, or restored
-// after a deletion).
-func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Counts) ([][]byte, error) {
+// after a deletion), and the change each makes, for the copy's feed.
+func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Counts) ([][]byte, []pendingChange, error) {
 	if len(records) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	keys := make([][]byte, len(records))
+	hids := make([]string, len(records))
 	for i, rec := range records {
 		if err := l.x.Extract(rec, &l.ex); err != nil {
-			return nil, &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
+			return nil, nil, &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
 				Message: fmt.Sprintf("record %d of the page cannot be stored: %v", i, err), Cause: err}
 		}
 		keys[i] = slices.Clone(l.ex.IDKey)
+		hids[i] = l.ex.ID
 	}
 	type row struct {
 		deleted bool
@@ -248,47 +269,57 @@ func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Co
 			quoteIdent(l.table), quoteIdent(l.table+"_raw"), placeholders(d, 1, len(chunk)))
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
-			return nil, l.wrap(err)
+			return nil, nil, l.wrap(err)
 		}
 		for rows.Next() {
 			var k, raw []byte
 			var del sql.NullInt64
 			if err := rows.Scan(&k, &del, &raw); err != nil {
 				rows.Close()
-				return nil, l.wrap(err)
+				return nil, nil, l.wrap(err)
 			}
 			have[string(k)] = row{deleted: del.Valid, raw: raw}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, l.wrap(err)
+			return nil, nil, l.wrap(err)
 		}
 	}
 	out := make([][]byte, 0, len(records))
-	seen := map[string]bool{}
+	logged := make([]pendingChange, 0, len(records))
+	seen := map[string]int{} // id → its change in logged
 	for i, rec := range records {
 		k := string(keys[i])
 		h, ok := have[k]
+		op := opUpdate
+		if j, dup := seen[k]; dup {
+			// The same id twice in one page: the later one wins, counted
+			// once, and its change is the record's last bytes.
+			out = append(out, rec)
+			logged[j].raw = rec
+			continue
+		}
 		switch {
-		case seen[k]:
-			// The same id twice in one page: the later one wins, counted once.
 		case !ok || h.deleted:
 			c.Inserted++
+			op = opInsert
 		case bytes.Equal(h.raw, rec):
 			c.Unchanged++
 			continue
 		default:
 			c.Updated++
 		}
-		seen[k] = true
+		seen[k] = len(logged)
 		out = append(out, rec)
+		logged = append(logged, pendingChange{op: op, id: hids[i], raw: rec})
 	}
-	return out, nil
+	return out, logged, nil
 }
 
 // markDeleted makes the rows of deleted records tombstones (those the
-// copy holds and that are not already); it returns how many.
-func (l *Load) markDeleted(ctx context.Context, tx *sql.Tx, deleted [][]byte) (int64, error) {
+// copy holds and that are not already); it returns how many. With f, the
+// copy's feed, each is a change of the feed, with the record's last bytes.
+func (l *Load) markDeleted(ctx context.Context, tx *sql.Tx, deleted [][]byte, f *feedState) (int64, error) {
 	var total int64
 	now := time.Now().UnixMilli()
 	d := l.s.d
@@ -301,6 +332,13 @@ func (l *Load) markDeleted(ctx context.Context, tx *sql.Tx, deleted [][]byte) (i
 					Message: fmt.Sprintf("deleted record %d of the page has no id: %v", start+i, err), Cause: err}
 			}
 			args = append(args, slices.Clone(l.ex.IDKey))
+		}
+		if f != nil {
+			sel := fmt.Sprintf("SELECT %d AS op, t.hid AS id, r.raw AS raw, t.rid AS ord FROM %s t JOIN %s r ON r.rid = t.rid WHERE t.deleted_at IS NULL AND t.idkey IN (%s)",
+				opDelete, quoteIdent(l.table), quoteIdent(l.table+"_raw"), placeholders(d, logSelectFirst, len(chunk)))
+			if _, err := l.s.logSelect(ctx, tx, f, sel, args[1:]...); err != nil {
+				return 0, l.wrap(err)
+			}
 		}
 		q := fmt.Sprintf("UPDATE %s SET deleted_at = %s WHERE deleted_at IS NULL AND idkey IN (%s)",
 			quoteIdent(l.table), d.ph(1), placeholders(d, 2, len(chunk)))
@@ -329,7 +367,7 @@ func (l *Load) WriteDeleted(ctx context.Context, deleted [][]byte) error {
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
-	if _, err := l.markDeleted(ctx, tx, deleted); err != nil {
+	if _, err := l.markDeleted(ctx, tx, deleted, nil); err != nil {
 		return err
 	}
 	return l.wrap(tx.Commit())
@@ -343,22 +381,17 @@ func (l *Load) WriteDeleted(ctx context.Context, deleted [][]byte) error {
 func (l *Load) compare(ctx context.Context) error {
 	s, d := l.s, l.s.d
 	old, _, err := s.live(ctx, s.w, l.spec.Connector, l.spec.Entity)
+	l.liveN = l.liveRecords(ctx)
+	l.counts = Counts{}
 	if errors.Is(err, ErrNotSynced) {
-		l.counts = Counts{Inserted: l.liveRecords(ctx)}
 		return nil
 	}
 	if err != nil {
 		return l.wrap(err)
 	}
 	ot, nt := tableName(old), l.table
-	var matched, changed sql.NullInt64
-	q := fmt.Sprintf("SELECT count(*), sum(CASE WHEN nr.raw <> orr.raw THEN 1 ELSE 0 END) FROM %s n JOIN %s o ON o.idkey = n.idkey AND o.deleted_at IS NULL JOIN %s nr ON nr.rid = n.rid JOIN %s orr ON orr.rid = o.rid WHERE n.deleted_at IS NULL",
-		quoteIdent(nt), quoteIdent(ot), quoteIdent(nt+"_raw"), quoteIdent(ot+"_raw"))
-	if err := s.w.QueryRowContext(ctx, q).Scan(&matched, &changed); err != nil {
-		return l.wrap(err)
-	}
-	live := l.liveRecords(ctx)
-	l.counts = Counts{Inserted: live - matched.Int64, Updated: changed.Int64, Unchanged: matched.Int64 - changed.Int64}
+	// Inserted, Updated and Unchanged are counted where the feed's changes
+	// are decided, in the transaction that swaps the tables (Commit).
 	if !l.tombstones {
 		return nil
 	}

@@ -449,9 +449,9 @@ func TestUpdateV1SQLite(t *testing.T) {
 	}
 }
 
-// A version-1 file stamped a newer version (a newer library's) is refused and
-// left as it is.
-func TestOpenVersion4SQLite(t *testing.T) {
+// A version-1 file stamped a newer library's version is refused and left
+// as it is.
+func TestOpenNewerVersionSQLite(t *testing.T) {
 	path := v1Fixture(t)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -511,7 +511,7 @@ func makeV1Postgres(t *testing.T, dsn string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	for _, stmt := range append(append(dropV5, dropV3...), "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(append(slices.Clone(dropV5), dropV4...), dropV3...), "DROP TABLE tributary_connectors", "UPDATE tributary_meta SET value = '1' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}

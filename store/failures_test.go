@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -300,7 +301,7 @@ func makeV2Postgres(t *testing.T, dsn string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	for _, stmt := range append(append(dropV5, dropV3...), "UPDATE tributary_meta SET value = '2' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(append(slices.Clone(dropV5), dropV4...), dropV3...), "UPDATE tributary_meta SET value = '2' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}

@@ -198,6 +198,10 @@ type SyncDone struct {
 	Full bool
 	// Counts is what the synchronization changed.
 	Counts Counts
+	// Cursor is the copy's change feed position once the synchronization
+	// committed (Changes from any earlier cursor read its changes); 0 in
+	// a store without feeds.
+	Cursor int64
 }
 
 // WithEvent makes a load's last write (Load.Commit's swap, Update.Finish)
@@ -214,7 +218,15 @@ func (l *Load) syncEvent(ctx context.Context, tx *sql.Tx, full bool) error {
 	if l.event == nil {
 		return nil
 	}
-	ev, err := l.event(SyncDone{Connector: l.spec.Connector, Entity: l.spec.Entity, Full: full, Counts: l.counts})
+	var cursor int64
+	f, err := l.s.feed(ctx, tx, l.spec.Connector, l.spec.Entity)
+	if err != nil {
+		return l.wrap(err)
+	}
+	if f != nil {
+		cursor = f.last
+	}
+	ev, err := l.event(SyncDone{Connector: l.spec.Connector, Entity: l.spec.Entity, Full: full, Counts: l.counts, Cursor: cursor})
 	if err != nil {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "building the synchronization's event: " + err.Error(), Cause: err}
 	}

@@ -1,7 +1,7 @@
 package store_test
 
-// dropV5 turns a current PostgreSQL store's tables into version 3's (the
-// outbox removed); version 4's change feed is another branch's.
+// dropV5 turns a current PostgreSQL store's tables into version 4's (the
+// outbox removed); with dropV4 after it, into version 3's.
 var dropV5 = []string{
 	"DROP TABLE tributary_events",
 	"DROP TABLE tributary_deliveries",

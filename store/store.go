@@ -69,7 +69,8 @@ import (
 // writes. Opening a store of a newer version fails with ErrVersion; a store
 // of an older one is upgraded when it is opened. Version 2 added the
 // connectors (Connector); version 3 each copy's last failure (Failure);
-// version 5 the outbox of events and their webhook deliveries (Event).
+// version 4 each copy's change feed (Changes); version 5 the outbox of
+// events and their webhook deliveries (Event).
 const SchemaVersion = 5
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
@@ -152,8 +153,9 @@ type Store struct {
 	// (broadFilter).
 	broad int
 
-	mu    sync.Mutex
-	vocab map[vocabKey]*vocabEntry
+	mu        sync.Mutex
+	retention Retention // of the change feeds (SetRetention)
+	vocab     map[vocabKey]*vocabEntry
 
 	// bgMu guards checkpointing, set while a checkpoint runs in the
 	// background (checkpointSoon), and closed, set by Close, after which
@@ -218,7 +220,7 @@ func (s *Store) checkpointSoon() {
 func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
@@ -297,6 +299,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 3 {
 		stmts = append(stmts, s.schemaV3()...)
+	}
+	if v < 4 {
+		stmts = append(stmts, s.schemaV4()...)
 	}
 	if v < 5 {
 		stmts = append(stmts, s.schemaV5()...)

@@ -42,6 +42,7 @@ type Load struct {
 	checkpoint []byte                         // the last page's checkpoint, the copy's at Commit
 	tombstones bool                           // Commit keeps the previous copy's missing records as deletions
 	counts     Counts                         // what Commit changed, against the previous copy
+	liveN      int64                          // the load's records, deletions left out (compare)
 	live       bool                           // the load writes into the live table (an Update)
 	event      func(SyncDone) (*Event, error) // WithEvent's
 	stmts      *stmtCache
@@ -1119,6 +1120,10 @@ func (l *Load) Commit(ctx context.Context) error {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrLeaseLost,
 			Message: "another synchronization of this copy started meanwhile; this one is abandoned"}
 	}
+	counts, err := l.logDiff(ctx, tx, old)
+	if err != nil {
+		return l.wrap(err)
+	}
 	var cp any
 	if l.checkpoint != nil {
 		cp = string(l.checkpoint)
@@ -1134,6 +1139,7 @@ func (l *Load) Commit(ctx context.Context) error {
 		return l.wrap(err)
 	}
 	l.done = true
+	l.counts = counts
 	if old.Valid {
 		// The previous copy: readers in a transaction that began before
 		// the swap still see it (SQLite's WAL snapshot; PostgreSQL waits

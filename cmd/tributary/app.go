@@ -78,7 +78,7 @@ stderr. Progress is shown only when stderr is a terminal.
 	root.Flags().Bool("version", false, "print the version") // no -v: that is --verbose
 	root.PersistentFlags().BoolVar(&a.jsonErrors, "json-errors", false, "print errors as one JSON object on stderr, for programs")
 	root.PersistentFlags().BoolVar(&a.noProgress, "no-progress", false, "never show progress, even on a terminal")
-	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.createConnectorCmd(), a.mcpCmd(), a.serveCmd())
+	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.changesCmd(), a.createConnectorCmd(), a.mcpCmd(), a.serveCmd())
 	// cobra's own help and completion commands, with examples too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

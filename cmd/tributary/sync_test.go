@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,7 +101,7 @@ func TestSyncSearchStats(t *testing.T) {
 
 	s := stats(t, invocation{}, "--store", db)
 	abs, _ := filepath.Abs(db)
-	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != 3 || s.SizeBytes <= 0 || len(s.Entities) != 2 {
+	if s.Backend != "sqlite" || s.Location != abs || s.SchemaVersion != store.SchemaVersion || s.SizeBytes <= 0 || len(s.Entities) != 2 {
 		t.Errorf("store stats: %+v", s)
 	}
 	for _, c := range []struct {
@@ -158,7 +159,7 @@ func TestSyncSearchStats(t *testing.T) {
 	// The table.
 	r = cli(t, "store", "stats", "--store", db)
 	r.want(t, 0)
-	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  3\n",
+	for _, want := range []string{"backend:         sqlite\n", "location:        " + abs + "\n", "schema version:  " + strconv.Itoa(store.SchemaVersion) + "\n",
 		"CONNECTOR        ENTITY   RECORDS  DELETED  LAST SYNC             SYNCING  FAILING\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, r.stdout)
