@@ -1,8 +1,11 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tributary-dev/tributary/search"
 )
 
 func TestSearchSandbox(t *testing.T) {
@@ -108,6 +111,37 @@ func TestSearchErrors(t *testing.T) {
 		r.want(t, exitUsage)
 		if !strings.Contains(r.stderr, c.msg) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%v: stderr %q, want one line with %q", c.args, r.stderr, c.msg)
+		}
+	}
+}
+
+// TestSearchLimitRule: --limit follows the contract's limit, the most hits
+// per page, at least 1, 1000 when left out; 0 and negative values are
+// refused alike (exit 2) with the rule and the way to get the default.
+func TestSearchLimitRule(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	cli(t, "sync", "zendesk-support", "groups", "--sandbox", "--store", db).want(t, 0)
+	hits := func(args ...string) int {
+		t.Helper()
+		r := cli(t, append([]string{"search", "zendesk-support", "groups", "--store", db}, args...)...)
+		r.want(t, 0)
+		var res struct{ Hits []any }
+		decode(t, r.stdout, &res)
+		return len(res.Hits)
+	}
+	all := hits()
+	if all < 2 || all > search.DefaultLimit {
+		t.Fatalf("without --limit: %d hits, want every group (the default page holds %d)", all, search.DefaultLimit)
+	}
+	if n := hits("--limit", "1"); n != 1 {
+		t.Errorf("--limit 1: %d hits", n)
+	}
+	for _, n := range []string{"0", "-1"} {
+		r := cli(t, "search", "zendesk-support", "groups", "--store", db, "--limit", n)
+		r.want(t, exitUsage)
+		want := "--limit " + n + ": the most hits per page is at least 1 (leave --limit out for the default, 1000; --all follows every page)"
+		if !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("--limit %s: stderr %q, want %q", n, r.stderr, want)
 		}
 	}
 }
