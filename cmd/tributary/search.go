@@ -170,10 +170,9 @@ func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operati
 	}
 	defer st.Close()
 	opts := []replica.Option{}
-	hint := fmt.Sprintf("tributary sync %s %s --store %s", op.kind, op.entity, t.name)
+	hint := syncHint(op.kind, op.entity, t.name, name)
 	if name != "" {
 		opts = append(opts, replica.WithName(name))
-		hint += " --name " + name
 	} else {
 		name = op.kind
 	}
@@ -187,7 +186,7 @@ func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operati
 	err = a.runSearch(ctx, r.Connector(), op, params, all)
 	if errors.Is(err, store.ErrNotSynced) {
 		return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
-			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run '%s' first", name, op.entity, t.name, hint),
+			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run %s first", name, op.entity, t.name, hint),
 			Cause:   err}
 	}
 	return err

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/tributary-dev/tributary/search"
+	"github.com/tributary-dev/tributary/store"
 )
 
 func TestSearchSandbox(t *testing.T) {
@@ -143,5 +146,58 @@ func TestSearchLimitRule(t *testing.T) {
 		if !strings.Contains(r.stderr, want) || r.stdout != "" {
 			t.Errorf("--limit %s: stderr %q, want %q", n, r.stderr, want)
 		}
+	}
+}
+
+// hinted returns the commands quoted in a message ('tributary …'), split
+// into arguments as a shell would (the tests' paths need no quoting).
+func hinted(t *testing.T, msg string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, m := range regexp.MustCompile(`'(tributary [^']*)'`).FindAllStringSubmatch(msg, -1) {
+		out = append(out, strings.Fields(m[1])[1:])
+	}
+	if len(out) == 0 {
+		t.Fatalf("no command hinted in %q", msg)
+	}
+	return out
+}
+
+// TestHintsWork: every command a store hint prints runs as printed, and
+// afterwards the command that printed it succeeds.
+func TestHintsWork(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"no such store file", []string{"search", "github", "issues", "--store", db}},
+		{"no copy of an entity read with params", []string{"search", "zendesk-support", "ticket_comments", "--store", db}},
+		{"no copy under a name", []string{"search", "mailchimp", "campaigns", "--store", db, "--name", "acme"}},
+		{"empty store", []string{"store", "stats", "--store", filepath.Join(dir, "empty.db")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.args[0] == "store" {
+				// A store with no copies yet.
+				st, err := store.OpenSQLite(context.Background(), c.args[3])
+				if err != nil {
+					t.Fatal(err)
+				}
+				st.Close()
+			}
+			r := cli(t, c.args...)
+			msg := r.stderr + r.stdout
+			for _, h := range hinted(t, msg) {
+				cli(t, h...).want(t, 0)
+			}
+			if c.args[0] == "store" {
+				if r = cli(t, c.args...); strings.Contains(r.stdout, "no copies yet") {
+					t.Errorf("the hint made no copy:\n%s", r.stdout)
+				}
+				return
+			}
+			cli(t, c.args...).want(t, 0)
+		})
 	}
 }

@@ -247,7 +247,7 @@ func TestSyncDefaultEntities(t *testing.T) {
 	// Under the type's name there is no copy: the message says how to make one.
 	r = cli(t, "search", "mailchimp", "campaigns", "--store", db)
 	r.want(t, exitUsage)
-	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --store " + db + "' first"; !strings.Contains(r.stderr, want) {
+	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --sandbox --store " + db + "' (your account: --credentials FILE in place of --sandbox) first"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 }
@@ -346,7 +346,7 @@ func TestSyncStoreErrors(t *testing.T) {
 			"--store postgres://bob:REDACTED@127.0.0.1:1/x?connect_timeout=5: store: open: store unavailable"},
 		{[]string{"store", "stats", "--store", "postgres://bob@127.0.0.1:1/x?password=hunter2&connect_timeout=5"}, exitOther,
 			"--store postgres://bob@127.0.0.1:1/x?connect_timeout=5&password=REDACTED: store: open: store unavailable"},
-		{[]string{"search", "zendesk-support", "tickets", "--store", missing}, exitUsage, "--store " + missing + ": no such file: 'tributary sync <type> --store " + missing + "' creates the store"},
+		{[]string{"search", "zendesk-support", "tickets", "--store", missing}, exitUsage, "--store " + missing + ": no such file: 'tributary sync zendesk-support --sandbox --store " + missing + "' (your account: --credentials FILE in place of --sandbox) creates the store"},
 		{[]string{"store", "stats", "--store", missing}, exitUsage, "no such file"},
 		{[]string{"store", "stats"}, exitUsage, "stats needs --store"},
 		{[]string{"store"}, exitUsage, "store needs a command: stats"},
