@@ -34,8 +34,8 @@ const exitHelp = `Exit codes:
   3    authentication: missing, malformed or rejected credentials (401, 403)
   4    not found (404)
   5    rate limited, after the retries the policy allows
-  130  interrupted (Ctrl-C); what was written stays valid, and a store keeps the
-       previous copy of an entity whose sync was interrupted`
+  130  interrupted (Ctrl-C), sync --every included; what was written stays valid,
+       and a store keeps the previous copy of an entity whose sync was interrupted`
 
 func (a *app) root() *cobra.Command {
 	root := &cobra.Command{

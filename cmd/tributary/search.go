@@ -10,6 +10,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/search"
 	"github.com/tributary-dev/tributary/store"
 )
 
@@ -78,6 +79,11 @@ with --all, one hit per line (NDJSON) over every page.
 				return err
 			}
 			op := operation{kind: kind, entities: es, entity: entity, action: tributary.ActionSearch}
+			if cmd.Flags().Changed("limit") && limit < 1 {
+				// The contract's rule, the same as the limit param's: a
+				// page holds 1 to 2147483647 hits, 1000 when none is given.
+				return usageErr(cmd, "--limit %d: the most hits per page is at least 1 (leave --limit out for the default, %d; --all follows every page)", limit, search.DefaultLimit)
+			}
 			params, err := a.searchParams(op, query, limit, cursor, fields)
 			if err != nil {
 				return err
@@ -141,7 +147,7 @@ with --all, one hit per line (NDJSON) over every page.
 	addParamFlags(cmd, &pf)
 	fs := cmd.Flags()
 	fs.StringVar(&query, "query", "", `the query object {"filter": ..., "sort": ...} or a whole search request, as JSON (- reads stdin, @file a file)`)
-	fs.IntVar(&limit, "limit", 0, "at most this many hits per page (default 1000)")
+	fs.IntVar(&limit, "limit", 0, "at most this many hits per page, at least 1 (default 1000; --all follows every page)")
 	fs.StringVar(&cursor, "cursor", "", "continue from a previous result's next_cursor")
 	fs.StringSliceVar(&fields, "fields", nil, "return only these fields of each record (comma-separated dot paths)")
 	fs.BoolVar(&all, "all", false, "follow next_cursor over every page and print one hit per line (NDJSON)")
@@ -164,10 +170,9 @@ func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operati
 	}
 	defer st.Close()
 	opts := []replica.Option{}
-	hint := fmt.Sprintf("tributary sync %s %s --store %s", op.kind, op.entity, t.name)
+	hint := syncHint(op.kind, op.entity, t.name, name)
 	if name != "" {
 		opts = append(opts, replica.WithName(name))
-		hint += " --name " + name
 	} else {
 		name = op.kind
 	}
@@ -181,7 +186,7 @@ func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operati
 	err = a.runSearch(ctx, r.Connector(), op, params, all)
 	if errors.Is(err, store.ErrNotSynced) {
 		return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
-			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run '%s' first", name, op.entity, t.name, hint),
+			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run %s first", name, op.entity, t.name, hint),
 			Cause:   err}
 	}
 	return err

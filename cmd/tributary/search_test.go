@@ -1,8 +1,14 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tributary-dev/tributary/search"
+	"github.com/tributary-dev/tributary/store"
 )
 
 func TestSearchSandbox(t *testing.T) {
@@ -109,5 +115,89 @@ func TestSearchErrors(t *testing.T) {
 		if !strings.Contains(r.stderr, c.msg) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%v: stderr %q, want one line with %q", c.args, r.stderr, c.msg)
 		}
+	}
+}
+
+// TestSearchLimitRule: --limit follows the contract's limit, the most hits
+// per page, at least 1, 1000 when left out; 0 and negative values are
+// refused alike (exit 2) with the rule and the way to get the default.
+func TestSearchLimitRule(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	cli(t, "sync", "zendesk-support", "groups", "--sandbox", "--store", db).want(t, 0)
+	hits := func(args ...string) int {
+		t.Helper()
+		r := cli(t, append([]string{"search", "zendesk-support", "groups", "--store", db}, args...)...)
+		r.want(t, 0)
+		var res struct{ Hits []any }
+		decode(t, r.stdout, &res)
+		return len(res.Hits)
+	}
+	all := hits()
+	if all < 2 || all > search.DefaultLimit {
+		t.Fatalf("without --limit: %d hits, want every group (the default page holds %d)", all, search.DefaultLimit)
+	}
+	if n := hits("--limit", "1"); n != 1 {
+		t.Errorf("--limit 1: %d hits", n)
+	}
+	for _, n := range []string{"0", "-1"} {
+		r := cli(t, "search", "zendesk-support", "groups", "--store", db, "--limit", n)
+		r.want(t, exitUsage)
+		want := "--limit " + n + ": the most hits per page is at least 1 (leave --limit out for the default, 1000; --all follows every page)"
+		if !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("--limit %s: stderr %q, want %q", n, r.stderr, want)
+		}
+	}
+}
+
+// hinted returns the commands quoted in a message ('tributary …'), split
+// into arguments as a shell would (the tests' paths need no quoting).
+func hinted(t *testing.T, msg string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, m := range regexp.MustCompile(`'(tributary [^']*)'`).FindAllStringSubmatch(msg, -1) {
+		out = append(out, strings.Fields(m[1])[1:])
+	}
+	if len(out) == 0 {
+		t.Fatalf("no command hinted in %q", msg)
+	}
+	return out
+}
+
+// TestHintsWork: every command a store hint prints runs as printed, and
+// afterwards the command that printed it succeeds.
+func TestHintsWork(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"no such store file", []string{"search", "github", "issues", "--store", db}},
+		{"no copy of an entity read with params", []string{"search", "zendesk-support", "ticket_comments", "--store", db}},
+		{"no copy under a name", []string{"search", "mailchimp", "campaigns", "--store", db, "--name", "acme"}},
+		{"empty store", []string{"store", "stats", "--store", filepath.Join(dir, "empty.db")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.args[0] == "store" {
+				// A store with no copies yet.
+				st, err := store.OpenSQLite(context.Background(), c.args[3])
+				if err != nil {
+					t.Fatal(err)
+				}
+				st.Close()
+			}
+			r := cli(t, c.args...)
+			msg := r.stderr + r.stdout
+			for _, h := range hinted(t, msg) {
+				cli(t, h...).want(t, 0)
+			}
+			if c.args[0] == "store" {
+				if r = cli(t, c.args...); strings.Contains(r.stdout, "no copies yet") {
+					t.Errorf("the hint made no copy:\n%s", r.stdout)
+				}
+				return
+			}
+			cli(t, c.args...).want(t, 0)
+		})
 	}
 }

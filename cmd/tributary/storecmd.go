@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/download"
+	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/store"
 )
@@ -62,7 +63,13 @@ func (a *app) storeTarget(cmd *cobra.Command, flag string, existing bool) (store
 		fi, err := os.Stat(v)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return storeTarget{}, usageErr(cmd, "--store %s: no such file: 'tributary sync <type> --store %s' creates the store", v, v)
+			kind := ""
+			if args := cmd.Flags().Args(); len(args) > 0 {
+				if _, err := kinds.Catalogue(args[0]); err == nil {
+					kind = args[0]
+				}
+			}
+			return storeTarget{}, usageErr(cmd, "--store %s: no such file: %s creates the store", v, syncHint(kind, "", v, ""))
 		case err != nil:
 			return storeTarget{}, fmt.Errorf("--store: %w", err)
 		case fi.IsDir():
@@ -311,7 +318,7 @@ func writeStats(w io.Writer, s *store.Stats) error {
 		return err
 	}
 	if len(s.Entities) == 0 {
-		_, err := fmt.Fprintln(w, "\nno copies yet: 'tributary sync <type> --store …' makes them")
+		_, err := fmt.Fprintf(w, "\nno copies yet: %s makes them\n", syncHint("", "", s.Location, ""))
 		return err
 	}
 	fmt.Fprintln(w)
@@ -355,4 +362,33 @@ func retryText(f *store.Failure) string {
 		return "at the next sync"
 	}
 	return "at " + f.RetryAt.UTC().Format(time.RFC3339)
+}
+
+// syncHint is the command that fills a store with a copy, as the hints of
+// the store commands print it: one that runs as shown (against the fakes,
+// --sandbox), followed by how to read the caller's own account instead.
+// entity and name may be empty; kind empty means an example kind.
+func syncHint(kind, entity, storeName, name string) string {
+	if kind == "" {
+		kind = "zendesk-support"
+	}
+	cmd := "tributary sync " + kind
+	if entity != "" {
+		cmd += " " + entity
+	}
+	cmd += " --sandbox --store " + shellWord(storeName)
+	if name != "" {
+		cmd += " --name " + shellWord(name)
+	}
+	return "'" + cmd + "' (your account: --credentials FILE in place of --sandbox)"
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -59,7 +59,9 @@ A table says, per entity, the mode used, records inserted, updated,
 unchanged and deleted, pages, requests, retries, throttled answers and the
 time taken. Progress (records, records/s, pages, and the time left where the
 source gives a total) goes to stderr when it is a terminal. --every keeps the
-copies current, syncing again every DURATION until interrupted.
+copies current, syncing again every DURATION until interrupted; each round's
+table follows a line "round N at TIME" (RFC 3339, UTC), and Ctrl-C ends the
+command with exit code 130 (interrupted), between rounds too.
 
 Copies are kept under the connector's name, by default the type; --name
 tells two accounts of one kind apart in one store (search with the same
@@ -162,7 +164,7 @@ tells two accounts of one kind apart in one store (search with the same
 	cmd.Flags().StringVar(&name, "name", "", "keep the copies under this connector name (default: the type)")
 	cmd.Flags().StringVar(&configFlag, "replication-config", "", "the connector's replication_config, as JSON or @FILE: what its copies cover (GitHub repositories, a start date; 'tributary describe TYPE' lists the keys)")
 	cmd.Flags().BoolVar(&full, "full", false, "walk every entity in full, even those with a change feed (the first round, with --every)")
-	cmd.Flags().DurationVar(&every, "every", 0, "sync again every DURATION (e.g. 5m) until interrupted; Ctrl-C finishes the page under way and exits")
+	cmd.Flags().DurationVar(&every, "every", 0, "sync again every DURATION (e.g. 5m) until interrupted, each round under a line with its start time; Ctrl-C finishes the page under way and exits 130")
 	return cmd
 }
 
@@ -180,8 +182,9 @@ func completeSyncArgs(cmd *cobra.Command, args []string, toComplete string) ([]c
 
 // sync brings entities up to date in the store, one after the other, and
 // prints a table of what it did; with every above zero it does so again
-// every that long until ctx ends (Ctrl-C), which finishes the page under
-// way and exits cleanly.
+// every that long, each round under a line with its number and start time,
+// until ctx ends (Ctrl-C), which finishes the page under way and returns
+// an interrupted error (exit 130) whether a round was under way or not.
 func (a *app) sync(ctx context.Context, s *session, target storeTarget, name string, entities []string, params map[string]tributary.Params, config map[string]any, full bool, every time.Duration) error {
 	var mu sync.Mutex
 	var m *meter
@@ -212,6 +215,9 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 	defer r.Close()
 	for round := 0; ; round++ {
 		rep := &replica.Report{}
+		if every > 0 {
+			fmt.Fprintf(a.stdout, "round %d at %s\n", round+1, time.Now().UTC().Format(time.RFC3339))
+		}
 		for _, entity := range entities {
 			before, err := copyStats(ctx, r.Store(), name, entity)
 			if err != nil {
@@ -265,7 +271,9 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 		}
 		select {
 		case <-ctx.Done():
-			return nil // Ctrl-C between rounds: everything written is whole
+			// Ctrl-C between rounds: everything written is whole, but the
+			// command was stopped, as the exit code says (130).
+			return &interrupted{done: fmt.Sprintf("--every stopped after %d %s; every copy is whole, as the last round left it", round+1, plural(int64(round+1), "round")), err: ctx.Err()}
 		case <-time.After(every):
 		}
 	}

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,7 +247,7 @@ func TestSyncDefaultEntities(t *testing.T) {
 	// Under the type's name there is no copy: the message says how to make one.
 	r = cli(t, "search", "mailchimp", "campaigns", "--store", db)
 	r.want(t, exitUsage)
-	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --store " + db + "' first"; !strings.Contains(r.stderr, want) {
+	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --sandbox --store " + db + "' (your account: --credentials FILE in place of --sandbox) first"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 }
@@ -341,7 +346,7 @@ func TestSyncStoreErrors(t *testing.T) {
 			"--store postgres://bob:REDACTED@127.0.0.1:1/x?connect_timeout=5: store: open: store unavailable"},
 		{[]string{"store", "stats", "--store", "postgres://bob@127.0.0.1:1/x?password=hunter2&connect_timeout=5"}, exitOther,
 			"--store postgres://bob@127.0.0.1:1/x?connect_timeout=5&password=REDACTED: store: open: store unavailable"},
-		{[]string{"search", "zendesk-support", "tickets", "--store", missing}, exitUsage, "--store " + missing + ": no such file: 'tributary sync <type> --store " + missing + "' creates the store"},
+		{[]string{"search", "zendesk-support", "tickets", "--store", missing}, exitUsage, "--store " + missing + ": no such file: 'tributary sync zendesk-support --sandbox --store " + missing + "' (your account: --credentials FILE in place of --sandbox) creates the store"},
 		{[]string{"store", "stats", "--store", missing}, exitUsage, "no such file"},
 		{[]string{"store", "stats"}, exitUsage, "stats needs --store"},
 		{[]string{"store"}, exitUsage, "store needs a command: stats"},
@@ -493,20 +498,33 @@ func TestSyncPostgres(t *testing.T) {
 }
 
 // TestSyncEvery: --every syncs again and again, incrementally after the
-// first round, until interrupted; an interrupt between rounds exits 0.
+// first round, each round under a line with its start time, until
+// interrupted; an interrupt exits 130 whether it comes between rounds or
+// during one.
 func TestSyncEvery(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "every.db")
-	// Ctrl-C after 3 s: between two rounds (exit 0) or during one (the
-	// page under way is written, exit 130).
+	// Ctrl-C after 3 s: between two rounds or during one (the page under
+	// way is written): exit 130 either way.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer time.AfterFunc(3*time.Second, cancel).Stop()
+	start := time.Now().UTC().Truncate(time.Second)
 	r := invocation{ctx: ctx}.run(t, "sync", "zendesk-support", "tickets", "groups", "--sandbox", "--store", db, "--every", "300ms")
-	if r.code != 0 && r.code != exitInterrupted {
-		t.Fatalf("exit %d, want 0 or %d: %s", r.code, exitInterrupted, r.stderr)
+	if r.code != exitInterrupted || !strings.HasPrefix(r.stderr, "tributary: interrupted: ") {
+		t.Fatalf("exit %d, want %d (interrupted): %s", r.code, exitInterrupted, r.stderr)
 	}
 	rounds := strings.Count(r.stdout, "copy ")
 	if rounds < 2 {
 		t.Fatalf("%d rounds in 3s at --every 300ms:\n%s", rounds, r.stdout)
+	}
+	stamps := regexp.MustCompile(`(?m)^round (\d+) at (\S+)$`).FindAllStringSubmatch(r.stdout, -1)
+	if len(stamps) < rounds {
+		t.Fatalf("%d round lines for %d rounds:\n%s", len(stamps), rounds, r.stdout)
+	}
+	for i, m := range stamps {
+		at, err := time.Parse(time.RFC3339, m[2])
+		if m[1] != strconv.Itoa(i+1) || err != nil || at.Before(start) || at.After(time.Now()) {
+			t.Errorf("round line %q: want round %d at an RFC 3339 time of this run (%v)", m[0], i+1, err)
+		}
 	}
 	first := regexp.MustCompile(`(?m)^zendesk-support/tickets +full +250 `)
 	later := regexp.MustCompile(`(?m)^zendesk-support/tickets +incremental +0 +0 +\d+ +0 `)
@@ -560,5 +578,48 @@ func TestSyncReplicationConfigIsChecked(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Errorf("a refused config created the store")
+	}
+}
+
+// TestSyncEveryCtrlC: a real process, interrupted by SIGINT (Ctrl-C)
+// between two rounds of --every, exits 130 and says so.
+func TestSyncEveryCtrlC(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on Windows")
+	}
+	db := filepath.Join(t.TempDir(), "every.db")
+	cmd := exec.Command(binary, "sync", "zendesk-support", "groups", "--sandbox", "--store", db, "--every", "1h")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first round's table is printed: the command now waits an hour.
+	sc := bufio.NewScanner(out)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.HasPrefix(sc.Text(), "zendesk-support/groups ") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("after Ctrl-C: %v, want exit %d\nstdout: %q\nstderr: %s", err, exitInterrupted, lines, stderr.String())
+	}
+	if want := "tributary: interrupted: --every stopped after 1 round; every copy is whole, as the last round left it\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "round 1 at ") {
+		t.Errorf("stdout starts %q, want the round's line first", lines)
 	}
 }

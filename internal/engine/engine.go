@@ -60,8 +60,12 @@ type Setup struct {
 
 // Connector is a direct-mode connector driven by a Kind.
 type Connector struct {
-	kind     *Kind
-	base     atomic.Pointer[url.URL]
+	kind *Kind
+	base atomic.Pointer[url.URL]
+	// vendor is the vendor's own origin when Options.BaseURL replaced it
+	// (a fake, a proxy): a file URL the source gives on that origin is
+	// fetched from the base URL's origin instead. Nil otherwise.
+	vendor   *url.URL
 	resolve  func(ctx context.Context) (string, error)
 	client   *transport.Client
 	catalog  []tributary.Entity
@@ -88,6 +92,8 @@ func Open(s Setup) (*Connector, error) {
 	c.base.Store(base)
 	if s.Options.BaseURL == "" {
 		c.resolve = s.ResolveBaseURL
+	} else if v, err := ParseBaseURL(s.DefaultBaseURL); err == nil && s.DefaultBaseURL != "" {
+		c.vendor = v
 	}
 	for i := range s.Kind.Entities {
 		e := &s.Kind.Entities[i]
@@ -338,6 +344,14 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		}
 		base := c.base.Load()
 		u, err := base.Parse(fileURL)
+		if err == nil && c.vendor != nil && transport.SameOrigin(u, c.vendor) {
+			// The vendor's own URL, read through a base URL that stands
+			// in for the vendor: go where the base URL goes.
+			u.Scheme, u.Host = base.Scheme, base.Host
+			if vp, bp := strings.TrimRight(c.vendor.Path, "/"), strings.TrimRight(base.Path, "/"); vp != bp && strings.HasPrefix(u.Path, vp+"/") {
+				u.Path, u.RawPath = bp+strings.TrimPrefix(u.Path, vp), ""
+			}
+		}
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 			got := "a string that is not a URL" // the URL itself may carry a signature: never shown
 			if err == nil {

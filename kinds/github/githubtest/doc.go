@@ -44,8 +44,14 @@
 //     and refuses requests that carry an Authorization header (as S3 does:
 //     credentials must not follow the redirect). The contents endpoint with
 //     "Accept: application/vnd.github.raw+json" streams the raw file (with
-//     Range, which GitHub does not document for the API host), and
-//     download_url points at the file host too.
+//     Range, which GitHub does not document for the API host).
+//   - The URLs inside records carry GitHub's origins whatever port the fake
+//     listens on: https://api.github.com (url and the *_url templates),
+//     https://github.com (html_url, browser_download_url) and
+//     https://raw.githubusercontent.com (download_url), so that records
+//     read the same from every fake. Server.FilesURL serves the paths of
+//     browser_download_url and download_url. The links a client follows
+//     (the Link header, the download redirects) lead to the fake.
 //
 // The data is synthetic and deterministic: every record is a pure function of
 // its index and the options, generated when requested, so WithIssues(1_000_000)

@@ -8,18 +8,26 @@ import (
 	"time"
 )
 
-// webURL is the origin of html_url values: the fake does not serve GitHub's
-// web pages, so these point at github.com like the real ones.
-const webURL = "https://github.com"
+// The origins of the URLs inside records are GitHub's own, whatever port
+// the fake listens on, so that a record reads the same from every fake (a
+// copy synced again from a new fake sees nothing updated) and holds no dead
+// loopback URL. No client follows them: the next pages (the Link header) and
+// downloads (the redirects of the asset and raw routes) lead to the fake.
+const (
+	// apiURL is the origin of the API URLs (url, *_url templates).
+	apiURL = "https://api.github.com"
+	// webURL is the origin of html_url and browser_download_url values.
+	webURL = "https://github.com"
+	// rawURL is the origin of the contents' download_url values.
+	rawURL = "https://raw.githubusercontent.com"
+)
 
-// rb renders records. api is the API origin the request came in on, so that
-// every API URL in a record leads back to the fake; files is the file host.
+// rb renders records; api is the origin of their API URLs (apiURL).
 type rb struct {
 	jw
-	s     *Server
-	w     *world
-	api   string
-	files string
+	s   *Server
+	w   *world
+	api string
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -1086,7 +1094,7 @@ func (b *rb) asset(k string, ri, i, a int) {
 	b.int("download_count", int64((i*13+a*5)%200))
 	b.time("created_at", t)
 	b.time("updated_at", t)
-	b.str("browser_download_url", b.files+"/"+full+"/releases/download/"+releaseTag(i)+"/"+name)
+	b.str("browser_download_url", webURL+"/"+full+"/releases/download/"+releaseTag(i)+"/"+name)
 	b.endObj()
 }
 
@@ -1159,7 +1167,7 @@ func (b *rb) contentEntry(ri int, f *repoFile, ref string, withContent bool) {
 	if f.dir {
 		b.null("download_url")
 	} else {
-		b.str("download_url", b.files+"/"+full+"/"+ref+"/"+escapePath(f.path))
+		b.str("download_url", rawURL+"/"+full+"/"+ref+"/"+escapePath(f.path))
 	}
 	if !withContent {
 		if f.dir {

@@ -41,7 +41,7 @@ const (
 )
 
 func (s *Server) newRB(r *http.Request) *rb {
-	return &rb{jw: jw{b: make([]byte, 0, 16<<10)}, s: s, w: s.w, api: fakeserver.BaseURL(r), files: s.FilesURL}
+	return &rb{jw: jw{b: make([]byte, 0, 16<<10)}, s: s, w: s.w, api: apiURL}
 }
 
 // writeList answers a list request: one page of sq, the Link header, a bare

@@ -478,7 +478,11 @@ func adminAuthor(i int) author {
 
 // attachmentOf is the attachment of the first part of conversation i, if it
 // has one; its URL points at the fake's file host.
-func attachmentOf(i int, filesURL string) (attachment, bool) {
+// AttachmentOrigin is the origin of the attachments' url in records: the
+// host Intercom serves uploads from. FilesURL serves the same paths.
+const AttachmentOrigin = "https://downloads.intercomcdn.com"
+
+func attachmentOf(i int, origin string) (attachment, bool) {
 	if i%10 != 0 {
 		return attachment{}, false
 	}
@@ -486,7 +490,7 @@ func attachmentOf(i int, filesURL string) (attachment, bool) {
 	return attachment{
 		Type:        "upload",
 		Name:        name,
-		URL:         filesURL + "/attachments/" + conversationID(i) + "/" + name,
+		URL:         origin + "/attachments/" + conversationID(i) + "/" + name,
 		ContentType: "image/png",
 		Filesize:    attachmentSize(i),
 		Width:       800,

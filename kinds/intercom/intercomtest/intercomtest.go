@@ -55,8 +55,10 @@
 //   - Mutations (Create, Update, Delete on contacts, conversations and
 //     companies, at the fake's Clock) that every list, get, scroll and
 //     search shows.
-//   - Conversation attachments whose url points at FilesURL, served with
-//     byte ranges and without credentials.
+//   - Conversation attachments whose url is on Intercom's file host,
+//     https://downloads.intercomcdn.com (AttachmentOrigin), whatever port
+//     the fake listens on, so a record reads the same from every fake;
+//     FilesURL serves their paths with byte ranges and without credentials.
 //
 // Data is synthetic and deterministic: record i is a pure function of i, so
 // WithContacts(1_000_000) costs no start-up time or memory.
@@ -903,7 +905,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	if ok && ok2 {
 		i, ok = numIndex(conversationIDBase, convID, s.total(conversationsEntity))
 	}
-	a, has := attachmentOf(i, s.FilesURL)
+	a, has := attachmentOf(i, AttachmentOrigin)
 	if !ok || !ok2 || !has || a.Name != name || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		http.NotFound(w, r)
 		return

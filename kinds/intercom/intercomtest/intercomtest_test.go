@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -456,8 +457,11 @@ func TestAttachmentDownload(t *testing.T) {
 
 	_, conv := get(t, s, "/conversations/"+ConversationID(10), nil)
 	att := conv["source"].(map[string]any)["attachments"].([]any)[0].(map[string]any)
-	u := att["url"].(string)
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	u, ok := strings.CutPrefix(att["url"].(string), AttachmentOrigin)
+	if !ok {
+		t.Fatalf("attachment url %q, want it on %s", att["url"], AttachmentOrigin)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.FilesURL+u, nil)
 	req.Header.Set("Range", "bytes=100-199")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -140,7 +140,7 @@ func (s *Server) contact(i int) contact {
 
 // conversation is conversation i as mutations left it.
 func (s *Server) conversation(i int, withParts, plain bool) conversation {
-	c := conversationAt(i, s.cfg.contacts, s.FilesURL, withParts, plain)
+	c := conversationAt(i, s.cfg.contacts, AttachmentOrigin, withParts, plain)
 	if ch, ok := s.change(conversationsEntity, i); ok {
 		if ch.created != 0 {
 			c.CreatedAt = ch.created

@@ -73,7 +73,7 @@ type link struct {
 	TargetSchema string `json:"targetSchema"`
 }
 
-// links builds HATEOAS links against the request's origin.
+// links builds HATEOAS links against a vendor-like origin (apiOrigin).
 type links struct{ origin string }
 
 func (l links) get(rel, path, schema string) link {

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
 
 // ---------------------------------------------------------------- paging and filters
@@ -164,7 +162,13 @@ func (s *Server) boolParam(w http.ResponseWriter, r *http.Request, q url.Values,
 	return b, true
 }
 
-func origin(r *http.Request) links { return links{origin: fakeserver.BaseURL(r)} }
+// apiOrigin is the origin of the HATEOAS links in records: the data centre
+// of DefaultAPIKey, whatever port the fake listens on, so that a record
+// reads the same from every fake. No client follows them (lists page by
+// offset).
+const apiOrigin = "https://us6.api.mailchimp.com"
+
+func origin(*http.Request) links { return links{origin: apiOrigin} }
 
 // ---------------------------------------------------------------- campaigns
 

@@ -11,8 +11,8 @@
 //     anything else gets Mailchimp's 401 problem document;
 //   - named envelopes ("campaigns", "lists", "members", "reports", "emails",
 //     "automations", "tags", "categories", "interests", "segments",
-//     "unsubscribes") with total_items and HATEOAS _links built from the
-//     request's host;
+//     "unsubscribes") with total_items and HATEOAS _links on
+//     https://us6.api.mailchimp.com, whatever port the fake listens on;
 //   - offset paging with count (default 10, at most 1000: a larger count gets
 //     a 400 "Invalid Resource") and offset;
 //   - errors as application/problem+json {type, title, status, detail,

@@ -99,7 +99,7 @@ func (s *Server) serveTicketEvents(c *call, from exportKey, cutoff int64, limit 
 	w := jw{b: append((*buf)[:0], '{')}
 	w.Arr("ticket_events")
 	for _, r := range evs {
-		d.ticketEvent(&w, c.base, cs, r, withComments)
+		d.ticketEvent(&w, c.origin, cs, r, withComments)
 	}
 	w.ArrEnd()
 	next := c.base + c.r.URL.EscapedPath() + "?start_time=" + strconv.FormatInt(end, 10)

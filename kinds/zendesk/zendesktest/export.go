@@ -188,7 +188,7 @@ func (s *Server) serveExport(c *call, segs []string) bool {
 	write := d.collections[name].write
 	w.Arr(name)
 	for _, k := range idx {
-		write(d, &w, c.base, k)
+		write(d, &w, c.origin, k)
 	}
 	w.ArrEnd()
 	path := c.r.URL.EscapedPath()

@@ -33,7 +33,7 @@ func (s *Server) listCollection(c *call, name string) {
 // itemFunc maps the k-th position of a response to a record, applying the
 // filter's index list and descending order.
 func (s *Server) itemFunc(c *call, l *collection, idx []int, n int) func(w *jw, k int) {
-	d, base, desc := s.d, c.base, c.descending()
+	d, base, desc := s.d, c.origin, c.descending()
 	return func(w *jw, k int) {
 		if desc {
 			k = n - 1 - k
@@ -65,7 +65,7 @@ func (s *Server) getOne(c *call, name, idStr string, me bool) {
 			return
 		}
 	}
-	s.writeOne(c, l.oneKey, func(w *jw) { l.write(d, w, c.base, k) })
+	s.writeOne(c, l.oneKey, func(w *jw) { l.write(d, w, c.origin, k) })
 }
 
 // ticketIndex resolves a ticket path id, writing 403/404 when it fails.
@@ -88,7 +88,7 @@ func (s *Server) getTicket(c *call, idStr string) {
 	if !ok {
 		return
 	}
-	s.writeOne(c, "ticket", func(w *jw) { s.d.ticket(w, c.base, t) })
+	s.writeOne(c, "ticket", func(w *jw) { s.d.ticket(w, c.origin, t) })
 }
 
 // listTickets honours external_id and the id/created_at/updated_at order.
@@ -125,7 +125,7 @@ func (s *Server) listComments(c *call, idStr string) {
 	if !ok {
 		return
 	}
-	d, base := s.d, c.base
+	d, base := s.d, c.origin
 	inline := c.get("include_inline_images") == "true"
 	n := d.numAllComments(t)
 	desc := c.descending()
@@ -142,7 +142,7 @@ func (s *Server) listTicketAudits(c *call, idStr string) {
 	if !ok {
 		return
 	}
-	d, base := s.d, c.base
+	d, base := s.d, c.origin
 	n := numComments(t)
 	desc := c.descending()
 	s.servePage(c, page{key: "audits", n: n, defPer: maxPerPage, item: func(w *jw, k int) {
@@ -204,7 +204,7 @@ func (s *Server) listUsers(c *call) {
 	}
 	// The k-th user with a selected role, computed rather than listed.
 	n := (d.users/10)*len(res) + countBelow(res, d.users%10)
-	desc, base := c.descending(), c.base
+	desc, base := c.descending(), c.origin
 	s.servePage(c, page{key: "users", n: n, defPer: maxPerPage, item: func(w *jw, k int) {
 		if desc {
 			k = n - 1 - k
@@ -262,7 +262,7 @@ func (s *Server) listArticleAttachments(c *call, idStr string) {
 	if !ok {
 		return
 	}
-	d, base := s.d, c.base
+	d, base := s.d, c.origin
 	n := 1 + a%2
 	s.servePage(c, page{key: "article_attachments", n: n, defPer: 30, hc: true, item: func(w *jw, k int) {
 		d.articleAttachment(w, base, ArticleAttachmentID(a, k))
@@ -286,7 +286,7 @@ func (s *Server) getArticleAttachment(c *call, articleID, idStr string) {
 		writeBody(c.w, http.StatusNotFound, bodyNotFound)
 		return
 	}
-	s.writeOne(c, "article_attachment", func(w *jw) { s.d.articleAttachment(w, c.base, id) })
+	s.writeOne(c, "article_attachment", func(w *jw) { s.d.articleAttachment(w, c.origin, id) })
 }
 
 // getAttachment serves GET /api/v2/attachments/{id} for ticket attachments,
@@ -301,5 +301,5 @@ func (s *Server) getAttachment(c *call, idStr string) {
 		writeBody(c.w, http.StatusNotFound, bodyNotFound)
 		return
 	}
-	s.writeOne(c, "attachment", func(w *jw) { s.d.fileObj(w, c.base, id, true) })
+	s.writeOne(c, "attachment", func(w *jw) { s.d.fileObj(w, c.origin, id, true) })
 }

@@ -273,7 +273,7 @@ func (s *Server) listAllAudits(c *call) {
 	n := d.totalAudits()
 	item := func(w *jw, k int) {
 		t, j := d.auditAt(k)
-		d.audit(w, c.base, t, j)
+		d.audit(w, c.origin, t, j)
 	}
 	if c.cursorMode() {
 		s.serveCursorPage(c, page{key: "audits", n: n, item: item})

@@ -11,6 +11,14 @@
 // entity is a pure function of i, so WithTickets(1_000_000) costs no startup
 // time and no memory.
 //
+// The URLs inside records (url, content_url, mapped_content_url, html_url)
+// carry Zendesk's origin, https://{subdomain}.zendesk.com (Server.Origin),
+// whatever port the fake listens on, so a record reads the same from every
+// fake; the fake serves their paths under Server.URL, where a connector
+// opened with Server.URL as its base URL takes them. The links a client
+// follows to page (next_page, after_url, links.next, ...) are built from
+// the request's host.
+//
 // # Paths
 //
 // Under /api/v2: tickets, tickets/{id}, tickets/{id}/comments,
@@ -239,7 +247,8 @@ func WithOrganizations(n int) Option { return func(c *config) { c.orgs = max(n, 
 func WithArticles(n int) Option { return func(c *config) { c.articles = max(n, 0) } }
 
 // WithSubdomain sets the account subdomain used in generated data (brand
-// subdomains, support addresses). Default DefaultSubdomain.
+// subdomains, support addresses, the origin of record URLs: see Origin).
+// Default DefaultSubdomain.
 func WithSubdomain(s string) Option { return func(c *config) { c.subdomain = s } }
 
 // WithCredentials sets the email and API token accepted as
@@ -347,6 +356,11 @@ func New(opts ...Option) *Server {
 		fakeserver.Vendor{RateLimited: s.rateLimited, ServerError: s.serverError})
 	return s
 }
+
+// Origin returns https://{subdomain}.zendesk.com, the origin of the URLs
+// inside records (url, content_url, ...), whatever port the fake listens
+// on. The fake serves their paths under URL.
+func (s *Server) Origin() string { return "https://" + s.cfg.subdomain + ".zendesk.com" }
 
 // AccessToken returns the OAuth access token currently valid (the initial one
 // until a refresh rotates it).
@@ -460,8 +474,13 @@ func (s *Server) authorized(r *http.Request) bool {
 type call struct {
 	w    http.ResponseWriter
 	r    *http.Request
-	base string // scheme://host the client used
-	q    map[string][]string
+	base string // scheme://host the client used: the links it follows (next pages)
+	// origin is https://{subdomain}.zendesk.com: the URLs inside records
+	// (url, content_url, ...), the same whatever port the fake listens on,
+	// as the client would read them from Zendesk. A connector opened on the
+	// fake's URL reaches a content_url there by its base URL.
+	origin string
+	q      map[string][]string
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
@@ -507,7 +526,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	rest = strings.TrimSuffix(rest, "/")
 	rest = strings.TrimSuffix(rest, ".json")
 	segs := strings.Split(rest, "/")
-	c := &call{w: w, r: r, base: fakeserver.BaseURL(r), q: r.URL.Query()}
+	c := &call{w: w, r: r, base: fakeserver.BaseURL(r), origin: s.Origin(), q: r.URL.Query()}
 	if !s.route(c, segs) {
 		writeBody(w, http.StatusNotFound, bodyInvalidEndpoint)
 	}

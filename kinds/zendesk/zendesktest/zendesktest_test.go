@@ -354,6 +354,11 @@ func TestLegacyAuditWalk(t *testing.T) {
 	}
 }
 
+// onFake returns u, a URL on Zendesk's origin, on the fake's.
+func onFake(s *Server, u string) string {
+	return s.URL + strings.TrimPrefix(u, s.Origin())
+}
+
 func TestAttachmentRedirectAndRange(t *testing.T) {
 	s := New(WithAttachmentSize(1000))
 	defer s.Close()
@@ -362,11 +367,12 @@ func TestAttachmentRedirectAndRange(t *testing.T) {
 	wantStatus(t, resp, body, http.StatusOK)
 	att := decode(t, body)["attachment"].(map[string]any)
 	contentURL := att["content_url"].(string)
-	if !strings.HasPrefix(contentURL, s.URL+"/attachments/token/") || !strings.Contains(contentURL, "/?name=") {
-		t.Fatalf("content_url %q", contentURL)
+	if !strings.HasPrefix(contentURL, "https://acme.zendesk.com/attachments/token/") || !strings.Contains(contentURL, "/?name=") {
+		t.Fatalf("content_url %q, want it on Zendesk's origin", contentURL)
 	}
-	// Zendesk serves content_url without credentials (no secure downloads).
-	resp, body = get(t, contentURL, "")
+	// Zendesk serves content_url without credentials (no secure downloads);
+	// the fake serves its path.
+	resp, body = get(t, onFake(s, contentURL), "")
 	wantStatus(t, resp, body, http.StatusFound)
 	loc := resp.Header.Get("Location")
 	if !strings.HasPrefix(loc, s.FilesURL+"/files/") {
@@ -396,7 +402,7 @@ func TestAttachmentRedirectAndRange(t *testing.T) {
 	resp, body = get(t, s.URL+"/api/v2/help_center/articles/"+strconv.FormatInt(ArticleID(1), 10)+"/attachments/"+strconv.FormatInt(aid, 10), defaultAuth)
 	wantStatus(t, resp, body, http.StatusOK)
 	aatt := decode(t, body)["article_attachment"].(map[string]any)
-	resp, body = get(t, aatt["content_url"].(string), "")
+	resp, body = get(t, onFake(s, aatt["content_url"].(string)), "")
 	wantStatus(t, resp, body, http.StatusFound)
 	fresp, err = http.Get(resp.Header.Get("Location"))
 	if err != nil {
@@ -487,7 +493,7 @@ func TestFileCutAndResume(t *testing.T) {
 		t.Fatal("unknown attachment")
 	}
 	_, body := get(t, s.URL+"/api/v2/attachments/"+strconv.FormatInt(id, 10), defaultAuth)
-	resp, _ := get(t, decode(t, body)["attachment"].(map[string]any)["content_url"].(string), defaultAuth)
+	resp, _ := get(t, onFake(s, decode(t, body)["attachment"].(map[string]any)["content_url"].(string)), defaultAuth)
 	loc := resp.Header.Get("Location")
 	var got []byte
 	for i := 0; len(got) < len(want); i++ {
