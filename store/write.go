@@ -1132,14 +1132,19 @@ func (l *Load) Commit(ctx context.Context) error {
 		l.id, time.Now().UnixMilli(), l.n, cp, l.spec.Connector, l.spec.Entity); err != nil {
 		return l.wrap(err)
 	}
+	// The event carries the counts of this swap (the copy's, once it
+	// commits).
+	prev := l.counts
+	l.counts = counts
 	if err := l.syncEvent(ctx, tx, true); err != nil {
+		l.counts = prev
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		l.counts = prev
 		return l.wrap(err)
 	}
 	l.done = true
-	l.counts = counts
 	if old.Valid {
 		// The previous copy: readers in a transaction that began before
 		// the swap still see it (SQLite's WAL snapshot; PostgreSQL waits
