@@ -29,20 +29,8 @@ const defaultChangesLimit = 1000
 func (s *Server) changes(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
-	sc, _ := scopeOf(r.Context())
-	var row *store.Connector
-	var err error
-	if idRE.MatchString(id) {
-		row, err = s.st.Connector(r.Context(), id)
-	} else {
-		err = store.ErrNotFound
-	}
-	if errors.Is(err, store.ErrNotFound) || err == nil && !sc.allows(row.Tenant, row.ExternalUserID) {
-		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
-		return
-	}
-	if err != nil {
-		s.storeFailed(w, r, "changes", err)
+	row, ok := s.connectorOf(w, r, id, "changes")
+	if !ok {
 		return
 	}
 	info(r).kind = row.Kind
@@ -53,6 +41,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var cursor int64
+	var err error
 	if c := q.Get("cursor"); c != "" {
 		if cursor, err = strconv.ParseInt(c, 10, 64); err != nil || cursor < 0 {
 			s.fail(w, r, http.StatusBadRequest, "invalid_params", "cursor must be a change's seq (an integer ≥ 0)", "cursor")

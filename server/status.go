@@ -37,20 +37,8 @@ type failureStatus struct {
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
-	sc, _ := scopeOf(r.Context())
-	var row *store.Connector
-	var err error
-	if idRE.MatchString(id) {
-		row, err = s.st.Connector(r.Context(), id)
-	} else {
-		err = store.ErrNotFound
-	}
-	if errors.Is(err, store.ErrNotFound) || err == nil && !sc.allows(row.Tenant, row.ExternalUserID) {
-		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
-		return
-	}
-	if err != nil {
-		s.storeFailed(w, r, "status", err)
+	row, ok := s.connectorOf(w, r, id, "status")
+	if !ok {
 		return
 	}
 	info(r).kind = row.Kind
@@ -104,4 +92,28 @@ func (c *failingCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(failingDesc, prometheus.GaugeValue, v, e.Connector, e.Entity, class)
 	}
+}
+
+// connectorOf looks up the connector id of a request to one connector's
+// endpoint (op names it in a store failure): an id of the wrong shape, an
+// unknown one, or one of another tenant or end user than the token's
+// answers 404, alike.
+func (s *Server) connectorOf(w http.ResponseWriter, r *http.Request, id, op string) (*store.Connector, bool) {
+	sc, _ := scopeOf(r.Context())
+	var row *store.Connector
+	var err error
+	if idRE.MatchString(id) {
+		row, err = s.st.Connector(r.Context(), id)
+	} else {
+		err = store.ErrNotFound
+	}
+	if errors.Is(err, store.ErrNotFound) || err == nil && !sc.allows(row.Tenant, row.ExternalUserID) {
+		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
+		return nil, false
+	}
+	if err != nil {
+		s.storeFailed(w, r, op, err)
+		return nil, false
+	}
+	return row, true
 }

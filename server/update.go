@@ -27,20 +27,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &body) {
 		return
 	}
-	sc, _ := scopeOf(r.Context())
-	var row *store.Connector
-	var err error
-	if idRE.MatchString(id) {
-		row, err = s.st.Connector(r.Context(), id)
-	} else {
-		err = store.ErrNotFound
-	}
-	if errors.Is(err, store.ErrNotFound) || err == nil && !sc.allows(row.Tenant, row.ExternalUserID) {
-		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
-		return
-	}
-	if err != nil {
-		s.storeFailed(w, r, "update", err)
+	row, ok := s.connectorOf(w, r, id, "update")
+	if !ok {
 		return
 	}
 	info(r).kind = row.Kind
@@ -103,7 +91,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	s.remember(id, &live{row: *updated, conn: conn})
 	s.mu.Unlock()
 	s.forget(id)
-	s.log.Info("connector updated", "request_id", info(r).id, "connector", id, "kind", row.Kind, "client", sc.client,
+	s.log.Info("connector updated", "request_id", info(r).id, "connector", id, "kind", row.Kind, "client", row.Tenant,
 		"credentials", body.Credentials != nil, "replication_config", body.ReplicationConfig != nil,
 		"version", updated.Version, "failures_reset", reset)
 	s.writeJSON(w, http.StatusOK, map[string]any{"id": id, "connector_type": updated.Kind, "name": updated.Name,

@@ -380,20 +380,8 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
-	sc, _ := scopeOf(r.Context())
-	var row *store.Connector
-	var err error
-	if idRE.MatchString(id) {
-		row, err = s.st.Connector(r.Context(), id)
-	} else {
-		err = store.ErrNotFound
-	}
-	if errors.Is(err, store.ErrNotFound) || err == nil && !sc.allows(row.Tenant, row.ExternalUserID) {
-		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+id, "")
-		return
-	}
-	if err != nil {
-		s.storeFailed(w, r, "delete", err)
+	row, ok := s.connectorOf(w, r, id, "delete")
+	if !ok {
 		return
 	}
 	info(r).kind = row.Kind
@@ -414,6 +402,6 @@ func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.conns, id)
 	s.mu.Unlock()
-	s.log.Info("connector deleted", "request_id", info(r).id, "connector", id, "client", sc.client)
+	s.log.Info("connector deleted", "request_id", info(r).id, "connector", id, "client", row.Tenant)
 	w.WriteHeader(http.StatusNoContent)
 }
