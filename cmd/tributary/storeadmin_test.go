@@ -29,7 +29,9 @@ func tombstoneStore(t *testing.T) string {
 	defer st.Close()
 	sp := store.Spec{Connector: "zendesk-support", Entity: "tickets", IDField: "id",
 		Schema: search.Schema{"id": search.TypeInteger, "subject": search.TypeString, "status": search.TypeString}}
-	rec := func(id int) []byte { return fmt.Appendf(nil, `{"id":%d,"subject":"ticket %d","status":"open"}`, id, id) }
+	rec := func(id int) []byte {
+		return fmt.Appendf(nil, `{"id":%d,"subject":"ticket %d","status":"open"}`, id, id)
+	}
 	l, err := st.BeginFull(ctx, sp, store.Tombstones())
 	if err != nil {
 		t.Fatal(err)
