@@ -225,7 +225,7 @@ space back. None of them makes a store: a --store that does not exist, or
 an empty file, is refused and left as it was.
 
 ` + storeHelp,
-		Example: `  tributary sync zendesk-support tickets --sandbox --store tributary.db
+		Example: `  tributary sync zendesk-support tickets users --sandbox --store tributary.db
   tributary store stats --store tributary.db
   tributary store stats --store tributary.db --json
   tributary store export zendesk-support tickets --store tributary.db > tickets.ndjson
