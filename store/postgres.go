@@ -21,6 +21,19 @@ import (
 // processes may share it. The password never appears in errors or in
 // String.
 func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
+	return openPostgres(ctx, dsn, true)
+}
+
+// OpenPostgresExisting opens the store in the PostgreSQL database at dsn as
+// OpenPostgres does, but creates no tables: a schema without the store's
+// is refused (ErrVersion) and left as it was.
+func OpenPostgresExisting(ctx context.Context, dsn string) (*Store, error) {
+	return openPostgres(ctx, dsn, false)
+}
+
+// openPostgres opens the store at dsn; create says a schema without
+// tables gets the store's.
+func openPostgres(ctx context.Context, dsn string, create bool) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message can quote the DSN, password included.
@@ -34,7 +47,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, d.wrap("open", err)
 	}
-	s, err := newStore(ctx, d, db, db, desc)
+	s, err := newStore(ctx, d, db, db, desc, create)
 	if err != nil {
 		db.Close()
 		return nil, err

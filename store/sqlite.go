@@ -23,6 +23,22 @@ import (
 // newer version of this library, or that is not a store, is refused with
 // an error that says so; nothing is changed in it.
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	return openSQLite(ctx, path, true)
+}
+
+// OpenSQLiteExisting opens the store in the file at path as OpenSQLite
+// does, but never makes one: a file that does not exist is refused
+// (ErrInvalid), and so is a file that holds no store, an empty one
+// included (ErrVersion); neither is created or written. Commands that
+// only read or tidy a store open it so, lest a mistyped path become a new
+// store.
+func OpenSQLiteExisting(ctx context.Context, path string) (*Store, error) {
+	return openSQLite(ctx, path, false)
+}
+
+// openSQLite opens the store at path; create says a missing file, or one
+// without tables, becomes a new store.
+func openSQLite(ctx context.Context, path string, create bool) (*Store, error) {
 	if path == "" {
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: "no file name"}
 	}
@@ -38,6 +54,9 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		// permission problem.
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + ": the directory " + filepath.Dir(abs) + " does not exist"}
 	}
+	if _, err := os.Stat(abs); !create && errors.Is(err, os.ErrNotExist) {
+		return nil, &Error{Op: "open", Err: ErrInvalid, Message: abs + ": no such file", Cause: err}
+	}
 	dsn := func(lock string, cacheKiB int) string {
 		q := url.Values{}
 		q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
@@ -45,6 +64,9 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_txlock", lock)
+		if !create {
+			q.Add("mode", "rw") // SQLite creates no file
+		}
 		return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	}
 	w, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB))
@@ -59,7 +81,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	d := sqliteDialect{file: abs}
-	s, err := newStore(ctx, d, w, r, abs)
+	s, err := newStore(ctx, d, w, r, abs, create)
 	if err != nil {
 		w.Close()
 		r.Close()

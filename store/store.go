@@ -219,12 +219,14 @@ func (s *Store) checkpointSoon() {
 // String names the store (its file, or its server without credentials).
 func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 
-func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store, error) {
+// newStore opens the store over w and r; create says a database without
+// tables gets the store's (else it is refused with ErrVersion).
+func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string, create bool) (*Store, error) {
 	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
-	if err := s.init(ctx); err != nil {
+	if err := s.init(ctx, create); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -237,7 +239,10 @@ func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string) (*Store
 // check is made again under it. A store of an older version that cannot be
 // written (ErrReadOnly) still opens, for searching: what the newer version
 // added (connectors, failures) fails with ErrVersion.
-func (s *Store) init(ctx context.Context) error {
+//
+// Without create, a database without tables (an empty file) is refused
+// with ErrVersion and not written.
+func (s *Store) init(ctx context.Context, create bool) error {
 	rtx, err := s.d.readTx(ctx, s.r)
 	if err != nil {
 		return s.d.wrap("open", err)
@@ -246,6 +251,9 @@ func (s *Store) init(ctx context.Context) error {
 	rtx.Rollback()
 	if err != nil || v == SchemaVersion {
 		return err
+	}
+	if v == 0 && !create {
+		return &Error{Op: "open", Err: ErrVersion, Message: "not a Tributary store: the database is empty ('tributary sync' makes a store)"}
 	}
 	err = s.upgrade(ctx)
 	if v > 0 && errors.Is(err, ErrReadOnly) {

@@ -84,7 +84,7 @@ every page of hits. Ctrl-C stops cleanly after the last whole line.
 			case action == tributary.ActionDownload:
 				return a.download(ctx, s, op, params, downloadTarget{})
 			case action == tributary.ActionSearch:
-				return a.runSearch(ctx, s.conn, op, params, all)
+				return a.runSearch(ctx, s.conn, op, params, all, nil)
 			case all:
 				return a.walk(ctx, s, op, params)
 			}

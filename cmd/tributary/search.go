@@ -27,6 +27,7 @@ func (a *app) searchCmd() *cobra.Command {
 
 		storeFlag string
 		name      string
+		deleted   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "search <type> <entity>",
@@ -47,7 +48,9 @@ keyword, contains, any, not, and, or. 'tributary describe <type> <entity>'
 lists the searchable fields.
 
 The result is {"hits": [{"id", "score", "data"}], "next_cursor", "took_ms"};
-with --all, one hit per line (NDJSON) over every page.
+with --all, one hit per line (NDJSON) over every page. With --store,
+--deleted searches the records deleted at the source (tombstones) too, and
+every hit then has "deleted": true (a tombstone) or false (a live record).
 
 ` + storeHelp + `
 
@@ -98,7 +101,10 @@ with --all, one hit per line (NDJSON) over every page.
 				if pf.json != "" || len(pf.pairs) > 0 {
 					return usageErr(cmd, "-p and --params are the list params of a sync; a search of --store takes --query")
 				}
-				return a.searchStore(cmd, storeFlag, name, op, params, all)
+				return a.searchStore(cmd, storeFlag, name, op, params, all, deleted)
+			}
+			if deleted {
+				return usageErr(cmd, "--deleted searches the tombstones of a store's copy: it goes with --store")
 			}
 			if name != "" {
 				return usageErr(cmd, "--name names the copies of a store: it goes with --store")
@@ -140,7 +146,7 @@ with --all, one hit per line (NDJSON) over every page.
 				}
 				c = r.Connector()
 			}
-			return a.runSearch(ctx, c, op, params, all)
+			return a.runSearch(ctx, c, op, params, all, nil)
 		}),
 	}
 	conn.add(cmd, true)
@@ -154,11 +160,12 @@ with --all, one hit per line (NDJSON) over every page.
 	fs.BoolVar(&sync, "sync", false, "direct mode: walk the entity into a local replica first, then search it")
 	fs.StringVar(&storeFlag, "store", "", "search the durable copy in this store (a SQLite file, or a postgres:// URL; default $"+envStore+" unless --sync or --hosted)")
 	fs.StringVar(&name, "name", "", "with --store: the connector name the copies were synchronized under (default: the type)")
+	fs.BoolVar(&deleted, "deleted", false, `with --store: include the records deleted at the source, each hit marked "deleted": true or false`)
 	return cmd
 }
 
 // searchStore runs the search over the copy of the entity in a store.
-func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operation, params tributary.Params, all bool) error {
+func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operation, params tributary.Params, all, deleted bool) error {
 	t, err := a.storeTarget(cmd, storeFlag, true)
 	if err != nil {
 		return err
@@ -183,7 +190,19 @@ func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operati
 		return err
 	}
 	defer r.Close()
-	err = a.runSearch(ctx, r.Connector(), op, params, all)
+	var c tributary.Connector = r.Connector()
+	var mark marker
+	if deleted {
+		c = &tombstoneSearcher{Connector: r.Connector(), st: st, name: name}
+		mark = func(ctx context.Context, hits []search.Hit) (map[string]bool, error) {
+			ids := make([]string, len(hits))
+			for i, h := range hits {
+				ids[i] = h.ID
+			}
+			return st.Tombstones(ctx, name, op.entity, ids)
+		}
+	}
+	err = t.damaged(a.runSearch(ctx, c, op, params, all, mark))
 	if errors.Is(err, store.ErrNotSynced) {
 		return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
 			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run %s first", name, op.entity, t.name, hint),
@@ -233,14 +252,75 @@ func (a *app) searchParams(op operation, query string, limit int, cursor string,
 	return p, nil
 }
 
+// tombstoneSearcher is a replica's connector over a store whose searches
+// include the tombstones (store.SearchOptions.Deleted).
+type tombstoneSearcher struct {
+	*replica.Connector
+	st   *store.Store
+	name string // the copies' connector name
+}
+
+// Search implements tributary.Searcher: the request is checked against the
+// catalogue as the replica checks it, and an invalid one is the same
+// error.
+func (c *tombstoneSearcher) Search(ctx context.Context, entity string, q search.Request) (*search.Result, error) {
+	if err := tributary.ValidateSearch(c.Type(), c.Entities(), entity, q); err != nil {
+		return nil, err
+	}
+	res, err := c.st.SearchWith(ctx, c.name, entity, q, store.SearchOptions{Deleted: true})
+	var se *search.Error
+	if errors.As(err, &se) {
+		return nil, &tributary.Error{Kind: c.Type(), Entity: entity, Action: tributary.ActionSearch, Param: se.Field,
+			Err: tributary.ErrInvalidParams, Message: err.Error(), Cause: err}
+	}
+	return res, err
+}
+
+// marker says which of a page's hits are tombstones.
+type marker func(ctx context.Context, hits []search.Hit) (map[string]bool, error)
+
+// markedHit is a hit of search --deleted.
+type markedHit struct {
+	search.Hit
+	Deleted bool `json:"deleted"`
+}
+
+// markedResult is a page of search --deleted.
+type markedResult struct {
+	Hits       []markedHit `json:"hits"`
+	NextCursor *string     `json:"next_cursor"`
+	TookMS     float64     `json:"took_ms"`
+}
+
+// markHits returns the hits of res, each marked deleted or not.
+func markHits(ctx context.Context, mark marker, res *search.Result) ([]markedHit, error) {
+	dead, err := mark(ctx, res.Hits)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]markedHit, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = markedHit{Hit: h, Deleted: dead[h.ID]}
+	}
+	return out, nil
+}
+
 // runSearch runs the search and prints the result, or with all every hit
-// of every page as NDJSON.
-func (a *app) runSearch(ctx context.Context, c tributary.Connector, op operation, params tributary.Params, all bool) error {
+// of every page as NDJSON. With mark, every hit says whether it is a
+// tombstone.
+func (a *app) runSearch(ctx context.Context, c tributary.Connector, op operation, params tributary.Params, all bool, mark marker) error {
 	req := tributary.Request{Entity: op.entity, Action: tributary.ActionSearch, Params: params}
 	if !all {
 		res, err := tributary.Execute(ctx, c, req)
 		if err != nil {
 			return err
+		}
+		if mark != nil {
+			hits, err := markHits(ctx, mark, res.Search)
+			if err != nil {
+				return err
+			}
+			return writeJSON(a.stdout, markedResult{Hits: hits, NextCursor: res.Search.NextCursor, TookMS: res.Search.TookMS})
 		}
 		return writeJSON(a.stdout, res.Search)
 	}
@@ -253,7 +333,20 @@ func (a *app) runSearch(ctx context.Context, c tributary.Connector, op operation
 				return err
 			}
 			m.page()
-			for _, h := range res.Search.Hits {
+			hits := make([]any, len(res.Search.Hits))
+			for i, h := range res.Search.Hits {
+				hits[i] = h
+			}
+			if mark != nil {
+				marked, err := markHits(ctx, mark, res.Search)
+				if err != nil {
+					return err
+				}
+				for i, h := range marked {
+					hits[i] = h
+				}
+			}
+			for _, h := range hits {
 				b, err := json.Marshal(h)
 				if err != nil {
 					return err

@@ -36,6 +36,12 @@ type storeTarget struct {
 	raw      string // as given: a PostgreSQL URL may hold a password, never print it
 	postgres bool
 	name     string // what messages show: the file, or the URL without its password
+	// existing says the store must exist already: it is opened without
+	// creating a file or tables.
+	existing bool
+	// kind is the command's kind argument, if it names one: the kind the
+	// hints' sync commands name.
+	kind string
 }
 
 // urlScheme matches a value that starts with a URL scheme.
@@ -52,10 +58,16 @@ func (a *app) storeTarget(cmd *cobra.Command, flag string, existing bool) (store
 	if v == "" {
 		return storeTarget{}, usageErr(cmd, "%s needs --store FILE (SQLite) or --store postgres://… (or $%s)", cmd.Name(), envStore)
 	}
+	kind := ""
+	if args := cmd.Flags().Args(); len(args) > 0 {
+		if _, err := kinds.Catalogue(args[0]); err == nil {
+			kind = args[0]
+		}
+	}
 	if m := urlScheme.FindStringSubmatch(v); m != nil {
 		switch strings.ToLower(m[1]) {
 		case "postgres", "postgresql":
-			return storeTarget{raw: v, postgres: true, name: redactURL(v)}, nil
+			return storeTarget{raw: v, postgres: true, name: redactURL(v), existing: existing, kind: kind}, nil
 		}
 		return storeTarget{}, usageErr(cmd, "--store: a %s:// URL is not a store: give a file path (SQLite) or a postgres:// URL", m[1])
 	}
@@ -63,12 +75,6 @@ func (a *app) storeTarget(cmd *cobra.Command, flag string, existing bool) (store
 		fi, err := os.Stat(v)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			kind := ""
-			if args := cmd.Flags().Args(); len(args) > 0 {
-				if _, err := kinds.Catalogue(args[0]); err == nil {
-					kind = args[0]
-				}
-			}
 			return storeTarget{}, usageErr(cmd, "--store %s: no such file: %s creates the store", v, syncHint(kind, "", v, ""))
 		case err != nil:
 			return storeTarget{}, fmt.Errorf("--store: %w", err)
@@ -76,7 +82,7 @@ func (a *app) storeTarget(cmd *cobra.Command, flag string, existing bool) (store
 			return storeTarget{}, usageErr(cmd, "--store %s is a directory, not a store file", v)
 		}
 	}
-	return storeTarget{raw: v, name: v}, nil
+	return storeTarget{raw: v, name: v, existing: existing, kind: kind}, nil
 }
 
 // redactURL renders a PostgreSQL URL without its password (in the user
@@ -113,13 +119,19 @@ func (t storeTarget) backend() replica.Backend {
 	return replica.SQLite(t.raw)
 }
 
-// open opens the store.
+// open opens the store; one that must exist already is opened without
+// creating a file or tables (an empty file is refused, and stays empty).
 func (t storeTarget) open(ctx context.Context) (*store.Store, error) {
 	var st *store.Store
 	var err error
-	if t.postgres {
+	switch {
+	case t.postgres && t.existing:
+		st, err = store.OpenPostgresExisting(ctx, t.raw)
+	case t.postgres:
 		st, err = store.OpenPostgres(ctx, t.raw)
-	} else {
+	case t.existing:
+		st, err = store.OpenSQLiteExisting(ctx, t.raw)
+	default:
 		st, err = store.OpenSQLite(ctx, t.raw)
 	}
 	return st, t.wrap(err)
@@ -130,17 +142,45 @@ func (t storeTarget) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &storeError{store: t.name, err: err}
+	return &storeError{store: t.name, err: err, recover: t.recoverHint()}
 }
 
-// storeError is an error of opening a store, with the store named (never
-// with a password).
+// damaged names the store in err when err says the store is damaged, so
+// that its message says how to recover; other errors are returned as they
+// are.
+func (t storeTarget) damaged(err error) error {
+	if errors.Is(err, store.ErrCorrupt) {
+		return t.wrap(err)
+	}
+	return err
+}
+
+// recoverHint says how to recover from a damaged store: the copies are
+// copies, so the store can be made again from the source.
+func (t storeTarget) recoverHint() string {
+	if t.postgres {
+		return "drop the damaged copy ('tributary store drop CONNECTOR ENTITY --store " + shellWord(t.name) + "') and synchronize it again with " + syncHint(t.kind, "", t.name, "")
+	}
+	return "move the file aside ('mv " + shellWord(t.name) + " " + shellWord(t.name+".damaged") + "') and synchronize again: " + syncHint(t.kind, "", t.name, "") + " makes a new store"
+}
+
+// storeError is an error of opening or reading a store, with the store
+// named (never with a password) and, when the store is damaged, how to
+// recover.
 type storeError struct {
-	store string
-	err   error
+	store   string
+	err     error
+	recover string
 }
 
-func (e *storeError) Error() string { return "--store " + e.store + ": " + e.err.Error() }
+func (e *storeError) Error() string {
+	msg := "--store " + e.store + ": " + e.err.Error()
+	if errors.Is(e.err, store.ErrCorrupt) && e.recover != "" {
+		msg += "; to recover, " + e.recover
+	}
+	return msg
+}
+
 func (e *storeError) Unwrap() error { return e.err }
 
 // catalogueConnector is a kind's catalogue without a source: what a search
@@ -178,22 +218,28 @@ func (c catalogueConnector) Download(_ context.Context, entity string, _ tributa
 func (a *app) storeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
-		Short: "Inspect a store of durable copies ('tributary sync' fills it)",
-		Long: `store inspects a store that 'tributary sync' fills.
+		Short: "Inspect, export, drop and compact a store of durable copies ('tributary sync' fills it)",
+		Long: `store inspects a store that 'tributary sync' fills: stats shows its copies,
+export prints a copy's records, drop removes copies, compact gives their
+space back. None of them makes a store: a --store that does not exist, or
+an empty file, is refused and left as it was.
 
 ` + storeHelp,
-		Example: `  tributary sync zendesk-support tickets --sandbox --store tributary.db
+		Example: `  tributary sync zendesk-support tickets users --sandbox --store tributary.db
   tributary store stats --store tributary.db
-  tributary store stats --store tributary.db --json`,
+  tributary store stats --store tributary.db --json
+  tributary store export zendesk-support tickets --store tributary.db > tickets.ndjson
+  tributary store drop zendesk-support users --store tributary.db
+  tributary store compact --store tributary.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErr(cmd, "unknown store command %q (commands: stats)", args[0])
+				return usageErr(cmd, "unknown store command %q (commands: stats, export, drop, compact)", args[0])
 			}
-			return usageErr(cmd, "store needs a command: stats")
+			return usageErr(cmd, "store needs a command: stats, export, drop or compact")
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	cmd.AddCommand(a.storeStatsCmd())
+	cmd.AddCommand(a.storeStatsCmd(), a.storeExportCmd(), a.storeDropCmd(), a.storeCompactCmd())
 	return cmd
 }
 
@@ -243,7 +289,7 @@ A table on stdout, or with --json one object:
 			defer st.Close()
 			stats, err := st.Stats(ctx)
 			if err != nil {
-				return err
+				return t.damaged(err)
 			}
 			if asJSON {
 				return writeJSON(a.stdout, statsJSON(stats))
