@@ -220,6 +220,10 @@ func (a *app) sync(ctx context.Context, s *session, target storeTarget, name str
 		}
 		for _, entity := range entities {
 			before, err := copyStats(ctx, r.Store(), name, entity)
+			if err != nil && ctx.Err() != nil {
+				// Ctrl-C between two entities of a round.
+				return &interrupted{done: fmt.Sprintf("stopped before %s/%s; every copy is whole, as the last page written left it", name, entity), err: ctx.Err()}
+			}
 			if err != nil {
 				return target.wrap(err)
 			}
