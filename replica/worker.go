@@ -429,7 +429,8 @@ func (w *Worker) failed(ctx context.Context, c *store.Claim, err error) {
 // errors.Is against the library's sentinels: store.FailureConfig for a
 // configuration the copy cannot be read with (tributary.ErrInvalidParams,
 // which an invalid replication_config is too, ErrUnknownEntity,
-// ErrUnsupportedAction, ErrUnknownKind); store.FailureAuth for credentials
+// ErrUnsupportedAction, ErrUnknownKind, and store.ErrNotFound from an
+// Opener that knows no such connector any more); store.FailureAuth for credentials
 // the source refuses (ErrUnauthorized, which a failed token refresh is
 // too, ErrForbidden, ErrInvalidCredentials); store.FailureTransient for
 // anything else (the network, the source's failures, its rate limit, a
@@ -439,7 +440,8 @@ func FailureClass(err error) store.FailureClass {
 	case errors.Is(err, tributary.ErrUnauthorized), errors.Is(err, tributary.ErrForbidden), errors.Is(err, tributary.ErrInvalidCredentials):
 		return store.FailureAuth
 	case errors.Is(err, tributary.ErrInvalidParams), errors.Is(err, tributary.ErrUnknownEntity),
-		errors.Is(err, tributary.ErrUnsupportedAction), errors.Is(err, tributary.ErrUnknownKind):
+		errors.Is(err, tributary.ErrUnsupportedAction), errors.Is(err, tributary.ErrUnknownKind),
+		errors.Is(err, store.ErrNotFound): // the Opener knows no such connector (deleted)
 		return store.FailureConfig
 	}
 	return store.FailureTransient

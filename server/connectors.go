@@ -247,7 +247,8 @@ func (s *Server) connector(ctx context.Context, sc scope, id string) (*live, err
 func (s *Server) load(ctx context.Context, id string) (*live, error) {
 	row, err := s.st.Connector(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errNoConnector
+		// Deleted: its copies' failure is of class config, not retried.
+		return nil, fmt.Errorf("%w: %w", errNoConnector, err)
 	}
 	if err != nil {
 		return nil, err
@@ -331,7 +332,8 @@ func (l *live) replicaOptions() []replica.Option {
 func (s *Server) openForSync(ctx context.Context, id string) (tributary.Connector, error) {
 	row, err := s.st.Connector(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errNoConnector
+		// Deleted: its copies' failure is of class config, not retried.
+		return nil, fmt.Errorf("%w: %w", errNoConnector, err)
 	}
 	if err != nil {
 		return nil, err

@@ -402,6 +402,22 @@ func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.conns, id)
 	s.mu.Unlock()
-	s.log.Info("connector deleted", "request_id", info(r).id, "connector", id, "client", row.Tenant)
+	s.forget(id)
+	// Its copies go too, one at a time; one a sync holds at this moment
+	// stays, and its next sync fails for good (no such connector: class
+	// config, not retried).
+	dropped := 0
+	copies, derr := s.st.ConnectorCopies(r.Context(), id)
+	for _, c := range copies {
+		if _, err := s.st.Drop(r.Context(), id, c.Entity); err == nil {
+			dropped++
+		} else if !errors.Is(err, store.ErrNotSynced) && derr == nil {
+			derr = err
+		}
+	}
+	if derr != nil {
+		s.log.Warn("connector deleted; some of its copies are kept", "request_id", info(r).id, "connector", id, "err", derr)
+	}
+	s.log.Info("connector deleted", "request_id", info(r).id, "connector", id, "client", row.Tenant, "copies_dropped", dropped)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -60,7 +60,8 @@ func TestEventsReachTheClientsWebhooks(t *testing.T) {
 	a, b := clientA, clientB
 	a.Webhooks = []server.Webhook{{URL: recv.URL + "/a", Secret: hookSecret}}
 	b.Webhooks = []server.Webhook{{URL: recv.URL + "/b", Secret: hookSecret, Events: []string{"sync.*"}}}
-	svc := start(t, sqliteStore(t), nil, func(c *server.Config) {
+	db := sqliteStore(t)
+	svc := start(t, db, nil, func(c *server.Config) {
 		c.Clients = []server.Client{a, b}
 		c.SyncEvery = time.Hour
 		c.Delivery = server.DeliveryConfig{Poll: 20 * time.Millisecond, Backoff: 10 * time.Millisecond}
@@ -93,6 +94,13 @@ func TestEventsReachTheClientsWebhooks(t *testing.T) {
 		t.Fatalf("delete: %d %s", a.status, a.body)
 	}
 	hooks = waitFor("connector.deleted", func(h []hook) bool { return h[len(h)-1].typ == webhook.ConnectorDeleted })
+	// Its copies are gone (but one a sync held at that moment).
+	if left, err := db.ConnectorCopies(t.Context(), id); err != nil || len(left) > 1 {
+		t.Errorf("the deleted connector's copies left in the store: %+v %v", left, err)
+	}
+	if a := svc.do(t, "GET", "/v1/integrations/connectors/"+id, tok, nil); a.status != http.StatusNotFound {
+		t.Errorf("status of a deleted connector: %d %s", a.status, a.body)
+	}
 	if n := len(received("/b")); n != 0 {
 		t.Errorf("the other tenant's endpoint got %d events", n)
 	}
