@@ -37,19 +37,25 @@ func buildHand(ctx context.Context, file string) error {
 		"DROP TABLE IF EXISTS hand",
 		"DROP TABLE IF EXISTS hand_fts",
 		"DROP TABLE IF EXISTS hand_vocab",
+		"DROP TABLE IF EXISTS hand_words",
 		`CREATE TABLE hand (id INTEGER PRIMARY KEY, status TEXT, created_at TEXT, updated_at TEXT, subject TEXT, raw BLOB NOT NULL)`,
 		`INSERT INTO hand SELECT id, raw->>'status', raw->>'created_at', raw->>'updated_at', raw->>'subject', raw FROM plain ORDER BY id`,
 		// eq: the rows of a status are in id order in its index.
 		"CREATE INDEX hand_status ON hand (status)",
 		// date range + in: the composite index, the statuses then the
-		// range, and the other order, walked newest first.
-		"CREATE INDEX hand_status_created ON hand (status, created_at)",
-		"CREATE INDEX hand_status_updated ON hand (status, updated_at)",
+		// range, covering the sort key; and the other order, walked
+		// newest first.
+		"CREATE INDEX hand_status_created ON hand (status, created_at, updated_at)",
+		"CREATE INDEX hand_status_updated ON hand (status, updated_at, created_at)",
 		// keyword and fuzzy: FTS5 over the subject, rowid the id.
 		"CREATE VIRTUAL TABLE hand_fts USING fts5 (subject, content='hand', content_rowid='id')",
 		"INSERT INTO hand_fts (hand_fts) VALUES ('rebuild')",
 		"INSERT INTO hand_fts (hand_fts) VALUES ('optimize')",
+		// fuzzy's vocabulary: the index's distinct words, in a table of
+		// their own (FTS5's fts5vocab reads every word's list to count it).
 		"CREATE VIRTUAL TABLE hand_vocab USING fts5vocab (hand_fts, row)",
+		"CREATE TABLE hand_words (word TEXT PRIMARY KEY) WITHOUT ROWID",
+		"INSERT INTO hand_words SELECT term FROM hand_vocab",
 		"ANALYZE",
 		"PRAGMA wal_checkpoint(TRUNCATE)",
 	} {
@@ -91,13 +97,13 @@ func handQueries() map[string][]handQuery {
 		// index (then sort the matches), or the sort's order walked and
 		// filtered. The faster is the baseline.
 		"range": {
-			simple("SELECT id, raw FROM hand INDEXED BY hand_status_created WHERE status IN ('open', 'pending') AND created_at >= '2024-01-01T00:00:00Z' AND created_at < '2024-07-01T00:00:00Z' ORDER BY updated_at DESC, id LIMIT 51"),
-			simple("SELECT id, raw FROM hand INDEXED BY hand_status_updated WHERE status IN ('open', 'pending') AND created_at >= '2024-01-01T00:00:00Z' AND created_at < '2024-07-01T00:00:00Z' ORDER BY updated_at DESC, id LIMIT 51"),
+			simple(rangeByHand("hand_status_created")),
+			simple(rangeByHand("hand_status_updated")),
 		},
 		// One word scores 1 in every match: the order is the id's, FTS5's.
 		"keyword": {simple("SELECT h.id, h.raw FROM hand_fts f JOIN hand h ON h.id = f.rowid WHERE hand_fts MATCH 'printer' ORDER BY f.rowid LIMIT 51")},
 		"fuzzy": {
-			{sql: "the vocabulary (fts5vocab) scanned for each query word's words within its edits, then per score level, best first, until 51 rows: SELECT h.id, h.raw FROM hand_fts f JOIN hand h ON h.id = f.rowid WHERE hand_fts MATCH '(w1 OR w1′ …) AND (w2 OR …)' ORDER BY f.rowid LIMIT 51",
+			{sql: "the vocabulary (a table of the index's words) scanned for each query word's words within its edits, then per score level, best first, until 51 rows: SELECT h.id, h.raw FROM hand_fts f JOIN hand h ON h.id = f.rowid WHERE hand_fts MATCH '(w1 OR w1′ …) AND (w2 OR …)' ORDER BY f.rowid LIMIT 51",
 				run: func(ctx context.Context, db *sql.DB) (int, error) { return fuzzyByHand(ctx, db, "pasword reset", true) }},
 			{sql: "the same, the vocabulary's words looked up before the clock starts: the FTS5 statements alone",
 				run: func(ctx context.Context, db *sql.DB) (int, error) {
@@ -105,6 +111,15 @@ func handQueries() map[string][]handQuery {
 				}},
 		},
 	}
+}
+
+// rangeByHand is the date range + in, sorted, through index: the page
+// found in the index alone (it covers the filter and the sort), the raw
+// JSON read for its rows only.
+func rangeByHand(index string) string {
+	return "SELECT h.id, h.raw FROM (SELECT id, updated_at FROM hand INDEXED BY " + index +
+		" WHERE status IN ('open', 'pending') AND created_at >= '2024-01-01T00:00:00Z' AND created_at < '2024-07-01T00:00:00Z'" +
+		" ORDER BY updated_at DESC, id LIMIT 51) p JOIN hand h ON h.id = p.id ORDER BY p.updated_at DESC, p.id"
 }
 
 // fuzzyCache holds the fuzzy expansion when it is not timed.
@@ -125,7 +140,7 @@ func fuzzyByHand(ctx context.Context, db *sql.DB, q string, expand bool) (int, e
 	nears, ok := fuzzyCache[q]
 	if expand || !ok {
 		nears = make([][]near, len(words))
-		rs, err := db.QueryContext(ctx, "SELECT term FROM hand_vocab")
+		rs, err := db.QueryContext(ctx, "SELECT word FROM hand_words")
 		if err != nil {
 			return 0, err
 		}

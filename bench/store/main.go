@@ -39,6 +39,8 @@ func main() {
 	markdown := flag.String("markdown", "", "write the tables, in Markdown, between the markers of this file (- for standard output)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the syncs to this file")
 	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
+	only := flag.String("searches", "eq,range,keyword,fuzzy", "the searches to time, by name")
+	searchprofile := flag.String("searchprofile", "", "write a CPU profile of the searches to this file")
 	flag.Parse()
 	ctx := context.Background()
 	srv := zendesktest.New(zendesktest.WithTickets(*n))
@@ -121,7 +123,20 @@ func main() {
 			be.name, br.sync.records, br.sync.wall.Round(time.Millisecond), br.sync.perSecond(), mib(br.sync.size),
 			float64(br.sync.size)/float64(read.bytes), mib(read.bytes), mib(br.sync.peakRSS))
 		fmt.Printf("%s: sync CPU time (this process, fake server included) %v: %.1f µs/record\n", be.name, br.sync.cpu.Round(time.Millisecond), br.sync.cpuPerRecord())
-		br.searches = queries(ctx, be.name, r.Search, *reps)
+		if *searchprofile != "" {
+			f, err := os.Create(*searchprofile + "." + be.name)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+		}
+		br.searches = queries(ctx, be.name, r.Search, *reps, *only)
+		if *searchprofile != "" {
+			pprof.StopCPUProfile()
+		}
 		fmt.Printf("%s: peak RSS of the process during the searches %.1f MiB\n", be.name, mib(peakRSS()))
 		r.Close()
 		if be.name == "sqlite" {
@@ -196,7 +211,7 @@ func main() {
 			log.Fatal(err)
 		}
 		fmt.Printf("memory (%d tickets): synced in %v\n", *memN, time.Since(start).Round(time.Millisecond))
-		queries(ctx, "memory", r.Search, *reps)
+		queries(ctx, "memory", r.Search, *reps, *only)
 	}
 	if *markdown != "" {
 		if err := writeMarkdown(*markdown, res); err != nil {
@@ -219,7 +234,7 @@ func openZendesk(url string) tributary.Connector {
 
 var eqReq = search.Request{Query: search.Query{Filter: search.Eq("status", "open").Ptr()}, Limit: 50}
 
-func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), reps int) []searchResult {
+func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), reps int, only string) []searchResult {
 	cases := []struct {
 		key, name string
 		q         search.Request
@@ -233,6 +248,9 @@ func queries(ctx context.Context, name string, run func(context.Context, string,
 	}
 	var out []searchResult
 	for _, c := range cases {
+		if !slices.Contains(strings.Split(only, ","), c.key) {
+			continue
+		}
 		var ds []time.Duration
 		hits := 0
 		for range reps {
