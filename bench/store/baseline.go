@@ -19,6 +19,7 @@ import (
 	_ "modernc.org/sqlite" // the store's SQLite driver, for the plain table
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/search"
 )
 
 // phase is what one timed pass over the records cost.
@@ -275,3 +276,32 @@ func fileSize(name string) int64 {
 // resetPeakRSS resets the kernel's high-water mark of this process's
 // resident memory (VmHWM), so that peakRSS reports the peak from here on.
 func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// readExtract is reading alone plus the store's extraction of every
+// record's search fields: order keys, date-times and words, tokenized (the
+// work of Load.Prepare, without the database). Against reading alone, it
+// is the part of the sync's cost that plain persistence skips and that no
+// searchable copy can.
+func readExtract(ctx context.Context, conn tributary.Connector) (phase, error) {
+	e, _ := tributary.FindEntity(conn.Entities(), "tickets")
+	x, err := search.NewExtractor(tributary.SearchSchema(e), "id")
+	if err != nil {
+		return phase{}, err
+	}
+	var ex search.Extracted
+	return measure(func() (n, b int64, err error) {
+		for page, err := range feedPages(ctx, conn, "tickets") {
+			if err != nil {
+				return n, b, err
+			}
+			for _, r := range page {
+				if err := x.Extract(r.Raw(), &ex); err != nil {
+					return n, b, err
+				}
+				b += int64(len(r.Raw()))
+			}
+			n += int64(len(page))
+		}
+		return n, b, nil
+	})
+}

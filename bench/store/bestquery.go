@@ -103,7 +103,7 @@ func handQueries() map[string][]handQuery {
 		// One word scores 1 in every match: the order is the id's, FTS5's.
 		"keyword": {simple("SELECT h.id, h.raw FROM hand_fts f JOIN hand h ON h.id = f.rowid WHERE hand_fts MATCH 'printer' ORDER BY f.rowid LIMIT 51")},
 		"fuzzy": {
-			{sql: "the vocabulary (a table of the index's words) scanned for each query word's words within its edits, then per score level, best first, until 51 rows: SELECT h.id, h.raw FROM hand_fts f JOIN hand h ON h.id = f.rowid WHERE hand_fts MATCH '(w1 OR w1′ …) AND (w2 OR …)' ORDER BY f.rowid LIMIT 51",
+			{sql: "the vocabulary (a table of the index's words) scanned for each query word's words within its edits, then per score level, best first, until 51 rows: `SELECT h.id, h.raw FROM hand_fts f JOIN hand h ON h.id = f.rowid WHERE hand_fts MATCH '(w1 OR w1′ …) AND (w2 OR …)' ORDER BY f.rowid LIMIT 51`",
 				run: func(ctx context.Context, db *sql.DB) (int, error) { return fuzzyByHand(ctx, db, "pasword reset", true) }},
 			{sql: "the same, the vocabulary's words looked up before the clock starts: the FTS5 statements alone",
 				run: func(ctx context.Context, db *sql.DB) (int, error) {

@@ -62,8 +62,15 @@ func main() {
 		log.Fatal(err)
 	}
 	res.read = read
-	fmt.Printf("reading alone: %d tickets in %v: %.0f records/s, %.1f µs CPU/record; %.1f MiB of raw JSON\n",
-		read.records, read.wall.Round(time.Millisecond), read.perSecond(), read.cpuPerRecord(), mib(read.bytes))
+	fmt.Printf("reading alone: %d tickets in %v: %.0f records/s, %.1f µs CPU/record; %.1f MiB of raw JSON; peak RSS %.1f MiB\n",
+		read.records, read.wall.Round(time.Millisecond), read.perSecond(), read.cpuPerRecord(), mib(read.bytes), mib(read.peakRSS))
+
+	res.extract, err = readExtract(ctx, conn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("reading and extracting the search fields and words alone: %v: %.0f records/s, %.1f µs CPU/record\n",
+		res.extract.wall.Round(time.Millisecond), res.extract.perSecond(), res.extract.cpuPerRecord())
 
 	backends := []struct {
 		name string
