@@ -54,7 +54,7 @@ func main() {
 	}
 	file := filepath.Join(d, "tickets.db")
 	os.Remove(file)
-	res := &results{n: *n, reps: *reps, started: time.Now()}
+	res := &results{n: *n, reps: *reps, postgres: *pg != "", started: time.Now()}
 
 	// The source alone, first: the walk every sync below repeats.
 	read, err := readAlone(ctx, conn)

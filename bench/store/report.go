@@ -17,6 +17,7 @@ import (
 
 type results struct {
 	n, reps  int
+	postgres bool // measured on PostgreSQL too
 	started  time.Time
 	read     phase
 	extract  phase // reading, and the store's extraction of the search fields
@@ -87,8 +88,12 @@ func writeMarkdown(name string, res *results) error {
 }
 
 func (res *results) markdown(w io.Writer) {
-	fmt.Fprintf(w, "Measured %s with `cd bench && go run ./store -n %d -reps %d`, Go %s, %s/%s, %d CPUs (GOMAXPROCS %d).\n",
-		res.started.UTC().Format("2006-01-02"), res.n, res.reps, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	pg := ""
+	if res.postgres {
+		pg = " -postgres DSN"
+	}
+	fmt.Fprintf(w, "Measured %s with `cd bench && go run ./store -n %d -reps %d%s`, Go %s, %s/%s, %d CPUs (GOMAXPROCS %d).\n",
+		res.started.UTC().Format("2006-01-02"), res.n, res.reps, pg, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(w, "The raw JSON of the %s tickets: %.1f MiB.\n", count(res.read.records), mib(res.read.bytes))
 
 	for _, br := range res.backends {
@@ -129,7 +134,15 @@ func (res *results) markdown(w io.Writer) {
 	}
 
 	for _, br := range res.backends {
-		if len(br.searches) == 0 || br.searches[0].best() == nil {
+		if len(br.searches) == 0 {
+			continue
+		}
+		if br.searches[0].best() == nil {
+			fmt.Fprintf(w, "\n### Searches, %s: p50 of %d runs (no best single query measured on it)\n\n", title(br.name), res.reps)
+			fmt.Fprintf(w, "| search | Tributary p50 | p99 | hits |\n|---|---|---|---|\n")
+			for _, s := range br.searches {
+				fmt.Fprintf(w, "| %s | %.2f ms | %.2f ms | %d |\n", s.name, ms(s.p50), ms(s.p99), s.hits)
+			}
 			continue
 		}
 		fmt.Fprintf(w, "\n### Searches, %s: p50 of %d runs, against the best single query\n\n", title(br.name), res.reps)
