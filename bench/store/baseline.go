@@ -119,10 +119,15 @@ func readAlone(ctx context.Context, conn tributary.Connector) (phase, error) {
 const maxRowsPerInsert = 256
 
 // sqliteDSN opens file with the store's settings (store/sqlite.go): its
-// page cache, synchronous NORMAL, BEGIN IMMEDIATE for writers.
+// writer's and readers' page caches, synchronous NORMAL, BEGIN IMMEDIATE
+// for writers.
 func sqliteDSN(file string, write bool) string {
 	q := url.Values{}
-	q.Add("_pragma", "cache_size(-32768)")
+	if write {
+		q.Add("_pragma", "cache_size(-16384)")
+	} else {
+		q.Add("_pragma", "cache_size(-32768)")
+	}
 	q.Add("_pragma", "busy_timeout(30000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "journal_mode(WAL)")
