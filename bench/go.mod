@@ -8,8 +8,10 @@ require (
 	github.com/goccy/go-json v0.12.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-github/v92 v92.0.0
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/k-capehart/go-salesforce/v3 v3.1.0
 	github.com/tributary-dev/tributary v0.0.0
+	modernc.org/sqlite v1.62.0
 )
 
 require (
@@ -28,7 +30,6 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/jszwec/csvutil v1.10.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
@@ -52,7 +53,6 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )
 
 replace github.com/tributary-dev/tributary => ../

@@ -317,6 +317,7 @@ type Evaluator struct {
 	proj    []*projNode
 	p       parser
 	arena   arena
+	idTop   func(key string) bool // whether key is the id path's first member
 }
 
 // NewEvaluator validates req against schema (an *Error wrapping
@@ -332,6 +333,7 @@ func NewEvaluator(schema Schema, idField string, req Request) (*Evaluator, error
 		return nil, fmt.Errorf("search: bad id field %q", idField)
 	}
 	e := &Evaluator{req: req, idPath: idPath, offset: offset, limit: req.Limit, tops: map[string]bool{idPath[0]: true}}
+	e.idTop = func(key string) bool { return key == idPath[0] }
 	if e.limit == 0 {
 		e.limit = DefaultLimit
 	}
@@ -383,12 +385,22 @@ func (e *Evaluator) Match(record []byte) (bool, float64, error) {
 // Hit returns the hit of record with score: its id and its data, the whole
 // record or the request's fields.
 func (e *Evaluator) Hit(record []byte, score float64) (Hit, error) {
-	root, err := parseJSON(string(record), false)
+	// Read in place, and without a projection only the id's member in
+	// depth (the others' arrays and objects are skipped, not built): a
+	// hit parsed whole was two thirds of an indexed search's time.
+	// Nothing of the parse outlives the call but the id, copied.
+	var deep func(string) bool
+	if e.proj == nil {
+		deep = e.idTop
+	}
+	e.arena.reset()
+	e.p = parser{s: unsafe.String(unsafe.SliceData(record), len(record)), vstack: e.p.vstack[:0], kstack: e.p.kstack[:0], deep: deep, arena: &e.arena}
+	root, err := e.p.parseAll()
 	if err != nil {
 		return Hit{}, fmt.Errorf("search: %w", err)
 	}
 	idn := root.walk(e.idPath)
-	h := Hit{ID: idn.s, Score: score, Data: record}
+	h := Hit{ID: strings.Clone(idn.s), Score: score, Data: record}
 	if e.proj != nil {
 		b := []byte{'{'}
 		first := true

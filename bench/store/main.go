@@ -8,12 +8,12 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -31,36 +31,47 @@ import (
 
 func main() {
 	n := flag.Int("n", 100_000, "tickets")
-	dir := flag.String("dir", "", "directory for the SQLite file (default: a temporary one)")
+	dir := flag.String("dir", "", "directory for the SQLite files (default: a temporary one)")
 	pg := flag.String("postgres", "", "a PostgreSQL DSN to measure too")
 	reps := flag.Int("reps", 200, "repetitions of each query")
 	memN := flag.Int("mem", 100_000, "tickets for the in-memory replica (0: skip)")
-	reuse := flag.Bool("reuse", false, "search the SQLite file in -dir as it is (no sync)")
+	fanN := flag.Int("fanout", 2000, "tickets whose comments the fan-out sync reads (0: skip)")
+	markdown := flag.String("markdown", "", "write the tables, in Markdown, between the markers of this file (- for standard output)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the syncs to this file")
 	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
+	only := flag.String("searches", "eq,range,keyword,fuzzy", "the searches to time, by name")
+	searchprofile := flag.String("searchprofile", "", "write a CPU profile of the searches to this file")
 	flag.Parse()
 	ctx := context.Background()
 	srv := zendesktest.New(zendesktest.WithTickets(*n))
 	defer srv.Close()
 	srv.SetResponseCache(false)
-	// The fake does not limit its incremental exports: no pacing (a real
-	// account's 10 requests a minute would make this a 100-minute sync).
-	conn, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-		tributary.WithBaseURL(srv.URL), zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
-	if err != nil {
-		log.Fatal(err)
-	}
+	conn := openZendesk(srv.URL)
 	d := *dir
 	if d == "" {
 		d, _ = os.MkdirTemp("", "tributary-store-bench")
 		defer os.RemoveAll(d)
 	}
 	file := filepath.Join(d, "tickets.db")
-	if !*reuse {
-		os.Remove(file)
-	}
+	os.Remove(file)
+	res := &results{n: *n, reps: *reps, postgres: *pg != "", started: time.Now()}
 
-	rawBytes := int64(0)
+	// The source alone, first: the walk every sync below repeats.
+	read, err := readAlone(ctx, conn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.read = read
+	fmt.Printf("reading alone: %d tickets in %v: %.0f records/s, %.1f µs CPU/record; %.1f MiB of raw JSON; peak RSS %.1f MiB\n",
+		read.records, read.wall.Round(time.Millisecond), read.perSecond(), read.cpuPerRecord(), mib(read.bytes), mib(read.peakRSS))
+
+	res.extract, err = readExtract(ctx, conn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("reading and extracting the search fields and words alone: %v: %.0f records/s, %.1f µs CPU/record\n",
+		res.extract.wall.Round(time.Millisecond), res.extract.perSecond(), res.extract.cpuPerRecord())
+
 	backends := []struct {
 		name string
 		b    replica.Backend
@@ -72,6 +83,7 @@ func main() {
 		}{"postgres", replica.Postgres(*pg)})
 	}
 	for _, be := range backends {
+		br := backendResult{name: be.name}
 		r, err := replica.Open(ctx, conn, be.b)
 		if err != nil {
 			log.Fatal(err)
@@ -86,16 +98,15 @@ func main() {
 				log.Fatal(err)
 			}
 		}
-		start, cpu0 := time.Now(), cpuTime()
-		if !*reuse || be.name != "sqlite" {
-			if _, err := r.Sync(ctx, "tickets"); err != nil {
-				log.Fatal(err)
-			}
+		// The sync's peak is taken before Stats (whose count fills a
+		// reader's cache).
+		br.sync, err = measure(func() (int64, int64, error) {
+			_, err := r.Sync(ctx, "tickets")
+			return int64(r.Len("tickets")), read.bytes, err
+		})
+		if err != nil {
+			log.Fatal(err)
 		}
-		took, cpu := time.Since(start), cpuTime()-cpu0
-		// The sync's peak: before Stats (whose count fills a reader's
-		// cache) and the raw-size walk below.
-		syncRSS := peakRSS()
 		if prof != nil {
 			pprof.StopCPUProfile()
 			prof.Close()
@@ -114,15 +125,26 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if rawBytes == 0 && !*reuse {
-			rawBytes = measureRaw(ctx, conn)
-		}
+		br.sync.size = st.SizeBytes + walSize(file, be.name)
 		fmt.Printf("%s: synced %d tickets in %v: %.0f records/s; size %.1f MiB (%.2f× the raw JSON, %.1f MiB); peak RSS %.1f MiB\n",
-			be.name, r.Len("tickets"), took.Round(time.Millisecond), float64(*n)/took.Seconds(), mib(st.SizeBytes+walSize(file, be.name)),
-			float64(st.SizeBytes+walSize(file, be.name))/float64(rawBytes), mib(rawBytes), mib(syncRSS))
-		fmt.Printf("%s: sync CPU time (this process, fake server included) %v: %.1f µs/record\n", be.name, cpu.Round(time.Millisecond), float64(cpu.Microseconds())/float64(*n))
-		queries(ctx, be.name, r.Search, *reps)
-		fmt.Printf("%s: peak RSS of the process after the searches %.1f MiB\n", be.name, mib(peakRSS()))
+			be.name, br.sync.records, br.sync.wall.Round(time.Millisecond), br.sync.perSecond(), mib(br.sync.size),
+			float64(br.sync.size)/float64(read.bytes), mib(read.bytes), mib(br.sync.peakRSS))
+		fmt.Printf("%s: sync CPU time (this process, fake server included) %v: %.1f µs/record\n", be.name, br.sync.cpu.Round(time.Millisecond), br.sync.cpuPerRecord())
+		if *searchprofile != "" {
+			f, err := os.Create(*searchprofile + "." + be.name)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+		}
+		br.searches = queries(ctx, be.name, r.Search, *reps, *only)
+		if *searchprofile != "" {
+			pprof.StopCPUProfile()
+		}
+		fmt.Printf("%s: peak RSS of the process during the searches %.1f MiB\n", be.name, mib(peakRSS()))
 		r.Close()
 		if be.name == "sqlite" {
 			start := time.Now()
@@ -137,37 +159,105 @@ func main() {
 			fmt.Printf("sqlite: open the file and answer a first query (%d hits): %v\n", len(res.Hits), time.Since(start).Round(time.Microsecond))
 			r2.Close()
 		}
+
+		// The baselines on this backend.
+		if be.name == "sqlite" {
+			plainFile := filepath.Join(d, "plain.db")
+			br.plain, err = plainSQLite(ctx, conn, plainFile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := buildHand(ctx, plainFile); err != nil {
+				log.Fatal(err)
+			}
+			db, err := sql.Open("sqlite", sqliteDSN(plainFile, false))
+			if err != nil {
+				log.Fatal(err)
+			}
+			for i := range br.searches {
+				s := &br.searches[i]
+				for _, h := range handQueries()[s.key] {
+					p50, p99, hits, err := timeHand(ctx, db, h, *reps)
+					if err != nil {
+						log.Fatalf("%s: %v", h.sql, err)
+					}
+					s.hand = append(s.hand, handResult{h.sql, p50, p99, hits})
+				}
+			}
+			db.Close()
+			os.Remove(plainFile)
+		} else {
+			br.plain, err = plainPostgres(ctx, conn, *pg)
+			if err != nil {
+				log.Fatal(err)
+			}
+		}
+		fmt.Printf("%s: plain persistence of the same records: %v: %.0f records/s, %.1f µs CPU/record; peak RSS %.1f MiB; size %.1f MiB\n",
+			be.name, br.plain.wall.Round(time.Millisecond), br.plain.perSecond(), br.plain.cpuPerRecord(), mib(br.plain.peakRSS), mib(br.plain.size))
+		for _, s := range br.searches {
+			for _, h := range s.hand {
+				fmt.Printf("%s: best single query for %-31s p50 %8.2f ms  p99 %8.2f ms  (%d rows): %s\n", be.name, s.key, ms(h.p50), ms(h.p99), h.rows, h.sql)
+			}
+		}
+		res.backends = append(res.backends, br)
+	}
+	if *fanN > 0 {
+		f, err := fanOut(ctx, *fanN)
+		if err != nil {
+			log.Fatal(err)
+		}
+		res.fan = &f
+		f.print(os.Stdout)
 	}
 	if *memN > 0 {
 		msrv := zendesktest.New(zendesktest.WithTickets(*memN))
 		defer msrv.Close()
-		mconn, _ := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-			tributary.WithBaseURL(msrv.URL), zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
-		r := replica.New(mconn)
+		r := replica.New(openZendesk(msrv.URL))
 		start := time.Now()
 		if _, err := r.Sync(ctx, "tickets"); err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("memory (%d tickets): synced in %v\n", *memN, time.Since(start).Round(time.Millisecond))
-		queries(ctx, "memory", r.Search, *reps)
+		queries(ctx, "memory", r.Search, *reps, *only)
 	}
+	if *markdown != "" {
+		if err := writeMarkdown(*markdown, res); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// openZendesk opens the Zendesk connector on the fake at url, unpaced: the
+// fake does not limit its incremental exports (a real account's 10
+// requests a minute would make this a 100-minute sync).
+func openZendesk(url string) tributary.Connector {
+	conn, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
+		tributary.WithBaseURL(url), zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return conn
 }
 
 var eqReq = search.Request{Query: search.Query{Filter: search.Eq("status", "open").Ptr()}, Limit: 50}
 
-func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), reps int) {
+func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), reps int, only string) []searchResult {
 	cases := []struct {
-		name string
-		q    search.Request
+		key, name string
+		q         search.Request
 	}{
-		{"eq status, limit 50", eqReq},
-		{"date range + in, sorted by updated_at, limit 50", search.Request{Query: search.Query{
+		{"eq", "eq status, limit 50", eqReq},
+		{"range", "date range + in, sorted by updated_at, limit 50", search.Request{Query: search.Query{
 			Filter: search.And(search.Gte("created_at", "2024-01-01T00:00:00Z"), search.Lt("created_at", "2024-07-01T00:00:00Z"), search.In("status", "open", "pending")).Ptr(),
 			Sort:   []search.SortItem{search.Desc("updated_at")}}, Limit: 50}},
-		{"keyword", search.Request{Query: search.Query{Filter: search.Keyword("subject", "printer").Ptr()}, Limit: 50}},
-		{"fuzzy \"pasword reset\"", search.Request{Query: search.Query{Filter: search.Fuzzy("subject", "pasword reset").Ptr()}, Limit: 50}},
+		{"keyword", "keyword \"printer\"", search.Request{Query: search.Query{Filter: search.Keyword("subject", "printer").Ptr()}, Limit: 50}},
+		{"fuzzy", "fuzzy \"pasword reset\"", search.Request{Query: search.Query{Filter: search.Fuzzy("subject", "pasword reset").Ptr()}, Limit: 50}},
 	}
+	var out []searchResult
 	for _, c := range cases {
+		if !slices.Contains(strings.Split(only, ","), c.key) {
+			continue
+		}
 		var ds []time.Duration
 		hits := 0
 		for range reps {
@@ -180,19 +270,11 @@ func queries(ctx context.Context, name string, run func(context.Context, string,
 			hits = len(res.Hits)
 		}
 		slices.Sort(ds)
-		fmt.Printf("%s: %-50s p50 %8.2f ms  p99 %8.2f ms  (%d hits)\n", name, c.name, ms(ds[len(ds)/2]), ms(ds[len(ds)*99/100]), hits)
+		s := searchResult{key: c.key, name: c.name, p50: ds[len(ds)/2], p99: ds[len(ds)*99/100], hits: hits}
+		fmt.Printf("%s: %-50s p50 %8.2f ms  p99 %8.2f ms  (%d hits)\n", name, c.name, ms(s.p50), ms(s.p99), hits)
+		out = append(out, s)
 	}
-}
-
-func measureRaw(ctx context.Context, c tributary.Connector) int64 {
-	var n int64
-	for rec, err := range tributary.All(ctx, c, "tickets", nil) {
-		if err != nil {
-			log.Fatal(err)
-		}
-		n += int64(len(rec.Raw()))
-	}
-	return n
+	return out
 }
 
 func walSize(file, backend string) int64 {
@@ -233,5 +315,3 @@ func cpuTime() time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 func mib(n int64) float64        { return float64(n) / (1 << 20) }
-
-var _ = runtime.GC

@@ -1,0 +1,312 @@
+package main
+
+// The baselines that bound the sync's figures, measured in the same run on
+// the same generated records: reading the feed into nothing (the source's
+// own cost), and the plainest durable copy of it (each record's raw JSON
+// and id, one table keyed by id, nothing else).
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite" // the store's SQLite driver, for the plain table
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/search"
+)
+
+// phase is what one timed pass over the records cost.
+type phase struct {
+	records int64
+	bytes   int64 // raw JSON read
+	wall    time.Duration
+	cpu     time.Duration // the process's, the fake server's included
+	peakRSS int64         // the process's peak resident memory during the pass
+	size    int64         // bytes on disk afterwards (plain persistence)
+}
+
+func (p phase) perSecond() float64 { return float64(p.records) / p.wall.Seconds() }
+func (p phase) cpuPerRecord() float64 {
+	return float64(p.cpu.Microseconds()) / float64(max(p.records, 1))
+}
+
+// measure times f, its CPU time and the process's peak RSS while it runs
+// (the kernel's high-water mark is reset first).
+func measure(f func() (records, bytes int64, err error)) (phase, error) {
+	resetPeakRSS()
+	start, cpu0 := time.Now(), cpuTime()
+	n, b, err := f()
+	return phase{records: n, bytes: b, wall: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS()}, err
+}
+
+// feedPages reads entity's change feed from the beginning, the walk a full
+// sync makes (the same params: Entity.CopyParams), one page read ahead of
+// the one its caller handles, as the replica reads it.
+func feedPages(ctx context.Context, conn tributary.Connector, entity string) iter.Seq2[[]tributary.Record, error] {
+	return func(yield func([]tributary.Record, error) bool) {
+		e, ok := tributary.FindEntity(conn.Entities(), entity)
+		if !ok {
+			yield(nil, fmt.Errorf("no entity %s", entity))
+			return
+		}
+		type item struct {
+			recs []tributary.Record
+			err  error
+		}
+		ch := make(chan item, 1)
+		stop := make(chan struct{})
+		ctx, cancel := context.WithCancel(ctx)
+		go func() {
+			defer close(ch)
+			for c, err := range conn.(tributary.Changer).Changes(ctx, entity, e.CopyParams(nil), tributary.Checkpoint{}) {
+				var it item
+				if err != nil {
+					it.err = err
+				} else {
+					it.recs = c.Records
+				}
+				select {
+				case ch <- it:
+				case <-stop:
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		defer func() {
+			close(stop)
+			cancel()
+			for range ch {
+			}
+		}()
+		for it := range ch {
+			if !yield(it.recs, it.err) {
+				return
+			}
+		}
+	}
+}
+
+// readAlone walks the feed into nothing: the source's own cost (the fake
+// server's work, HTTP, and the connector's parsing of the pages).
+func readAlone(ctx context.Context, conn tributary.Connector) (phase, error) {
+	return measure(func() (n, b int64, err error) {
+		for page, err := range feedPages(ctx, conn, "tickets") {
+			if err != nil {
+				return n, b, err
+			}
+			for _, r := range page {
+				b += int64(len(r.Raw()))
+			}
+			n += int64(len(page))
+		}
+		return n, b, nil
+	})
+}
+
+// The store's batching, mirrored: a page is one transaction, written in
+// multi-row INSERTs of equal size, at most maxRowsPerInsert rows each
+// (store/write.go).
+const maxRowsPerInsert = 256
+
+// sqliteDSN opens file with the store's settings (store/sqlite.go): its
+// writer's and readers' page caches, synchronous NORMAL, BEGIN IMMEDIATE
+// for writers.
+func sqliteDSN(file string, write bool) string {
+	q := url.Values{}
+	if write {
+		q.Add("_pragma", "cache_size(-16384)")
+	} else {
+		q.Add("_pragma", "cache_size(-32768)")
+	}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	if write {
+		q.Add("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: file}).EscapedPath() + "?" + q.Encode()
+}
+
+// plainSQLite is plain persistence on SQLite: each record's id and raw
+// JSON into one table keyed by id (the id its rowid), nothing else, in the
+// store's transactions and batches, in WAL mode; then the WAL copied into
+// the file, as the store does at the end of a load.
+func plainSQLite(ctx context.Context, conn tributary.Connector, file string) (phase, error) {
+	os.Remove(file)
+	db, err := sql.Open("sqlite", sqliteDSN(file, true))
+	if err != nil {
+		return phase{}, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE plain (id INTEGER PRIMARY KEY, raw BLOB NOT NULL)"); err != nil {
+		return phase{}, err
+	}
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, s := range stmts {
+			s.Close()
+		}
+	}()
+	ph, err := measure(func() (n, b int64, err error) {
+		var args []any
+		for page, err := range feedPages(ctx, conn, "tickets") {
+			if err != nil {
+				return n, b, err
+			}
+			batches := equalBatches(page)
+			// Prepared once per batch size, outside the transaction: the
+			// one connection is the transaction's while it runs.
+			for _, batch := range batches {
+				if stmts[len(batch)] == nil {
+					q := "INSERT INTO plain (id, raw) VALUES (?,?)" + strings.Repeat(",(?,?)", len(batch)-1)
+					if stmts[len(batch)], err = db.PrepareContext(ctx, q); err != nil {
+						return n, b, err
+					}
+				}
+			}
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				return n, b, err
+			}
+			for _, batch := range batches {
+				st := stmts[len(batch)]
+				args = args[:0]
+				for _, r := range batch {
+					id, ok := r.IntAt("id")
+					if !ok {
+						tx.Rollback()
+						return n, b, fmt.Errorf("a record without an id: %.100s", r.Raw())
+					}
+					args = append(args, id, []byte(r.Raw()))
+					b += int64(len(r.Raw()))
+				}
+				if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+					tx.Rollback()
+					return n, b, err
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				return n, b, err
+			}
+			n += int64(len(page))
+		}
+		_, err = db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+		return n, b, err
+	})
+	ph.size = fileSize(file) + fileSize(file+"-wal")
+	return ph, err
+}
+
+// equalBatches splits a page as the store does: into the fewest batches
+// of at most maxRowsPerInsert rows, of equal size.
+func equalBatches[T any](page []T) [][]T {
+	if len(page) == 0 {
+		return nil
+	}
+	nb := (len(page) + maxRowsPerInsert - 1) / maxRowsPerInsert
+	per := (len(page) + nb - 1) / nb
+	var out [][]T
+	for start := 0; start < len(page); start += per {
+		out = append(out, page[start:min(start+per, len(page))])
+	}
+	return out
+}
+
+// plainPostgres is plain persistence on PostgreSQL: each record's id and
+// raw JSON into one table keyed by id by COPY (pgx's CopyFrom), a page a
+// transaction, as the store copies a full sync's rows in.
+func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string) (phase, error) {
+	pc, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return phase{}, err
+	}
+	defer pc.Close(ctx)
+	if _, err := pc.Exec(ctx, "DROP TABLE IF EXISTS bench_plain; CREATE TABLE bench_plain (id BIGINT PRIMARY KEY, raw BYTEA NOT NULL)"); err != nil {
+		return phase{}, err
+	}
+	ph, err := measure(func() (n, b int64, err error) {
+		for page, err := range feedPages(ctx, conn, "tickets") {
+			if err != nil {
+				return n, b, err
+			}
+			rows := make([][]any, len(page))
+			for i, r := range page {
+				id, ok := r.IntAt("id")
+				if !ok {
+					return n, b, fmt.Errorf("a record without an id: %.100s", r.Raw())
+				}
+				rows[i] = []any{id, []byte(r.Raw())}
+				b += int64(len(r.Raw()))
+			}
+			tx, err := pc.Begin(ctx)
+			if err != nil {
+				return n, b, err
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_plain"}, []string{"id", "raw"}, pgx.CopyFromRows(rows)); err != nil {
+				tx.Rollback(ctx)
+				return n, b, err
+			}
+			if err := tx.Commit(ctx); err != nil {
+				return n, b, err
+			}
+			n += int64(len(page))
+		}
+		return n, b, nil
+	})
+	if err == nil {
+		err = pc.QueryRow(ctx, "SELECT pg_total_relation_size('bench_plain')").Scan(&ph.size)
+	}
+	return ph, err
+}
+
+func fileSize(name string) int64 {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// resetPeakRSS resets the kernel's high-water mark of this process's
+// resident memory (VmHWM), so that peakRSS reports the peak from here on.
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// readExtract is reading alone plus the store's extraction of every
+// record's search fields: order keys, date-times and words, tokenized (the
+// work of Load.Prepare, without the database). Against reading alone, it
+// is the part of the sync's cost that plain persistence skips and that no
+// searchable copy can.
+func readExtract(ctx context.Context, conn tributary.Connector) (phase, error) {
+	e, _ := tributary.FindEntity(conn.Entities(), "tickets")
+	x, err := search.NewExtractor(tributary.SearchSchema(e), "id")
+	if err != nil {
+		return phase{}, err
+	}
+	var ex search.Extracted
+	return measure(func() (n, b int64, err error) {
+		for page, err := range feedPages(ctx, conn, "tickets") {
+			if err != nil {
+				return n, b, err
+			}
+			for _, r := range page {
+				if err := x.Extract(r.Raw(), &ex); err != nil {
+					return n, b, err
+				}
+				b += int64(len(r.Raw()))
+			}
+			n += int64(len(page))
+		}
+		return n, b, nil
+	})
+}
