@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/store"
 )
 
 // routes mounts the endpoints: the contract's at both path sets of package
@@ -213,6 +215,15 @@ func (s *Server) synced(connector string, rep replica.EntityReport, err error) {
 	s.mu.Unlock()
 	if err != nil {
 		s.log.Warn("sync failed", "connector", connector, "entity", rep.Entity, "err", err)
+	}
+	if errors.Is(err, errNoConnector) {
+		// The connector was deleted while this copy was held: the copy
+		// goes now that its claim is released.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, derr := s.st.Drop(ctx, connector, rep.Entity); derr != nil && !errors.Is(derr, store.ErrNotSynced) {
+			s.log.Warn("a deleted connector's copy is kept", "connector", connector, "entity", rep.Entity, "err", derr)
+		}
+		cancel()
 	}
 	outcome := "success"
 	if err != nil {
