@@ -82,7 +82,8 @@ func MergeFields(base, extra []tributary.Field) []tributary.Field {
 // date-time field names once, after building its entities, whatever
 // built their searchable fields; a date-time the source sends as a Unix
 // integer keeps its integer type, and a name no entity has as a string
-// changes nothing (TestDateTimeNames in package kinds catches those).
+// changes nothing (TestSearchEverySearchableEntity in package hosted
+// checks the names against the sandbox's records).
 func DateTimes(es []Entity, names ...string) []Entity {
 	for i := range es {
 		fields := es[i].Searchable

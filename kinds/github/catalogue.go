@@ -447,7 +447,7 @@ func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
 
 // dateTimes are the searchable fields whose values are RFC 3339 date-time
 // strings, typed date-time in every entity that has them as strings.
-var dateTimes = []string{"created_at", "updated_at", "closed_at", "merged_at", "pushed_at", "published_at", "submitted_at", "commit.author.date", "commit.committer.date"}
+var dateTimes = []string{"created_at", "updated_at", "closed_at", "merged_at", "pushed_at", "published_at", "submitted_at", "due_on", "commit.author.date", "commit.committer.date"}
 
 func catalogue() []engine.Entity {
 	var out []engine.Entity
