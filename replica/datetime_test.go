@@ -2,11 +2,14 @@ package replica_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 )
@@ -33,27 +36,58 @@ func (c stringDates) Entities() []tributary.Entity {
 	return es
 }
 
-// A copy made when created_at was typed string is walked again in full by
-// the first sync with the date-time catalogue, once, and its searches then
-// refuse a date that is not RFC 3339 and compare real ones.
+// A copy made when its date-time fields were typed string is walked again
+// in full by the first sync with the date-time catalogue, once, and its
+// searches then refuse a date that is not RFC 3339 and compare real ones:
+// Zendesk's created_at (RFC 3339) and Salesforce's CreatedDate (+0000,
+// which the old copy's order keys held as plain strings).
 func TestCopyWithStringDatesIsWalkedAgain(t *testing.T) {
-	srv := zendesktest.New(zendesktest.WithTickets(40))
-	defer srv.Close()
-	c := open(t, srv)
+	for _, c := range []struct {
+		kind, entity, field string
+		open                func(t *testing.T) (tributary.Connector, func())
+	}{
+		{"zendesk-support", "tickets", "created_at", func(t *testing.T) (tributary.Connector, func()) {
+			srv := zendesktest.New(zendesktest.WithTickets(40))
+			return open(t, srv), srv.Close
+		}},
+		{"salesforce", "accounts", "CreatedDate", func(t *testing.T) (tributary.Connector, func()) {
+			srv := salesforcetest.New(salesforcetest.WithAccounts(40))
+			conn, err := kinds.Open("salesforce", map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret,
+				"refresh_token": salesforcetest.DefaultRefreshToken}, tributary.WithBaseURL(srv.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return conn, srv.Close
+		}},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			conn, stop := c.open(t)
+			defer stop()
+			walkedAgain(t, conn, c.entity, c.field)
+		})
+	}
+}
+
+func walkedAgain(t *testing.T, c tributary.Connector, entity, field string) {
 	ctx := context.Background()
 	path := t.TempDir() + "/copy.db"
-	yesterday := tributary.Params{"query": map[string]any{"filter": map[string]any{"gt": map[string]any{"created_at": "yesterday"}}}}
-	since2000 := tributary.Params{"query": map[string]any{"filter": map[string]any{"gte": map[string]any{"created_at": "2000-01-01"}}}, "limit": 1000}
+	search := func(r *replica.Replica, filter map[string]any) (*tributary.Result, error) {
+		return tributary.Execute(ctx, r.Connector(), tributary.Request{Entity: entity, Action: tributary.ActionSearch,
+			Params: tributary.Params{"query": map[string]any{"filter": filter}, "limit": 1000}})
+	}
+	yesterday := map[string]any{"gt": map[string]any{field: "yesterday"}}
+	since2000 := map[string]any{"gte": map[string]any{field: "2000-01-01"}}
 
 	old, err := replica.Open(ctx, stringDates{c, c.(tributary.Changer)}, replica.SQLite(path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.Sync(ctx, "tickets"); err != nil {
+	if _, err := old.Sync(ctx, entity); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tributary.Execute(ctx, old.Connector(), tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: yesterday}); err != nil {
-		t.Fatalf("a string created_at takes any string: %v", err)
+	n := old.Len(entity)
+	if _, err := search(old, yesterday); err != nil {
+		t.Fatalf("a string %s takes any string: %v", field, err)
 	}
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
@@ -64,26 +98,34 @@ func TestCopyWithStringDatesIsWalkedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	rep, err := r.Sync(ctx, "tickets")
+	rep, err := r.Sync(ctx, entity)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e := rep.Entities[0]; e.Mode != replica.Full || e.Reason != "the catalogue's searchable fields changed" || e.Deleted != 0 {
 		t.Errorf("first sync with date-times: %+v", e)
 	}
-	if r.Len("tickets") != 40 {
-		t.Errorf("%d tickets after the walk", r.Len("tickets"))
+	if r.Len(entity) != n || n == 0 {
+		t.Errorf("%d records after the walk, %d before", r.Len(entity), n)
 	}
-	_, err = tributary.Execute(ctx, r.Connector(), tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: yesterday})
+	_, err = search(r, yesterday)
 	var te *tributary.Error
-	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != "created_at" {
+	if !errors.As(err, &te) || !errors.Is(err, tributary.ErrInvalidParams) || te.Param != field {
 		t.Errorf("gt yesterday: %v", err)
 	}
-	out, err := tributary.Execute(ctx, r.Connector(), tributary.Request{Entity: "tickets", Action: tributary.ActionSearch, Params: since2000})
-	if err != nil || len(out.Search.Hits) != 40 {
+	out, err := search(r, since2000)
+	if err != nil || len(out.Search.Hits) != n {
 		t.Errorf("gte 2000-01-01: %v", err)
 	}
-	rep, err = r.Sync(ctx, "tickets")
+	var first map[string]any
+	if err := json.Unmarshal(out.Search.Hits[0].Data, &first); err != nil {
+		t.Fatal(err)
+	}
+	at, _ := first[field].(string)
+	if out, err := search(r, map[string]any{"eq": map[string]any{field: at}}); err != nil || len(out.Search.Hits) == 0 {
+		t.Errorf("eq %s: %v", at, err)
+	}
+	rep, err = r.Sync(ctx, entity)
 	if err != nil || rep.Entities[0].Mode != replica.Incremental {
 		t.Errorf("the next sync: %+v %v", rep, err)
 	}
