@@ -231,7 +231,7 @@ func TestTools(t *testing.T) {
 	for op, want := range map[string][]string{
 		"tickets.get":    {`"required":["ticket_id"]`, `"ticket_id":{"description":`, `"type":"integer"`},
 		"tickets.list":   {`"per_page":{`, `"maximum":100`, `"enum":["id","status","updated_at","-id","-status","-updated_at"]`},
-		"tickets.search": {`"query"`, `searchable fields: `, `status (string)`},
+		"tickets.search": {`"query"`, `searchable fields: `, `status (string)`, `created_at (date-time)`, `compares with RFC 3339 date-times`},
 	} {
 		for _, s := range want {
 			if !strings.Contains(params[op], s) {
