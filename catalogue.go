@@ -29,6 +29,11 @@ const (
 	TypeObject  Type = "object"
 	// TypeAny accepts any JSON value (searchable fields typed "obj|any").
 	TypeAny Type = "any"
+	// TypeDateTime is a searchable field whose values are RFC 3339
+	// date-time strings (2024-01-31T08:00:00Z): a search compares them as
+	// instants and refuses a comparison with a value that is not one.
+	// Date-times the source sends as Unix integers stay TypeInteger.
+	TypeDateTime Type = "date-time"
 )
 
 // Param describes one parameter of an action.

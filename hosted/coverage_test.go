@@ -2,6 +2,9 @@ package hosted_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
@@ -97,6 +100,8 @@ func TestSearchEverySearchableEntity(t *testing.T) {
 				if err != nil || out.Search == nil || len(out.Search.Hits) == 0 {
 					t.Errorf("hosted: search %s: %v", entity, err)
 				}
+				e, _ := tributary.FindEntity(conn.Entities(), entity)
+				checkDateTimes(t, e, map[string]tributary.Connector{"direct": direct.Connector(), "hosted": h})
 			}
 		})
 	}
@@ -139,4 +144,77 @@ func hitCount(res *search.Result) int {
 		return 0
 	}
 	return len(res.Hits)
+}
+
+// checkDateTimes checks e's date-time fields against the records of its
+// copy, in each mode: a string field holding RFC 3339 date-times is typed
+// date-time, a date-time field holds nothing else, a filter on one with a
+// value of its records or a plain date finds records, and one with
+// "yesterday" is refused as invalid params.
+func checkDateTimes(t *testing.T, e tributary.Entity, modes map[string]tributary.Connector) {
+	t.Helper()
+	ctx := context.Background()
+	run := func(c tributary.Connector, filter map[string]any) (*search.Result, error) {
+		out, err := tributary.Execute(ctx, c, tributary.Request{Entity: e.Name, Action: tributary.ActionSearch,
+			Params: tributary.Params{"query": map[string]any{"filter": filter}, "limit": 20}})
+		if err != nil {
+			return nil, err
+		}
+		return out.Search, nil
+	}
+	all, err := run(modes["direct"], nil)
+	if err != nil {
+		t.Fatalf("%s: %v", e.Name, err)
+	}
+	for _, f := range e.Searchable {
+		var sample string
+		for _, hit := range all.Hits {
+			v, ok := at(hit.Data, f.Name).(string)
+			if !ok || v == "" { // Mailchimp's send_time of a campaign not sent
+				continue
+			}
+			dt, _ := search.ValueOf(v)
+			switch {
+			case f.Type == tributary.TypeString && dt.IsDateTime():
+				t.Errorf("%s.%s holds the date-time %q but is typed string", e.Name, f.Name, v)
+			case f.Type == tributary.TypeDateTime && !dt.IsDateTime():
+				t.Errorf("%s.%s is typed date-time but holds %q", e.Name, f.Name, v)
+			case f.Type == tributary.TypeDateTime && sample == "":
+				sample = v
+			}
+		}
+		if f.Type != tributary.TypeDateTime {
+			continue
+		}
+		for mode, c := range modes {
+			_, err := run(c, map[string]any{"gt": map[string]any{f.Name: "yesterday"}})
+			if !errors.Is(err, tributary.ErrInvalidParams) || !strings.Contains(err.Error(), f.Name+" is a date-time: \"yesterday\" is not RFC 3339") {
+				t.Errorf("%s: %s.%s gt yesterday: %v, want invalid params", mode, e.Name, f.Name, err)
+			}
+			if sample == "" {
+				continue
+			}
+			for _, filter := range []map[string]any{{"eq": map[string]any{f.Name: sample}}, {"gte": map[string]any{f.Name: "1970-01-01"}}} {
+				if res, err := run(c, filter); err != nil || len(res.Hits) == 0 {
+					t.Errorf("%s: %s %v: %v hits, %v", mode, e.Name, filter, hitCount(res), err)
+				}
+			}
+		}
+	}
+}
+
+// at is the value at a dot path of a JSON object.
+func at(data json.RawMessage, path string) any {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }

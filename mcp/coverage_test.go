@@ -36,6 +36,21 @@ func TestSearchEverySearchableEntity(t *testing.T) {
 			if hits, _ := a.out["hits"].([]any); len(hits) == 0 {
 				t.Errorf("%s %s: no hits: %s", kind, e.Name, a.text)
 			}
+			// Every date-time field refuses a date that is not RFC 3339
+			// and compares a plain date.
+			for _, f := range e.Searchable {
+				if f.Type != tributary.TypeDateTime {
+					continue
+				}
+				call(t, cs, mcp.ToolExecute, map[string]any{"connector": kind, "entity": e.Name, "action": "search",
+					"params": map[string]any{"query": map[string]any{"filter": map[string]any{"gt": map[string]any{f.Name: "yesterday"}}}}}).
+					fails(t, mcp.KindInvalidParams, f.Name+` is a date-time: "yesterday" is not RFC 3339`)
+				a := call(t, cs, mcp.ToolExecute, map[string]any{"connector": kind, "entity": e.Name, "action": "search",
+					"params": map[string]any{"query": map[string]any{"filter": map[string]any{"gte": map[string]any{f.Name: "2000-01-01"}}}, "limit": 1}})
+				if a.isError {
+					t.Errorf("%s %s.%s gte 2000-01-01: %s", kind, e.Name, f.Name, a.text)
+				}
+			}
 		}
 	}
 	if total != 49 {

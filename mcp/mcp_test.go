@@ -231,7 +231,7 @@ func TestTools(t *testing.T) {
 	for op, want := range map[string][]string{
 		"tickets.get":    {`"required":["ticket_id"]`, `"ticket_id":{"description":`, `"type":"integer"`},
 		"tickets.list":   {`"per_page":{`, `"maximum":100`, `"enum":["id","status","updated_at","-id","-status","-updated_at"]`},
-		"tickets.search": {`"query"`, `searchable fields: `, `status (string)`},
+		"tickets.search": {`"query"`, `searchable fields: `, `status (string)`, `created_at (date-time)`, `compares with RFC 3339 date-times`},
 	} {
 		for _, s := range want {
 			if !strings.Contains(params[op], s) {
@@ -330,6 +330,8 @@ func TestValidate(t *testing.T) {
 		{map[string]any{}, "list", "tikets", mcp.KindUnknownEntity, "", []string{"tickets"}},
 		{map[string]any{"query": map[string]any{"filter": map[string]any{"eq": map[string]any{"colour": "red"}}}}, "search", "tickets", mcp.KindInvalidParams, "colour", []string{"colour"}},
 		{map[string]any{"query": map[string]any{"filter": map[string]any{"gt": map[string]any{"status": 3}}}}, "search", "tickets", mcp.KindInvalidParams, "status", []string{"status"}},
+		{map[string]any{"query": map[string]any{"filter": map[string]any{"gt": map[string]any{"created_at": "yesterday"}}}}, "search", "tickets", mcp.KindInvalidParams, "created_at",
+			[]string{`created_at is a date-time: "yesterday" is not RFC 3339 (e.g. 2024-01-31T00:00:00Z)`}},
 	} {
 		a := call(t, w.client, "validate", map[string]any{"connector": "support", "entity": c.entity, "action": c.action, "params": c.params}).ok(t)
 		e, _ := a.out["error"].(map[string]any)

@@ -104,15 +104,21 @@ func actionParams(e tributary.Entity, a tributary.Action) []tributary.Param {
 }
 
 // paramsSchema is the schema of the params of action a of e. For search it
-// names the searchable fields and their types.
+// names the searchable fields and their types, and the values a date-time
+// field compares with.
 func paramsSchema(e tributary.Entity, a tributary.Action) obj {
 	s := objectSchema(actionParams(e, a))
 	if a == tributary.ActionSearch && len(e.Searchable) > 0 {
 		fields := make([]string, len(e.Searchable))
+		dates := false
 		for i, f := range e.Searchable {
 			fields[i] = f.Name + " (" + string(f.Type) + ")"
+			dates = dates || f.Type == tributary.TypeDateTime
 		}
 		s["description"] = "searchable fields: " + strings.Join(fields, ", ")
+		if dates {
+			s["description"] = s["description"].(string) + "; a date-time field compares with RFC 3339 date-times (2024-01-31T08:00:00Z) or dates (2024-01-31)"
+		}
 	}
 	return s
 }

@@ -26,8 +26,12 @@ import (
 // (3, 3.0 and 3e0 are equal; integers beyond 2^53 stay exact). Strings
 // compare byte for byte (case-sensitive, UTF-8 order), except that when both
 // sides parse as RFC 3339 date-times (time.Parse with time.RFC3339,
-// fractional seconds allowed) they compare as instants, so
-// "2024-01-05T12:00:00+02:00" equals "2024-01-05T10:00:00Z". A string never
+// fractional seconds allowed, or a numeric offset without its colon as
+// Salesforce writes it, +0000) they compare as instants, so
+// "2024-01-05T12:00:00+02:00" equals "2024-01-05T10:00:00Z". A field of
+// type date-time compares only with date-times and plain dates (2024-01-05,
+// midnight UTC, as Canonical rewrites them): Validate refuses any other
+// value. A string never
 // equals a number, nor a boolean anything but a boolean: there is no
 // coercion.
 //

@@ -553,7 +553,9 @@ func strNode(s string) node {
 }
 
 // parseDateTime parses an RFC 3339 date-time (as time.Parse with
-// time.RFC3339 accepts it, fractional seconds allowed). sub reports more than
+// time.RFC3339 accepts it, fractional seconds allowed), or one whose
+// numeric offset has no colon (+0000, as Salesforce writes its
+// datetimes). sub reports more than
 // six fractional digits.
 func parseDateTime(s string) (t time.Time, sub bool, ok bool) {
 	if len(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
@@ -561,7 +563,15 @@ func parseDateTime(s string) (t time.Time, sub bool, ok bool) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, false, false
+		// Salesforce writes the offset without its colon:
+		// 2024-01-31T08:00:00.000+0000, the same instant.
+		n := len(s)
+		if n < 24 || s[n-5] != '+' && s[n-5] != '-' {
+			return time.Time{}, false, false
+		}
+		if t, err = time.Parse("2006-01-02T15:04:05-0700", s); err != nil {
+			return time.Time{}, false, false
+		}
 	}
 	if len(s) > 20 && s[19] == '.' {
 		j := 20

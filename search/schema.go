@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tributary-dev/tributary/internal/scalar"
 	"github.com/tributary-dev/tributary/internal/suggest"
@@ -50,7 +51,7 @@ func (e *Error) Unwrap() error { return ErrInvalidQuery }
 // Type is the type of a searchable field, as the connector catalogue gives it.
 type Type string
 
-// The seven field types.
+// The eight field types.
 const (
 	TypeString  Type = "string"
 	TypeInteger Type = "integer"
@@ -60,11 +61,15 @@ const (
 	TypeObject  Type = "object"
 	// TypeAny is any JSON value (the catalogue's "obj|any").
 	TypeAny Type = "any"
+	// TypeDateTime is a string holding an RFC 3339 date-time: a field
+	// condition compares it with an RFC 3339 date-time, or a plain date
+	// (2024-01-31, midnight UTC), and refuses any other value.
+	TypeDateTime Type = "date-time"
 )
 
 func (t Type) valid() bool {
 	switch t {
-	case TypeString, TypeInteger, TypeNumber, TypeBoolean, TypeArray, TypeObject, TypeAny:
+	case TypeString, TypeInteger, TypeNumber, TypeBoolean, TypeArray, TypeObject, TypeAny, TypeDateTime:
 		return true
 	}
 	return false
@@ -280,7 +285,7 @@ func checkType(f *Filter, t Type) error {
 			}
 		}
 	case OpLike, OpFuzzy, OpKeyword:
-		if t != TypeString && t != TypeAny {
+		if t != TypeString && t != TypeAny && t != TypeDateTime {
 			return bad("%s applies to string fields; the field is %s", f.Op, t.article())
 		}
 	case OpContains, OpAny:
@@ -304,6 +309,10 @@ func fits(f *Filter, t Type, v Value) error {
 	case TypeString:
 		if n.k != kStr {
 			return bad("is " + kindArticle(n.k))
+		}
+	case TypeDateTime:
+		if n.k != kStr || n.f&fTime == 0 && !isDate(n.s) {
+			return &Error{Op: f.Op, Field: f.fieldName(), Reason: fmt.Sprintf("%s is a date-time: %s is not RFC 3339 (e.g. 2024-01-31T00:00:00Z)", f.fieldName(), v.describe())}
 		}
 	case TypeInteger:
 		if n.k == kStr {
@@ -337,7 +346,9 @@ func fits(f *Filter, t Type, v Value) error {
 // Canonical returns r with each value compared with an integer or a
 // boolean field of s (by eq, neq, gt, gte, lt, lte or in) that is a string
 // spelling one exactly ("42", "true", as callers holding JSON send ids)
-// replaced by that number or boolean, the form the field's values have.
+// replaced by that number or boolean, the form the field's values have,
+// and each plain date compared with a date-time field (2024-01-31)
+// replaced by its midnight UTC (2024-01-31T00:00:00Z).
 // Validate accepts such strings; Index.Search runs requests in this form,
 // and clients send them in it. r itself is not modified.
 func (r Request) Canonical(s Schema) Request {
@@ -363,7 +374,7 @@ func canonical(f Filter, s Schema, depth int) Filter {
 		f.Filters = subs
 	case OpEq, OpNeq, OpGt, OpGte, OpLt, OpLte, OpIn:
 		t, err := s.typeOf(f.Field)
-		if err != nil || (t != TypeInteger && t != TypeBoolean) {
+		if err != nil || (t != TypeInteger && t != TypeBoolean && t != TypeDateTime) {
 			return f
 		}
 		f.Value = canonicalValue(f.Value, t)
@@ -394,8 +405,21 @@ func canonicalValue(v Value, t Type) Value {
 			c, _ := ValueOf(b)
 			return c
 		}
+	case TypeDateTime:
+		if v.n.f&fTime == 0 && isDate(v.n.s) {
+			return Value{n: strNode(v.n.s + "T00:00:00Z")}
+		}
 	}
 	return v
+}
+
+// isDate reports whether s is a plain calendar date, 2024-01-31.
+func isDate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
 }
 
 func kindArticle(k kind) string {

@@ -111,8 +111,9 @@ func (v Value) Key() []byte {
 	return b
 }
 
-// IsDateTime reports whether v is a string that is an RFC 3339 date-time,
-// which compares with other date-times as an instant.
+// IsDateTime reports whether v is a string that is an RFC 3339 date-time
+// (or one with a numeric offset without its colon, +0000), which compares
+// with other date-times as an instant.
 func (v Value) IsDateTime() bool { return v.n.k == kStr && v.n.f&fTime != 0 }
 
 // Words returns the distinct words of text as keyword and fuzzy see them

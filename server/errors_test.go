@@ -76,6 +76,12 @@ func TestOneErrorEnvelope(t *testing.T) {
 		t.Errorf("validation: a source_status though nothing was sent: %v", e)
 	}
 
+	e = envelope(t, "a date that is not RFC 3339", s.execute(t, tok, id, map[string]any{"entity": "tickets", "action": "search",
+		"params": map[string]any{"query": map[string]any{"filter": map[string]any{"gt": map[string]any{"created_at": "yesterday"}}}}}), http.StatusBadRequest, "invalid_params")
+	if e["param"] != "created_at" || !strings.Contains(str(e["message"]), `created_at is a date-time: "yesterday" is not RFC 3339 (e.g. 2024-01-31T00:00:00Z)`) {
+		t.Errorf("a date that is not RFC 3339: %v", e)
+	}
+
 	e = envelope(t, "vendor 404", s.execute(t, tok, id, map[string]any{"entity": "tickets", "action": "get", "params": map[string]any{"ticket_id": 999999999}}), http.StatusNotFound, "not_found")
 	if e["source_status"] != float64(404) {
 		t.Errorf("vendor 404: %v", e)

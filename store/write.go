@@ -180,7 +180,7 @@ func (l *Load) decide(sample [][]byte) {
 	for i := range l.ts.Fields {
 		f := &l.ts.Fields[i]
 		scalar := f.Type != search.TypeObject && f.Type != search.TypeArray
-		stringy := f.Type == search.TypeString || f.Type == search.TypeAny
+		stringy := f.Type == search.TypeString || f.Type == search.TypeAny || f.Type == search.TypeDateTime
 		f.Key = st[i].n == 0 || st[i].keyBytes/st[i].n <= maxIndexedKey
 		f.Time = f.Key && stringy
 		f.Words = stringy && (st[i].text || st[i].times && !f.Time)

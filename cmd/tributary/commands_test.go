@@ -135,6 +135,7 @@ func TestDescribeEntity(t *testing.T) {
 		`(?m)^  limit\s+integer\s+no\s+>= 1\s+1000\s`,
 		`(?m)^  query\.filter\s+object`,
 		`(?m)^searchable fields`, `(?m)^  status\s+string`,
+		`(?m)^  created_at\s+date-time`, `(?m)^  updated_at\s+date-time`,
 	} {
 		if !regexp.MustCompile(re).MatchString(r.stdout) {
 			t.Errorf("describe zendesk-support tickets does not match %s:\n%s", re, r.stdout)

@@ -107,6 +107,10 @@ func TestSearchErrors(t *testing.T) {
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"eq": {"nope": 1}}}`}, `unknown field`},
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"gt": {"status": 1}}}`}, `status`},
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter":`}, `--query`},
+		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"gt": {"created_at": "yesterday"}}}`},
+			`created_at is a date-time: "yesterday" is not RFC 3339 (e.g. 2024-01-31T00:00:00Z)`},
+		{[]string{"search", "salesforce", "accounts", "--sandbox", "--sync", "--query", `{"filter": {"lt": {"CreatedDate": "31/01/2024"}}}`},
+			`CreatedDate is a date-time: "31/01/2024" is not RFC 3339`},
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--cursor", "garbage"}, `cursor`},
 		{[]string{"exec", "zendesk-support", "tickets", "search", "--sandbox", "-p", `query={}`}, "tributary search zendesk-support tickets --sync"},
 	} {
@@ -199,5 +203,35 @@ func TestHintsWork(t *testing.T) {
 			}
 			cli(t, c.args...).want(t, 0)
 		})
+	}
+}
+
+// A date filter on a date-time field: a plain date means midnight UTC, and
+// Salesforce's datetimes (+0000) compare as instants.
+func TestSearchDateFilter(t *testing.T) {
+	for _, c := range []struct{ kind, entity, field string }{
+		{"zendesk-support", "tickets", "created_at"},
+		{"salesforce", "accounts", "CreatedDate"},
+	} {
+		r := cli(t, "search", c.kind, c.entity, "--sandbox", "--sync", "--limit", "1000", "--fields", c.field,
+			"--query", `{"filter": {"gte": {"`+c.field+`": "2000-01-01"}}}`)
+		r.want(t, 0)
+		var res struct {
+			Hits []struct {
+				Data map[string]any `json:"data"`
+			} `json:"hits"`
+		}
+		decode(t, r.stdout, &res)
+		if len(res.Hits) == 0 {
+			t.Fatalf("%s %s gte 2000-01-01: no hits", c.kind, c.entity)
+		}
+		at, _ := res.Hits[0].Data[c.field].(string)
+		eq := cli(t, "search", c.kind, c.entity, "--sandbox", "--sync", "--fields", c.field,
+			"--query", `{"filter": {"eq": {"`+c.field+`": "`+at+`"}}}`)
+		eq.want(t, 0)
+		decode(t, eq.stdout, &res)
+		if len(res.Hits) == 0 || res.Hits[0].Data[c.field] != at {
+			t.Errorf("%s %s eq %s: %s", c.kind, c.entity, at, eq.stdout)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
@@ -73,4 +74,32 @@ func MergeFields(base, extra []tributary.Field) []tributary.Field {
 		}
 	}
 	return out
+}
+
+// DateTimes types as date-time, in every entity of es, the searchable
+// fields named in names that FieldsOf or the catalogue typed as strings:
+// the fields whose values are RFC 3339 date-time strings. A kind lists its
+// date-time field names once, after building its entities, whatever
+// built their searchable fields; a date-time the source sends as a Unix
+// integer keeps its integer type, and a name no entity has as a string
+// changes nothing (TestSearchEverySearchableEntity in package hosted
+// checks the names against the sandbox's records).
+func DateTimes(es []Entity, names ...string) []Entity {
+	for i := range es {
+		fields := es[i].Searchable
+		var out []tributary.Field
+		for j, f := range fields {
+			if f.Type != tributary.TypeString || !slices.Contains(names, f.Name) {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(fields) // the entity may share its slice
+			}
+			out[j].Type = tributary.TypeDateTime
+		}
+		if out != nil {
+			es[i].Searchable = out
+		}
+	}
+	return es
 }

@@ -445,6 +445,10 @@ var issueSearchSort = optional("sort", "sort field (default: best match)", "comm
 // and their parameters, its searchable fields and its paging.
 func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
 
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings, typed date-time in every entity that has them as strings.
+var dateTimes = []string{"created_at", "updated_at", "closed_at", "merged_at", "pushed_at", "published_at", "submitted_at", "due_on", "commit.author.date", "commit.committer.date"}
+
 func catalogue() []engine.Entity {
 	var out []engine.Entity
 	for _, s := range specs() {
@@ -473,7 +477,7 @@ func catalogue() []engine.Entity {
 		}
 		out = append(out, e)
 	}
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }
 
 // searchable types each field path by the record struct's field of that

@@ -294,6 +294,11 @@ var idFields = map[string]string{
 
 // catalogue builds the engine's view of the kind; lookback is that of the
 // calls feeds.
+
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings, typed date-time in every entity that has them as strings.
+var dateTimes = []string{"started", "scheduled", "startdatetime", "created", "updated", "callStartTime", "reviewTime"}
+
 func catalogue(lookback time.Duration) []engine.Entity {
 	var out []engine.Entity
 	for _, s := range specs() {
@@ -339,5 +344,5 @@ func catalogue(lookback time.Duration) []engine.Entity {
 		}
 		out = append(out, e)
 	}
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }

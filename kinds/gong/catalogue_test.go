@@ -105,11 +105,11 @@ func TestCatalogueMatchesSpec(t *testing.T) {
 		t.Errorf("callIds must take exactly one id: %+v", ids)
 	}
 	searchable := map[string]string{
-		"calls_extensive":           "id:integer startdatetime:string collaboration:object content:object context:object interaction:object media:object metaData:object parties:array",
-		"settings_scorecards":       "created:string enabled:boolean questions:array scorecardId:string scorecardName:string updated:string updaterUserId:string workspaceId:string",
-		"stats_activity_scorecards": "answeredScorecardId:string answers:array callId:string callStartTime:string reviewTime:string reviewedUserId:string reviewerUserId:string scorecardId:string scorecardName:string visibilityType:string",
-		"users":                     "id:string emailAddress:string created:string active:boolean emailAliases:array trustedEmailAddress:string firstName:string lastName:string title:string phoneNumber:string extension:string personalMeetingUrls:array settings:object managerId:string meetingConsentPageUrl:string spokenLanguages:array",
-		"calls":                     "id:string url:string title:string scheduled:string started:string duration:integer primaryUserId:string direction:string system:string scope:string media:string language:string workspaceId:string sdrDisposition:string clientUniqueId:string customData:string purpose:string meetingUrl:string isPrivate:boolean calendarEventId:string",
+		"calls_extensive":           "id:integer startdatetime:date-time collaboration:object content:object context:object interaction:object media:object metaData:object parties:array",
+		"settings_scorecards":       "created:date-time enabled:boolean questions:array scorecardId:string scorecardName:string updated:date-time updaterUserId:string workspaceId:string",
+		"stats_activity_scorecards": "answeredScorecardId:string answers:array callId:string callStartTime:date-time reviewTime:date-time reviewedUserId:string reviewerUserId:string scorecardId:string scorecardName:string visibilityType:string",
+		"users":                     "id:string emailAddress:string created:date-time active:boolean emailAliases:array trustedEmailAddress:string firstName:string lastName:string title:string phoneNumber:string extension:string personalMeetingUrls:array settings:object managerId:string meetingConsentPageUrl:string spokenLanguages:array",
+		"calls":                     "id:string url:string title:string scheduled:date-time started:date-time duration:integer primaryUserId:string direction:string system:string scope:string media:string language:string workspaceId:string sdrDisposition:string clientUniqueId:string customData:string purpose:string meetingUrl:string isPrivate:boolean calendarEventId:string",
 	}
 	for name, w := range searchable {
 		e, _ := tributary.FindEntity(entities, name)

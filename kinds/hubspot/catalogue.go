@@ -245,6 +245,11 @@ var paged = pagination.PagingNextAfter{}
 func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue("v3")) }
 
 // catalogue builds the engine's view of the kind for an API version.
+
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings, typed date-time in every entity that has them as strings.
+var dateTimes = []string{"createdAt", "updatedAt", "properties.createdate", "properties.lastmodifieddate", "properties.hs_lastmodifieddate", "properties.closedate"}
+
 func catalogue(version string) []engine.Entity {
 	p := apiPaths{version}
 	objects := p.crm("objects")
@@ -326,5 +331,5 @@ func catalogue(version string) []engine.Entity {
 			},
 		},
 	)
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }

@@ -107,6 +107,11 @@ func specs() []spec {
 // actions and their parameters, its searchable fields and its paging.
 func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
 
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings: none, Intercom sends its times as Unix integers (created_at,
+// updated_at…), which stay integers.
+var dateTimes []string
+
 func catalogue() []engine.Entity {
 	var out []engine.Entity
 	for _, s := range specs() {
@@ -130,7 +135,7 @@ func catalogue() []engine.Entity {
 		}
 		out = append(out, e)
 	}
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }
 
 // Feed settings of Intercom's search endpoints.

@@ -228,6 +228,10 @@ func specs() []spec {
 // actions and their parameters, its searchable fields and its paging.
 func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
 
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings, typed date-time in every entity that has them as strings.
+var dateTimes = []string{"create_time", "send_time", "date_created", "rss_last_send", "timestamp"}
+
 func catalogue() []engine.Entity {
 	var out []engine.Entity
 	for _, s := range specs() {
@@ -263,7 +267,7 @@ func catalogue() []engine.Entity {
 		}
 		out = append(out, e)
 	}
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }
 
 // hashEmail replaces an email address given as subscriber_hash by its

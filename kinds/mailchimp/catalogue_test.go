@@ -111,13 +111,14 @@ func TestCatalogueMatchesSpec(t *testing.T) {
 }
 
 // The searchable fields with their types, exactly as the catalogue lists
-// them (obj → object, int → integer, bool → boolean, arr → array).
+// them (obj → object, int → integer, bool → boolean, arr → array), the
+// date-time strings typed date-time.
 func TestSearchableFields(t *testing.T) {
 	want := map[string]string{
-		"campaigns":      "ab_split_opts:object archive_url:string content_type:string create_time:string delivery_status:object emails_sent:integer id:string long_archive_url:string needs_block_refresh:boolean parent_campaign_id:string recipients:object report_summary:object resendable:boolean rss_opts:object send_time:string settings:object social_card:object status:string tracking:object type:string variate_settings:object web_id:integer",
-		"lists":          "beamer_address:string campaign_defaults:object contact:object date_created:string double_optin:boolean email_type_option:boolean has_welcome:boolean id:string list_rating:integer marketing_permissions:boolean modules:array name:string notify_on_subscribe:string notify_on_unsubscribe:string permission_reminder:string stats:object subscribe_url_long:string subscribe_url_short:string use_archive_bar:boolean visibility:string web_id:integer",
-		"reports":        "ab_split:object abuse_reports:integer bounces:object campaign_title:string clicks:object delivery_status:object ecommerce:object emails_sent:integer facebook_likes:object forwards:object id:string industry_stats:object list_id:string list_is_active:boolean list_name:string list_stats:object opens:object preview_text:string rss_last_send:string send_time:string share_report:object subject_line:string timeseries:array timewarp:array type:string unsubscribed:integer",
-		"email_activity": "action:string campaign_id:string email_address:string email_id:string ip:string list_id:string list_is_active:boolean timestamp:string type:string url:string",
+		"campaigns":      "ab_split_opts:object archive_url:string content_type:string create_time:date-time delivery_status:object emails_sent:integer id:string long_archive_url:string needs_block_refresh:boolean parent_campaign_id:string recipients:object report_summary:object resendable:boolean rss_opts:object send_time:date-time settings:object social_card:object status:string tracking:object type:string variate_settings:object web_id:integer",
+		"lists":          "beamer_address:string campaign_defaults:object contact:object date_created:date-time double_optin:boolean email_type_option:boolean has_welcome:boolean id:string list_rating:integer marketing_permissions:boolean modules:array name:string notify_on_subscribe:string notify_on_unsubscribe:string permission_reminder:string stats:object subscribe_url_long:string subscribe_url_short:string use_archive_bar:boolean visibility:string web_id:integer",
+		"reports":        "ab_split:object abuse_reports:integer bounces:object campaign_title:string clicks:object delivery_status:object ecommerce:object emails_sent:integer facebook_likes:object forwards:object id:string industry_stats:object list_id:string list_is_active:boolean list_name:string list_stats:object opens:object preview_text:string rss_last_send:date-time send_time:date-time share_report:object subject_line:string timeseries:array timewarp:array type:string unsubscribed:integer",
+		"email_activity": "action:string campaign_id:string email_address:string email_id:string ip:string list_id:string list_is_active:boolean timestamp:date-time type:string url:string",
 	}
 	for name, e := range entities(t) {
 		var fields []string

@@ -154,6 +154,11 @@ func idParam(o sobject) tributary.Param {
 
 // catalogue builds the engine's view of the kind for one API version
 // ("v67.0").
+
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings, typed date-time in every entity that has them as strings.
+var dateTimes = []string{"CreatedDate", "LastModifiedDate", "SystemModstamp", "CompletedDateTime"}
+
 func catalogue(version string) []engine.Entity {
 	data := "/services/data/" + version
 	queryRoute := engine.Route{
@@ -209,7 +214,7 @@ func catalogue(version string) []engine.Entity {
 		}
 		out = append(out, e)
 	}
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }
 
 // Catalogue returns the sales-CRM catalogue: every entity, its actions and

@@ -141,7 +141,8 @@ func TestSearchableFieldsMatchRecords(t *testing.T) {
 				ft = ft.Elem()
 			}
 			want := map[tributary.Type]reflect.Kind{tributary.TypeString: reflect.String, tributary.TypeInteger: reflect.Int64,
-				tributary.TypeNumber: reflect.Float64, tributary.TypeBoolean: reflect.Bool, tributary.TypeObject: reflect.Slice}[f.Type]
+				tributary.TypeNumber: reflect.Float64, tributary.TypeBoolean: reflect.Bool, tributary.TypeObject: reflect.Slice,
+				tributary.TypeDateTime: reflect.String}[f.Type]
 			if ft.Kind() != want {
 				t.Errorf("%s.%s: record type %s, catalogue type %s", e.Name, f.Name, ft, f.Type)
 			}

@@ -203,6 +203,11 @@ func specs() []spec {
 func Catalogue() []tributary.Entity { return engine.Catalogue(catalogue()) }
 
 // catalogue builds the engine's view of the kind.
+
+// dateTimes are the searchable fields whose values are RFC 3339 date-time
+// strings, typed date-time in every entity that has them as strings.
+var dateTimes = []string{"created_at", "updated_at", "deleted_at", "due_at", "last_login_at", "assigned_at", "initially_assigned_at", "solved_at", "assignee_updated_at", "requester_updated_at", "status_updated_at", "latest_comment_added_at"}
+
 func catalogue() []engine.Entity {
 	var out []engine.Entity
 	for _, s := range specs() {
@@ -248,7 +253,7 @@ func catalogue() []engine.Entity {
 		}
 		out = append(out, e)
 	}
-	return out
+	return engine.DateTimes(out, dateTimes...)
 }
 
 // commentsScope copies ticket_comments one ticket at a time: Zendesk lists
