@@ -112,18 +112,29 @@ func killSyncs(t *testing.T, db string, trials int) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		lines := make(chan int)
+		lines, first := make(chan int), make(chan struct{})
 		go func() {
 			n := 0
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
 				if strings.HasPrefix(sc.Text(), "synced ") {
-					n++
+					if n++; n == 1 {
+						close(first)
+					}
 				}
 			}
 			lines <- n
 		}()
-		time.Sleep(time.Duration(100+rng.IntN(1200)) * time.Millisecond)
+		// Once a first sync has ended (however slow the machine, -race
+		// included), a random moment of the syncs that follow; every
+		// other run, any moment from the start (the first full walks).
+		if trial%2 == 1 {
+			select {
+			case <-first:
+			case <-time.After(time.Minute):
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(800)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		n := <-lines
 		err = cmd.Wait()
