@@ -93,88 +93,116 @@ const maxName = 256
 
 // create is the connector creation endpoint.
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		ExternalUserID    string         `json:"external_user_id"`
-		ConnectorType     string         `json:"connector_type"`
-		Name              string         `json:"name"`
-		Credentials       map[string]any `json:"credentials"`
-		ReplicationConfig map[string]any `json:"replication_config"`
-	}
+	var body newConnector
 	if !s.decode(w, r, &body) {
 		return
 	}
 	sc, _ := scopeOf(r.Context())
-	bad := func(param, msg string) { s.fail(w, r, http.StatusBadRequest, "invalid_params", msg, param) }
-	switch {
-	case body.ExternalUserID == "":
-		bad("external_user_id", "external_user_id is required")
-		return
-	case !printable(body.ExternalUserID):
-		bad("external_user_id", fmt.Sprintf("external_user_id must be at most %d printable characters", maxName))
-		return
-	case !printable(body.Name) && body.Name != "":
-		bad("name", fmt.Sprintf("name must be at most %d printable characters", maxName))
-		return
-	case body.ConnectorType == "":
-		bad("connector_type", "connector_type is required")
-		return
-	case body.Credentials == nil:
-		bad("credentials", "credentials is required")
-		return
-	}
-	if sc.user != "" && sc.user != body.ExternalUserID {
-		s.fail(w, r, http.StatusForbidden, "forbidden", "this token may only create connectors of its own external user", "external_user_id")
-		return
-	}
 	info(r).kind = body.ConnectorType
-	if err := kinds.CheckCredentials(body.ConnectorType, body.Credentials); err != nil {
-		s.failErr(w, r, credentialsParam(err))
+	created, err := s.createConnector(r.Context(), sc, body)
+	if err != nil {
+		s.failCreate(w, r, err)
 		return
 	}
-	if err := kinds.CheckReplicationConfig(body.ConnectorType, body.ReplicationConfig); err != nil {
-		s.failErr(w, r, err)
+	info(r).connector = created.ID
+	s.log.Info("connector created", "request_id", info(r).id, "connector", created.ID, "kind", created.Kind, "client", sc.client)
+	s.writeJSON(w, http.StatusCreated, map[string]any{"id": created.ID, "connector_type": created.Kind, "name": created.Name,
+		"external_user_id": created.ExternalUserID, "created_at": created.Created.UTC().Format(time.RFC3339)})
+}
+
+// newConnector is what creating a connector takes: the body of the create
+// endpoint, and what a connect session's callback has gathered.
+type newConnector struct {
+	ExternalUserID    string         `json:"external_user_id"`
+	ConnectorType     string         `json:"connector_type"`
+	Name              string         `json:"name"`
+	Credentials       map[string]any `json:"credentials"`
+	ReplicationConfig map[string]any `json:"replication_config"`
+}
+
+// refusal is an error of createConnector that is the caller's: it becomes
+// an answer with its status, type and parameter as they are.
+type refusal struct {
+	status          int
+	typ, msg, param string
+}
+
+func (e *refusal) Error() string { return e.msg }
+
+// failCreate answers with an error of createConnector.
+func (s *Server) failCreate(w http.ResponseWriter, r *http.Request, err error) {
+	var rf *refusal
+	if errors.As(err, &rf) {
+		s.fail(w, r, rf.status, rf.typ, rf.msg, rf.param)
 		return
+	}
+	s.storeFailed(w, r, "create", err)
+}
+
+// createConnector checks in, seals its credentials and stores the
+// connector for sc's tenant, with its connector.created event, and
+// registers its copies. Errors are a *refusal, a *tributary.Error (the
+// credentials or replication config), or the store's.
+func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector) (*store.Connector, error) {
+	bad := func(param, msg string) error {
+		return &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: msg, param: param}
+	}
+	switch {
+	case in.ExternalUserID == "":
+		return nil, bad("external_user_id", "external_user_id is required")
+	case !printable(in.ExternalUserID):
+		return nil, bad("external_user_id", fmt.Sprintf("external_user_id must be at most %d printable characters", maxName))
+	case !printable(in.Name) && in.Name != "":
+		return nil, bad("name", fmt.Sprintf("name must be at most %d printable characters", maxName))
+	case in.ConnectorType == "":
+		return nil, bad("connector_type", "connector_type is required")
+	case in.Credentials == nil:
+		return nil, bad("credentials", "credentials is required")
+	}
+	if sc.user != "" && sc.user != in.ExternalUserID {
+		return nil, &refusal{status: http.StatusForbidden, typ: "forbidden", msg: "this token may only create connectors of its own external user", param: "external_user_id"}
+	}
+	if err := kinds.CheckCredentials(in.ConnectorType, in.Credentials); err != nil {
+		return nil, credentialsParam(err)
+	}
+	if err := kinds.CheckReplicationConfig(in.ConnectorType, in.ReplicationConfig); err != nil {
+		return nil, err
 	}
 	id := "conn_" + randomID(12)
-	row := store.Connector{ID: id, Tenant: sc.client, ExternalUserID: body.ExternalUserID, Kind: body.ConnectorType, Name: body.Name}
-	conn, err := s.open(row, body.Credentials)
+	row := store.Connector{ID: id, Tenant: sc.client, ExternalUserID: in.ExternalUserID, Kind: in.ConnectorType, Name: in.Name}
+	conn, err := s.open(row, in.Credentials)
 	if err != nil {
-		s.failErr(w, r, err)
-		return
+		return nil, err
 	}
-	if body.ReplicationConfig != nil {
-		row.Replication, _ = json.Marshal(body.ReplicationConfig)
+	if in.ReplicationConfig != nil {
+		row.Replication, _ = json.Marshal(in.ReplicationConfig)
 	}
-	if row.Sealed, err = s.seal(id, &sealed{Credentials: body.Credentials}); err != nil {
-		s.fail(w, r, http.StatusInternalServerError, "server_error", "could not seal the credentials", "")
-		return
+	internal := func(msg string) error {
+		return &refusal{status: http.StatusInternalServerError, typ: "server_error", msg: msg}
+	}
+	if row.Sealed, err = s.seal(id, &sealed{Credentials: in.Credentials}); err != nil {
+		return nil, internal("could not seal the credentials")
 	}
 	ev, err := s.newEvent(webhook.ConnectorCreated, sc.client, id, map[string]any{"connector_id": id, "connector_type": row.Kind,
 		"external_user_id": row.ExternalUserID, "name": row.Name})
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, "server_error", "could not build the event", "")
-		return
+		return nil, internal("could not build the event")
 	}
-	created, err := s.st.CreateConnector(r.Context(), row, store.Emit(ev))
+	created, err := s.st.CreateConnector(ctx, row, store.Emit(ev))
 	if err != nil {
-		s.storeFailed(w, r, "create", err)
-		return
+		return nil, err
 	}
 	s.emitted()
 	if ents := replica.Syncable(conn.Entities()); len(ents) > 0 {
-		if err := s.st.Register(r.Context(), id, ents...); err != nil {
-			s.storeFailed(w, r, "create", err)
-			return
+		if err := s.st.Register(ctx, id, ents...); err != nil {
+			return nil, err
 		}
 	}
 	created.Sealed = nil
 	s.mu.Lock()
 	s.remember(id, &live{row: *created, conn: conn})
 	s.mu.Unlock()
-	info(r).connector = id
-	s.log.Info("connector created", "request_id", info(r).id, "connector", id, "kind", row.Kind, "client", sc.client)
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": id, "connector_type": row.Kind, "name": row.Name,
-		"external_user_id": row.ExternalUserID, "created_at": created.Created.UTC().Format(time.RFC3339)})
+	return created, nil
 }
 
 // printable reports whether s is a short run of printable characters.
