@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -20,10 +21,7 @@ import (
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
-	var body struct {
-		Credentials       map[string]any `json:"credentials"`
-		ReplicationConfig map[string]any `json:"replication_config"`
-	}
+	var body connectorChange
 	if !s.decode(w, r, &body) {
 		return
 	}
@@ -32,21 +30,54 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).kind = row.Kind
-	if body.Credentials == nil && body.ReplicationConfig == nil {
-		s.fail(w, r, http.StatusBadRequest, "invalid_params", "give credentials, replication_config or both to change", "credentials")
+	updated, err := s.updateConnector(r.Context(), row, body)
+	if err != nil {
+		s.failUpdate(w, r, id, err)
 		return
 	}
-	creds := body.Credentials
+	s.writeJSON(w, http.StatusOK, map[string]any{"id": id, "connector_type": updated.Kind, "name": updated.Name,
+		"external_user_id": updated.ExternalUserID, "created_at": updated.Created.UTC().Format(time.RFC3339)})
+}
+
+// connectorChange is what updating a connector takes: the body of the
+// update endpoint, and the credentials a reconnect has gathered.
+type connectorChange struct {
+	Credentials       map[string]any `json:"credentials"`
+	ReplicationConfig map[string]any `json:"replication_config"`
+}
+
+// failUpdate answers with an error of updateConnector.
+func (s *Server) failUpdate(w http.ResponseWriter, r *http.Request, id string, err error) {
+	var rf *refusal
+	switch {
+	case errors.As(err, &rf):
+		s.fail(w, r, rf.status, rf.typ, rf.msg, rf.param)
+	case errors.Is(err, store.ErrNotFound): // deleted meanwhile
+		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
+	default:
+		s.storeFailed(w, r, "update", err)
+	}
+}
+
+// updateConnector applies ch to the connector row (found in the caller's
+// scope), resets its copies' failures in the same transaction, and makes
+// this process's workers open it anew. Errors are a *refusal, a
+// *tributary.Error (the credentials or replication config),
+// store.ErrNotFound when it was deleted meanwhile, or the store's.
+func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in connectorChange) (*store.Connector, error) {
+	id := row.ID
+	if in.Credentials == nil && in.ReplicationConfig == nil {
+		return nil, &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: "give credentials, replication_config or both to change", param: "credentials"}
+	}
+	creds := in.Credentials
 	if creds != nil {
 		if err := kinds.CheckCredentials(row.Kind, creds); err != nil {
-			s.failErr(w, r, credentialsParam(err))
-			return
+			return nil, credentialsParam(err)
 		}
 	}
-	if body.ReplicationConfig != nil {
-		if err := kinds.CheckReplicationConfig(row.Kind, body.ReplicationConfig); err != nil {
-			s.failErr(w, r, err)
-			return
+	if in.ReplicationConfig != nil {
+		if err := kinds.CheckReplicationConfig(row.Kind, in.ReplicationConfig); err != nil {
+			return nil, err
 		}
 	}
 	var ch store.ConnectorChange
@@ -55,47 +86,40 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		// (and the OAuth token they hold).
 		sl, err := s.unseal(row)
 		if err != nil {
-			s.storeFailed(w, r, "update", err)
-			return
+			return nil, err
 		}
 		creds = sl.Credentials
 	}
 	conn, err := s.open(*row, creds)
 	if err != nil {
-		s.failErr(w, r, err)
-		return
+		return nil, err
 	}
-	if body.Credentials != nil {
-		if ch.Sealed, err = s.seal(id, &sealed{Credentials: body.Credentials}); err != nil {
-			s.fail(w, r, http.StatusInternalServerError, "server_error", "could not seal the credentials", "")
-			return
+	internal := func(msg string) error {
+		return &refusal{status: http.StatusInternalServerError, typ: "server_error", msg: msg}
+	}
+	if in.Credentials != nil {
+		if ch.Sealed, err = s.seal(id, &sealed{Credentials: in.Credentials}); err != nil {
+			return nil, internal("could not seal the credentials")
 		}
 	}
-	if body.ReplicationConfig != nil {
-		if ch.Replication, err = json.Marshal(body.ReplicationConfig); err != nil {
-			s.fail(w, r, http.StatusInternalServerError, "server_error", "could not encode the replication_config", "")
-			return
+	if in.ReplicationConfig != nil {
+		if ch.Replication, err = json.Marshal(in.ReplicationConfig); err != nil {
+			return nil, internal("could not encode the replication_config")
 		}
 	}
-	updated, reset, err := s.st.UpdateConnector(r.Context(), id, ch)
-	if errors.Is(err, store.ErrNotFound) { // deleted meanwhile
-		s.fail(w, r, http.StatusNotFound, "not_found", "no connector "+strconv.Quote(id), "")
-		return
-	}
+	updated, reset, err := s.st.UpdateConnector(ctx, id, ch)
 	if err != nil {
-		s.storeFailed(w, r, "update", err)
-		return
+		return nil, err
 	}
 	updated.Sealed = nil
 	s.mu.Lock()
 	s.remember(id, &live{row: *updated, conn: conn})
 	s.mu.Unlock()
 	s.forget(id)
-	s.log.Info("connector updated", "request_id", info(r).id, "connector", id, "kind", row.Kind, "client", row.Tenant,
-		"credentials", body.Credentials != nil, "replication_config", body.ReplicationConfig != nil,
+	s.log.Info("connector updated", "connector", id, "kind", row.Kind, "client", row.Tenant,
+		"credentials", in.Credentials != nil, "replication_config", in.ReplicationConfig != nil,
 		"version", updated.Version, "failures_reset", reset)
-	s.writeJSON(w, http.StatusOK, map[string]any{"id": id, "connector_type": updated.Kind, "name": updated.Name,
-		"external_user_id": updated.ExternalUserID, "created_at": updated.Created.UTC().Format(time.RFC3339)})
+	return updated, nil
 }
 
 // addWorker records a running background worker, so that a connector's
