@@ -2,9 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/tributary-dev/tributary"
@@ -60,53 +59,30 @@ before that read.
 			if since < 0 {
 				return usageErr(cmd, "--since must be a change's seq (0 or more), got %d", since)
 			}
-			t, err := a.storeTarget(cmd, storeFlag, true)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			st, err := t.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			var opts []replica.Option
-			hint := fmt.Sprintf("tributary sync %s %s --store %s", kind, entity, t.name)
-			if name != "" {
-				opts = append(opts, replica.WithName(name))
-				hint += " --name " + name
-			} else {
-				name = kind
-			}
-			r, err := replica.Open(ctx, catalogueConnector{kind: kind, entities: es}, replica.Store(st), opts...)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			out := bufio.NewWriter(a.stdout)
-			enc := json.NewEncoder(out)
-			enc.SetEscapeHTML(false)
-			cursor := since
-			for {
-				page, err := r.Changes(ctx, entity, cursor, limit)
-				if errors.Is(err, store.ErrNotSynced) {
-					return &tributary.Error{Kind: kind, Entity: entity, Err: tributary.ErrUnsupportedAction,
-						Message: fmt.Sprintf("%s has no copy of %s in %s yet: run '%s' first", name, entity, t.name, hint), Cause: err}
-				}
-				if err != nil {
-					return err
-				}
-				for _, c := range page.Changes {
-					if err := enc.Encode(c); err != nil {
+			// No action: reading the feed is not one of the contract's.
+			op := operation{kind: kind, entities: es, entity: entity}
+			return a.withCopy(cmd, storeFlag, name, op, func(ctx context.Context, _ *store.Store, r *replica.Replica, _ string) error {
+				out := bufio.NewWriter(a.stdout)
+				enc := json.NewEncoder(out)
+				enc.SetEscapeHTML(false)
+				cursor := since
+				for {
+					page, err := r.Changes(ctx, entity, cursor, limit)
+					if err != nil {
 						return err
 					}
+					for _, c := range page.Changes {
+						if err := enc.Encode(c); err != nil {
+							return err
+						}
+					}
+					cursor = page.Next
+					if !page.More {
+						break
+					}
 				}
-				cursor = page.Next
-				if !page.More {
-					break
-				}
-			}
-			return out.Flush()
+				return out.Flush()
+			})
 		}),
 	}
 	fs := cmd.Flags()

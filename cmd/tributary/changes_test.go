@@ -89,7 +89,7 @@ func TestChangesCommand(t *testing.T) {
 	}
 	r = cli(t, "changes", "zendesk-support", "users", "--store", db)
 	r.want(t, exitUsage)
-	if !strings.Contains(r.stderr, "tributary sync zendesk-support users --store") {
+	if !strings.Contains(r.stderr, "run 'tributary sync zendesk-support users --sandbox --store "+db) {
 		t.Errorf("a copy never synchronized: %s", r.stderr)
 	}
 	cli(t, "changes", "zendesk-support", "tickets", "--store", db, "--since", "-1").want(t, exitUsage)

@@ -166,49 +166,21 @@ every hit then has "deleted": true (a tombstone) or false (a live record).
 
 // searchStore runs the search over the copy of the entity in a store.
 func (a *app) searchStore(cmd *cobra.Command, storeFlag, name string, op operation, params tributary.Params, all, deleted bool) error {
-	t, err := a.storeTarget(cmd, storeFlag, true)
-	if err != nil {
-		return err
-	}
-	ctx := cmd.Context()
-	st, err := t.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	opts := []replica.Option{}
-	hint := syncHint(op.kind, op.entity, t.name, name)
-	if name != "" {
-		opts = append(opts, replica.WithName(name))
-	} else {
-		name = op.kind
-	}
-	// The replica checks the request against the catalogue and maps the
-	// store's errors to the library's, as --sync's in-memory one does.
-	r, err := replica.Open(ctx, catalogueConnector{kind: op.kind, entities: op.entities}, replica.Store(st), opts...)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	var c tributary.Connector = r.Connector()
-	var mark marker
-	if deleted {
-		c = &tombstoneSearcher{Connector: r.Connector(), st: st, name: name}
-		mark = func(ctx context.Context, hits []search.Hit) (map[string]bool, error) {
-			ids := make([]string, len(hits))
-			for i, h := range hits {
-				ids[i] = h.ID
+	return a.withCopy(cmd, storeFlag, name, op, func(ctx context.Context, st *store.Store, r *replica.Replica, name string) error {
+		var c tributary.Connector = r.Connector()
+		var mark marker
+		if deleted {
+			c = &tombstoneSearcher{Connector: r.Connector(), st: st, name: name}
+			mark = func(ctx context.Context, hits []search.Hit) (map[string]bool, error) {
+				ids := make([]string, len(hits))
+				for i, h := range hits {
+					ids[i] = h.ID
+				}
+				return st.Tombstones(ctx, name, op.entity, ids)
 			}
-			return st.Tombstones(ctx, name, op.entity, ids)
 		}
-	}
-	err = t.damaged(a.runSearch(ctx, c, op, params, all, mark))
-	if errors.Is(err, store.ErrNotSynced) {
-		return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
-			Message: fmt.Sprintf("%s has no copy of %s in %s yet: run %s first", name, op.entity, t.name, hint),
-			Cause:   err}
-	}
-	return err
+		return a.runSearch(ctx, c, op, params, all, mark)
+	})
 }
 
 // searchParams builds the params of a search action from the flags.

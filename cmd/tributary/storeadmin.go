@@ -55,17 +55,9 @@ deleted one have the same shape:
 		Args: exactArgs(2),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			connector, entity := args[0], args[1]
-			t, err := a.storeTarget(cmd, storeFlag, true)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			st, err := t.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return a.export(ctx, t, st, connector, entity, deleted)
+			return a.withExistingStore(cmd, storeFlag, func(ctx context.Context, t storeTarget, st *store.Store) error {
+				return a.export(ctx, t, st, connector, entity, deleted)
+			})
 		}),
 	}
 	cmd.Flags().StringVar(&storeFlag, "store", "", storeFlagUsage)
@@ -153,26 +145,18 @@ It prints one line per copy dropped.
 			if len(args) == 2 {
 				entity = args[1]
 			}
-			t, err := a.storeTarget(cmd, storeFlag, true)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			st, err := t.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			dropped, err := st.Drop(ctx, connector, entity)
-			if err != nil {
-				return notSynced(t, err, connector, entity)
-			}
-			for _, e := range dropped {
-				if _, err := fmt.Fprintf(a.stdout, "dropped %s/%s\n", connector, e); err != nil {
-					return err
+			return a.withExistingStore(cmd, storeFlag, func(ctx context.Context, t storeTarget, st *store.Store) error {
+				dropped, err := st.Drop(ctx, connector, entity)
+				if err != nil {
+					return notSynced(t, err, connector, entity)
 				}
-			}
-			return nil
+				for _, e := range dropped {
+					if _, err := fmt.Fprintf(a.stdout, "dropped %s/%s\n", connector, e); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 		}),
 	}
 	cmd.Flags().StringVar(&storeFlag, "store", "", storeFlagUsage)
@@ -200,22 +184,14 @@ It prints the store's size before and after.
 		Example: `  tributary store compact --store tributary.db`,
 		Args:    exactArgs(0),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			t, err := a.storeTarget(cmd, storeFlag, true)
-			if err != nil {
+			return a.withExistingStore(cmd, storeFlag, func(ctx context.Context, t storeTarget, st *store.Store) error {
+				c, err := st.Compact(ctx)
+				if err != nil {
+					return t.damaged(err)
+				}
+				_, err = fmt.Fprintf(a.stdout, "compacted %s: %s before, %s after\n", t.name, sizeIEC(c.Before), sizeIEC(c.After))
 				return err
-			}
-			ctx := cmd.Context()
-			st, err := t.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			c, err := st.Compact(ctx)
-			if err != nil {
-				return t.damaged(err)
-			}
-			_, err = fmt.Fprintf(a.stdout, "compacted %s: %s before, %s after\n", t.name, sizeIEC(c.Before), sizeIEC(c.After))
-			return err
+			})
 		}),
 	}
 	cmd.Flags().StringVar(&storeFlag, "store", "", storeFlagUsage)

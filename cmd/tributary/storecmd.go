@@ -119,6 +119,52 @@ func (t storeTarget) backend() replica.Backend {
 	return replica.SQLite(t.raw)
 }
 
+// withExistingStore opens the existing store that --store (or
+// $TRIBUTARY_STORE) names, runs f on it with the command's context, and
+// closes it.
+func (a *app) withExistingStore(cmd *cobra.Command, flag string, f func(ctx context.Context, t storeTarget, st *store.Store) error) error {
+	t, err := a.storeTarget(cmd, flag, true)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	st, err := t.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(ctx, t, st)
+}
+
+// withCopy opens the existing store and a replica of op's kind over it,
+// under name (the kind's own when empty), runs f with the name used, and
+// turns store.ErrNotSynced from f into an error that says which sync to
+// run first.
+func (a *app) withCopy(cmd *cobra.Command, storeFlag, name string, op operation, f func(ctx context.Context, st *store.Store, r *replica.Replica, name string) error) error {
+	return a.withExistingStore(cmd, storeFlag, func(ctx context.Context, t storeTarget, st *store.Store) error {
+		var opts []replica.Option
+		hint := syncHint(op.kind, op.entity, t.name, name)
+		if name != "" {
+			opts = append(opts, replica.WithName(name))
+		} else {
+			name = op.kind
+		}
+		// The replica checks the request against the catalogue and maps
+		// the store's errors to the library's, as --sync's in-memory one does.
+		r, err := replica.Open(ctx, catalogueConnector{kind: op.kind, entities: op.entities}, replica.Store(st), opts...)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		err = t.damaged(f(ctx, st, r, name))
+		if errors.Is(err, store.ErrNotSynced) {
+			return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: op.action, Err: tributary.ErrUnsupportedAction,
+				Message: fmt.Sprintf("%s has no copy of %s in %s yet: run %s first", name, op.entity, t.name, hint), Cause: err}
+		}
+		return err
+	})
+}
+
 // open opens the store; one that must exist already is opened without
 // creating a file or tables (an empty file is refused, and stays empty).
 func (t storeTarget) open(ctx context.Context) (*store.Store, error) {
@@ -277,24 +323,16 @@ A table on stdout, or with --json one object:
   tributary store stats --store postgres://tributary@db.internal/tributary`,
 		Args: exactArgs(0),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			t, err := a.storeTarget(cmd, storeFlag, true)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			st, err := t.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			stats, err := st.Stats(ctx)
-			if err != nil {
-				return t.damaged(err)
-			}
-			if asJSON {
-				return writeJSON(a.stdout, statsJSON(stats))
-			}
-			return writeStats(a.stdout, stats)
+			return a.withExistingStore(cmd, storeFlag, func(ctx context.Context, t storeTarget, st *store.Store) error {
+				stats, err := st.Stats(ctx)
+				if err != nil {
+					return t.damaged(err)
+				}
+				if asJSON {
+					return writeJSON(a.stdout, statsJSON(stats))
+				}
+				return writeStats(a.stdout, stats)
+			})
 		}),
 	}
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the store: a SQLite file, or a postgres:// URL (default $"+envStore+")")
