@@ -137,7 +137,7 @@ func (b *Browser) Problems() []string {
 // Screenshot writes a full-page PNG of the current page to dir/name (dir
 // made if missing) and returns its path.
 func (b *Browser) Screenshot(dir, name string) (string, error) {
-	png, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100)) // 100: PNG; below it, JPEG
 	if err != nil {
 		return "", fmt.Errorf("browsertest: screenshot: %w", err)
 	}

@@ -1,9 +1,11 @@
 package browsertest_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +50,11 @@ func TestBrowserFillsAFormAndSeesErrors(t *testing.T) {
 	if p := b.Problems(); len(p) != 1 || !strings.Contains(p[0], "seen") {
 		t.Errorf("problems = %q, want the page's one console error", p)
 	}
-	if _, err := b.Screenshot(t.TempDir(), "done.png"); err != nil {
-		t.Error(err)
+	p, err := b.Screenshot(t.TempDir(), "done.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if png, err := os.ReadFile(p); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("the screenshot is not a PNG file (%v)", err)
 	}
 }
