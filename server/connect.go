@@ -347,7 +347,11 @@ func (s *Server) connectStart(w http.ResponseWriter, r *http.Request) {
 	}
 	inputs := map[string]string{}
 	for _, in := range app.Inputs {
-		if v := strings.TrimSpace(r.PostForm.Get(inputField(kind, in.Name))); v != "" {
+		v := strings.TrimSpace(r.PostForm.Get(inputField(kind, in.Name)))
+		if v == "" {
+			v = s.connect.apps[kind].Inputs[in.Name] // the service's default
+		}
+		if v != "" {
 			inputs[in.Name] = v
 		}
 	}
