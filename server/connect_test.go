@@ -99,8 +99,7 @@ func startConnect(t *testing.T, st *store.Store, keys, publicURL string, zd *zen
 		},
 		PublicURL: publicURL,
 		OAuthApps: map[string]server.OAuthApp{
-			zendesk.Type: {ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret, BaseURL: zd.URL,
-				Inputs: map[string]string{"subdomain": zendesktest.DefaultSubdomain}},
+			zendesk.Type: {ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret, BaseURL: zd.URL},
 			hubspot.Type: {ClientID: hubspottest.DefaultClientID, ClientSecret: hubspottest.DefaultClientSecret, BaseURL: hs.URL},
 		}}
 	srv, err := server.New(cfg)
@@ -213,6 +212,9 @@ func (u *userAgent) do(t *testing.T, method, target string, form url.Values) pag
 	b, _ := io.ReadAll(resp.Body)
 	return page{status: resp.StatusCode, location: resp.Header.Get("Location"), body: string(b), header: resp.Header}
 }
+
+// acme is the subdomain the user types for Zendesk.
+var acme = map[string]string{"subdomain": "acme"}
 
 var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
@@ -461,7 +463,7 @@ func TestConnectRefusals(t *testing.T) {
 	t.Run("redirect_uri mismatch", func(t *testing.T) {
 		connectURL, _ := cs.session(t, nil)
 		ua := newUserAgent(t)
-		consentURL, _ := url.Parse(ua.start(t, connectURL, "zendesk-support", nil))
+		consentURL, _ := url.Parse(ua.start(t, connectURL, "zendesk-support", acme))
 		q := consentURL.Query()
 		q.Set("redirect_uri", cs.url+server.CallbackPath+"?via=elsewhere")
 		consentURL.RawQuery = q.Encode()
@@ -511,7 +513,7 @@ func TestConnectReconnect(t *testing.T) {
 	cs := startConnect(t, sqliteStore(t), "", "", nil, nil)
 	connectURL, _ := cs.session(t, nil)
 	ua := newUserAgent(t)
-	id := cs.connected(t, ua.do(t, "GET", ua.consent(t, ua.start(t, connectURL, "zendesk-support", nil), "approve"), nil))
+	id := cs.connected(t, ua.do(t, "GET", ua.consent(t, ua.start(t, connectURL, "zendesk-support", acme), "approve"), nil))
 
 	// The account's tokens are rotated elsewhere: the connector's access
 	// and refresh tokens stop working.
@@ -536,7 +538,7 @@ func TestConnectReconnect(t *testing.T) {
 	if !strings.Contains(p.body, "reconnects") || strings.Contains(p.body, "HubSpot") {
 		t.Errorf("the reconnect page: %s", p.body)
 	}
-	again := cs.connected(t, ua.do(t, "GET", ua.consent(t, ua.start(t, reconnectURL, "zendesk-support", nil), "approve"), nil))
+	again := cs.connected(t, ua.do(t, "GET", ua.consent(t, ua.start(t, reconnectURL, "zendesk-support", acme), "approve"), nil))
 	if again != id {
 		t.Fatalf("the reconnect returned %s, want the same connector %s", again, id)
 	}
