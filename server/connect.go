@@ -306,7 +306,11 @@ type flowSecrets struct {
 
 // flow builds kind's flow with the service's app and the user's inputs.
 func (s *Server) flow(kind string, inputs map[string]string) (*connect.Flow, error) {
-	app := s.connect.apps[kind]
+	app, ok := s.connect.apps[kind]
+	if !ok || s.connect.public == nil {
+		// A session made by another process configured otherwise.
+		return nil, fmt.Errorf("this process has no OAuth app for %s", kind)
+	}
 	return connect.New(kind, connect.Config{ClientID: app.ClientID, ClientSecret: app.ClientSecret,
 		RedirectURL: s.connect.public.String() + CallbackPath, Scopes: app.Scopes, Inputs: inputs,
 		BaseURL: app.BaseURL, HTTPClient: app.HTTPClient})

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +38,9 @@ func checkSessions(t *testing.T, st *store.Store) {
 	got, err := st.ConnectSessionByToken(ctx, "tok-hash")
 	if err != nil || got.Status != store.ConnectPending || got.Tenant != "app" || len(got.AllowedKinds) != 2 || !got.Expires.Equal(cs.Expires) {
 		t.Fatalf("by token: %v %v", got, err)
+	}
+	if printed := fmt.Sprintf("%v %+v %#v", got, got, *got); strings.Contains(printed, "tok-hash") {
+		t.Errorf("a printed session shows its token hash: %s", printed)
 	}
 	if _, err := st.ConnectSessionByToken(ctx, "other"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("an unknown token: %v", err)
