@@ -53,24 +53,28 @@ type Paths struct {
 	Update string
 	// Changes reads the change feed of a copy of connector {id}.
 	Changes string
+	// ConnectSessions creates connect sessions (POST).
+	ConnectSessions string
 }
 
 // DefaultPaths are the paths of the platform contract.
 var DefaultPaths = Paths{
-	Token:   "/api/v1/account/applications/token",
-	Create:  "/v1/integrations/connectors",
-	Execute: "/api/v1/connectors/sources/{id}/execute",
-	Update:  "/api/v1/connectors/sources/{id}",
-	Changes: "/v1/integrations/connectors/{id}/changes",
+	Token:           "/api/v1/account/applications/token",
+	Create:          "/v1/integrations/connectors",
+	Execute:         "/api/v1/connectors/sources/{id}/execute",
+	Update:          "/api/v1/connectors/sources/{id}",
+	Changes:         "/v1/integrations/connectors/{id}/changes",
+	ConnectSessions: "/v1/connect/sessions",
 }
 
 // IntegrationsPaths are the other paths the same service answers at.
 var IntegrationsPaths = Paths{
-	Token:   "/api/v1/account/applications/token",
-	Create:  "/api/v1/integrations/connectors",
-	Execute: "/api/v1/integrations/connectors/{id}/execute",
-	Update:  "/api/v1/integrations/connectors/{id}",
-	Changes: "/api/v1/integrations/connectors/{id}/changes",
+	Token:           "/api/v1/account/applications/token",
+	Create:          "/api/v1/integrations/connectors",
+	Execute:         "/api/v1/integrations/connectors/{id}/execute",
+	Update:          "/api/v1/integrations/connectors/{id}",
+	Changes:         "/api/v1/integrations/connectors/{id}/changes",
+	ConnectSessions: "/api/v1/connect/sessions",
 }
 
 // Config configures a Client. Give either Token, or ClientID and
@@ -156,6 +160,9 @@ func New(cfg Config, opts ...tributary.Option) (*Client, error) {
 	}
 	if cfg.Paths.Changes != "" {
 		paths.Changes = cfg.Paths.Changes
+	}
+	if cfg.Paths.ConnectSessions != "" {
+		paths.ConnectSessions = cfg.Paths.ConnectSessions
 	}
 	if !strings.Contains(paths.Changes, "{id}") {
 		return nil, bad("the changes path %q has no {id}", paths.Changes)

@@ -119,13 +119,25 @@ type Config struct {
 	Registry *prometheus.Registry
 	// Delivery tunes the delivery of the clients' webhooks.
 	Delivery DeliveryConfig
+	// OAuthApps are the service's OAuth applications, by kind: connect
+	// sessions (POST /v1/connect/sessions) offer these kinds to the end
+	// users. Each app's redirect URL at the vendor is PublicURL +
+	// CallbackPath.
+	OAuthApps map[string]OAuthApp
+	// PublicURL is the service's base URL as browsers reach it
+	// (https://tributary.example.com): the connect page's links and the
+	// OAuth redirect URL are under it. Required with OAuthApps.
+	PublicURL string
+	// ConnectSessionTTL is how long a connect session may be used
+	// (DefaultConnectSessionTTL when zero).
+	ConnectSessionTTL time.Duration
 }
 
 // Format prints the configuration without its secrets: the keys, the
 // clients' secrets and the static tokens are left out.
 func (c Config) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "server.Config{Store: %v, Keys: [REDACTED], Clients: %d, Tokens: %d, TokenTTL: %v, SyncEvery: %v, SyncWorkers: %d, Owner: %q}",
-		c.Store, len(c.Clients), len(c.Tokens), c.TokenTTL, c.SyncEvery, c.SyncWorkers, c.Owner)
+	fmt.Fprintf(f, "server.Config{Store: %v, Keys: [REDACTED], Clients: %d, Tokens: %d, TokenTTL: %v, SyncEvery: %v, SyncWorkers: %d, Owner: %q, OAuthApps: %d, PublicURL: %q}",
+		c.Store, len(c.Clients), len(c.Tokens), c.TokenTTL, c.SyncEvery, c.SyncWorkers, c.Owner, len(c.OAuthApps), c.PublicURL)
 }
 
 // Defaults of Config's zero fields.
@@ -162,6 +174,8 @@ type Server struct {
 	endpoints []webhook.Endpoint // every client's webhook endpoints
 	deliverer *webhook.Deliverer // nil without endpoints
 	dmetrics  *deliveryMetrics
+
+	connect *connectState // the connect sessions' apps and clock
 }
 
 // New checks cfg and builds a Server. It does not listen: use Serve, or
@@ -243,6 +257,9 @@ func New(cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
+	}
+	if err := s.initConnect(cfg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.routes()
 	return s, nil

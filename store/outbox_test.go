@@ -1,8 +1,10 @@
 package store_test
 
 // dropV5 turns a current PostgreSQL store's tables into version 4's (the
-// outbox removed); with dropV4 after it, into version 3's.
+// connect sessions and the outbox removed); with dropV4 after it, into
+// version 3's.
 var dropV5 = []string{
+	dropV6,
 	"DROP TABLE tributary_events",
 	"DROP TABLE tributary_deliveries",
 	"DROP TABLE tributary_webhook_endpoints",

@@ -39,11 +39,17 @@ const (
 	ConnectorNeedsReconnect = "connector.needs_reconnect"
 	SyncCompleted           = "sync.completed"
 	SyncFailed              = "sync.failed"
+	// ConnectCompleted: an end user finished a connect session; its data
+	// names the connector created or reconnected.
+	ConnectCompleted = "connect.completed"
+	// ConnectFailed: a connect session ended without a connector (the
+	// user declined, the vendor refused the code, ...); its data says why.
+	ConnectFailed = "connect.failed"
 )
 
 // Types lists the event types, for validating subscriptions.
 func Types() []string {
-	return []string{ConnectorCreated, ConnectorDeleted, ConnectorNeedsReconnect, SyncCompleted, SyncFailed}
+	return []string{ConnectorCreated, ConnectorDeleted, ConnectorNeedsReconnect, SyncCompleted, SyncFailed, ConnectCompleted, ConnectFailed}
 }
 
 // SecretPrefix starts every endpoint secret: "whsec_" and the base64 of

@@ -21,17 +21,23 @@ import (
 
 // The environment of `tributary serve`.
 const (
-	envServeKeys    = "TRIBUTARY_SERVE_KEYS"
-	envServeClients = "TRIBUTARY_SERVE_CLIENTS"
+	envServeKeys      = "TRIBUTARY_SERVE_KEYS"
+	envServeClients   = "TRIBUTARY_SERVE_CLIENTS"
+	envServeOAuthApps = "TRIBUTARY_SERVE_OAUTH_APPS"
+	envServePublicURL = "TRIBUTARY_SERVE_PUBLIC_URL"
 )
 
 type serveFlags struct {
 	store, listen         string
 	keysFile, clientsFile string
-	sandbox               bool
-	syncEvery, tokenTTL   time.Duration
-	syncWorkers           int
-	logFormat             string
+	oauthAppsFile         string
+	publicURL             string
+	// listening is the address serve listens on, once it does.
+	listening           string
+	sandbox             bool
+	syncEvery, tokenTTL time.Duration
+	syncWorkers         int
+	logFormat           string
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -59,10 +65,20 @@ its events signed per Standard Webhooks (see docs/webhooks.md).
 Several processes may share one --store postgres://… behind a load balancer:
 they share the background sync with leases and survive one of them dying.
 
+Connect sessions: ` + envServeOAuthApps + ` (or --oauth-apps-file) holds the
+service's OAuth apps, one "<kind>:<client id>:<client secret>" per line (or
+YAML: "oauth_apps: [{kind, client_id, client_secret, scopes, inputs}]"),
+and --public-url (or ` + envServePublicURL + `) the URL browsers reach the
+service at; register <public URL>` + server.CallbackPath + ` as each app's
+redirect URL. POST /v1/connect/sessions then gives a single-use link to the
+connect page (see docs/connect.md). --sandbox configures every kind's fake
+OAuth app, so the whole flow runs offline.
+
 Endpoints: POST /api/v1/account/applications/token, POST
 /v1/integrations/connectors (and /api/v1/integrations/connectors), POST
 /api/v1/connectors/sources/{id}/execute (and
-/api/v1/integrations/connectors/{id}/execute), GET /healthz, /readyz,
+/api/v1/integrations/connectors/{id}/execute), POST /v1/connect/sessions,
+GET /connect/{token}, GET ` + server.CallbackPath + `, GET /healthz, /readyz,
 /metrics (Prometheus).`,
 		Example: `  export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)"
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
@@ -77,6 +93,8 @@ Endpoints: POST /api/v1/account/applications/token, POST
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port)")
 	fs.StringVar(&f.keysFile, "keys-file", "", "a file of key-encryption keys (default: $"+envServeKeys+")")
 	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line (default: $"+envServeClients+")")
+	fs.StringVar(&f.oauthAppsFile, "oauth-apps-file", "", "a file of OAuth apps for connect sessions, \"kind:client_id:client_secret\" per line (default: $"+envServeOAuthApps+")")
+	fs.StringVar(&f.publicURL, "public-url", "", "the service's URL as browsers reach it, for the connect page and the OAuth redirect URL (default: $"+envServePublicURL+"; with --sandbox, the listening address)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
 	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
@@ -186,15 +204,17 @@ func (a *app) serve(cmd *cobra.Command, f *serveFlags) error {
 	default:
 		return usageErr(cmd, "--log-format is json or text, not %q", f.logFormat)
 	}
-	srv, closeAll, err := a.newServer(cmd, f, slog.New(h))
-	if err != nil {
-		return err
-	}
-	defer closeAll()
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return usageErr(cmd, "--listen: %v", err)
 	}
+	f.listening = ln.Addr().String()
+	srv, closeAll, err := a.newServer(cmd, f, slog.New(h))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeAll()
 	fmt.Fprintf(a.stderr, "tributary serve: listening on http://%s\n", ln.Addr())
 	return srv.Serve(cmd.Context(), ln)
 }
@@ -210,16 +230,42 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
+	appsText, err := a.secretText(f.oauthAppsFile, envServeOAuthApps)
+	if err != nil {
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
 	var sb *sandbox.Sandbox
 	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
-		ConnectorOptions: map[string][]tributary.Option{}}
+		ConnectorOptions: map[string][]tributary.Option{}, PublicURL: f.publicURL}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = a.env(envServePublicURL)
+	}
+	if cfg.OAuthApps, err = parseOAuthApps(appsText); err != nil {
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
 	if f.sandbox {
 		sb = sandbox.New()
+		if cfg.OAuthApps == nil {
+			cfg.OAuthApps = map[string]server.OAuthApp{}
+		}
 		for _, t := range sb.Types() {
 			if cfg.ConnectorOptions[t], err = sb.Options(t); err != nil {
 				sb.Close()
 				return nil, nil, err
 			}
+			if _, given := cfg.OAuthApps[t]; !given {
+				// The fake's OAuth app: connect sessions run offline.
+				u, _ := sb.URL(t)
+				id, secret := sb.OAuthClient(t)
+				app := server.OAuthApp{ClientID: id, ClientSecret: secret, BaseURL: u}
+				if sub, ok := sb.Credentials(t)["subdomain"].(string); ok {
+					app.Inputs = map[string]string{"subdomain": sub}
+				}
+				cfg.OAuthApps[t] = app
+			}
+		}
+		if cfg.PublicURL == "" && f.listening != "" {
+			cfg.PublicURL = "http://" + f.listening
 		}
 		if keys == "" {
 			if keys, err = keyring.NewKey("sandbox"); err != nil {
@@ -269,6 +315,64 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
 	return srv, func() { srv.Close(); st.Close(); closeAll() }, nil
+}
+
+// oauthAppsYAML is the YAML form of the OAuth apps file.
+type oauthAppsYAML struct {
+	OAuthApps []struct {
+		Kind         string            `yaml:"kind"`
+		ClientID     string            `yaml:"client_id"`
+		ClientSecret string            `yaml:"client_secret"`
+		Scopes       []string          `yaml:"scopes"`
+		Inputs       map[string]string `yaml:"inputs"`
+	} `yaml:"oauth_apps"`
+}
+
+// parseOAuthApps reads "kind:client_id:client_secret" lines (blank lines
+// and # comments skipped), or YAML ("oauth_apps: [{kind, client_id,
+// client_secret, scopes, inputs}]"); errors name the line or the kind,
+// never a secret.
+func parseOAuthApps(text string) (map[string]server.OAuthApp, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	out := map[string]server.OAuthApp{}
+	add := func(where, kind string, app server.OAuthApp) error {
+		if kind == "" || app.ClientID == "" || app.ClientSecret == "" {
+			return fmt.Errorf("OAuth apps, %s: a kind, a client id and a client secret are required", where)
+		}
+		if _, dup := out[kind]; dup {
+			return fmt.Errorf("OAuth apps, %s: kind %q is given twice", where, kind)
+		}
+		out[kind] = app
+		return nil
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "oauth_apps:") {
+		var y oauthAppsYAML
+		if err := yaml.Unmarshal([]byte(text), &y); err != nil {
+			return nil, errors.New("OAuth apps: not valid YAML (expected oauth_apps: [{kind, client_id, client_secret, scopes, inputs}])")
+		}
+		for i, a := range y.OAuthApps {
+			if err := add(fmt.Sprintf("entry %d", i+1), a.Kind, server.OAuthApp{ClientID: a.ClientID, ClientSecret: a.ClientSecret, Scopes: a.Scopes, Inputs: a.Inputs}); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("OAuth apps, line %d: expected \"<kind>:<client id>:<client secret>\"", i+1)
+		}
+		if err := add(fmt.Sprintf("line %d", i+1), parts[0], server.OAuthApp{ClientID: parts[1], ClientSecret: parts[2]}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // secretText reads a secret from a file, or else from an environment

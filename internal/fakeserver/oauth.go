@@ -127,7 +127,7 @@ func (o *OAuthServer) Wrap(next http.Handler) http.Handler {
 
 var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Authorize {{.Client}} – {{.Vendor}} (fake)</title></head>
+<head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Authorize {{.Client}} – {{.Vendor}} (fake)</title></head>
 <body>
 <main>
 <h1>Authorize access to your {{.Vendor}} account</h1>

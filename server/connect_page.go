@@ -1,0 +1,148 @@
+package server
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// The connect page and the error page: server-rendered HTML, no script.
+//
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+
+// vendors are the kinds' names and a line on what connecting one reads,
+// for the connect page.
+var vendors = map[string][2]string{
+	"github":          {"GitHub", "Repositories, issues, pull requests and organizations."},
+	"gong":            {"Gong", "Calls, transcripts and users."},
+	"hubspot":         {"HubSpot", "Contacts, companies, deals and tickets."},
+	"intercom":        {"Intercom", "Conversations, contacts and companies."},
+	"mailchimp":       {"Mailchimp", "Audiences, campaigns and reports."},
+	"salesforce":      {"Salesforce", "Accounts, contacts, opportunities and other records."},
+	"zendesk-support": {"Zendesk Support", "Tickets, users, organizations and help center articles."},
+}
+
+// vendorName is kind's display name.
+func vendorName(kind string) string {
+	if v, ok := vendors[kind]; ok {
+		return v[0]
+	}
+	return kind
+}
+
+// inputLabels are the labels of the kinds' inputs.
+var inputLabels = map[string]string{"subdomain": "Zendesk subdomain", "login_url": "Salesforce login URL"}
+
+type inputView struct {
+	ID, Field, Label, Doc, Value string
+	Required                     bool
+	// ErrID is the id of the error message about this input, if any.
+	ErrID string
+}
+
+type kindView struct {
+	ID, Kind, Name, About string
+	Inputs                []inputView
+	Error                 string
+}
+
+// formError is a refused start, shown next to its kind's form.
+type formError struct {
+	kind, msg string
+	values    map[string]string
+}
+
+// pageHeaders are the headers of every connect page and redirect: never
+// cached, never framed, no referrer (the page's URL holds the session's
+// token), no script.
+func pageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'")
+}
+
+// render writes the page template name with data.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+		s.log.Error("rendering a page", "request_id", info(r).id, "page", name, "err", err)
+		status, buf = http.StatusInternalServerError, *bytes.NewBufferString("<!doctype html><html lang=\"en\"><title>Error</title><h1>Something went wrong</h1></html>")
+	}
+	pageHeaders(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// errorPage answers with the error page: what happened, in words for the
+// end user, the error code, and the way back to the application when the
+// session is known.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, code, title, msg, back string) {
+	info(r).errType = code
+	s.render(w, r, status, "error", map[string]any{"Title": title, "Message": msg, "Code": code, "Return": back})
+}
+
+// usedPage answers for a session that was used already.
+func (s *Server) usedPage(w http.ResponseWriter, r *http.Request) {
+	s.errorPage(w, r, http.StatusGone, "session_used", "This link was already used",
+		"Each connect link works once. Ask the application that sent you here for a new one.", "")
+}
+
+// connectPage is GET /connect/{token}: the kinds the session allows, a
+// form each.
+func (s *Server) connectPage(w http.ResponseWriter, r *http.Request) {
+	cs, ok := s.sessionByToken(w, r)
+	if !ok {
+		return
+	}
+	s.renderConnect(w, r, http.StatusOK, cs, nil)
+}
+
+// renderConnect renders the connect page of cs, with fe's error next to
+// its kind's form.
+func (s *Server) renderConnect(w http.ResponseWriter, r *http.Request, status int, cs *store.ConnectSession, fe *formError) {
+	var views []kindView
+	for i, kind := range cs.AllowedKinds {
+		app, err := kinds.OAuthApp(kind)
+		if err != nil {
+			continue
+		}
+		kv := kindView{ID: "k" + strconv.Itoa(i), Kind: kind, Name: vendorName(kind), About: vendors[kind][1]}
+		if fe != nil && fe.kind == kind {
+			kv.Error = fe.msg
+		}
+		for _, in := range app.Inputs {
+			iv := inputView{ID: kv.ID + "-" + in.Name, Field: inputField(kind, in.Name), Label: inputLabels[in.Name], Doc: in.Doc,
+				Required: in.Required, Value: s.connect.apps[kind].Inputs[in.Name]}
+			if iv.Label == "" {
+				iv.Label = strings.ReplaceAll(in.Name, "_", " ")
+			}
+			if fe != nil && fe.kind == kind {
+				iv.Value = fe.values[in.Name]
+				iv.ErrID = "err-" + kv.ID
+			}
+			kv.Inputs = append(kv.Inputs, iv)
+		}
+		views = append(views, kv)
+	}
+	title := "Connect an account"
+	if fe != nil {
+		title = "Error: " + title
+	}
+	s.render(w, r, status, "connect", map[string]any{"Title": title, "Kinds": views, "CSRF": s.csrfToken(cs.ID),
+		"Action": s.connect.public.Path + "/connect/" + r.PathValue("token"), "Reconnect": cs.ConnectorID != "",
+		"Expires": cs.Expires.UTC().Format(time.RFC1123)})
+}
