@@ -95,7 +95,7 @@ func (s *Server) addTools() {
 
 // allEntities lists every entity name of every connector, once.
 func (s *Server) allEntities() []string {
-	var out []string
+	out := []string{} // an empty enum, not null, over no connectors
 	for _, src := range s.sources {
 		for _, e := range src.Conn.Entities() {
 			if !slices.Contains(out, e.Name) {

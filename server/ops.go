@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	for _, p := range changesPaths {
 		m.HandleFunc("GET "+p, s.observe("changes", s.authenticated(s.changes)))
 	}
+	m.HandleFunc(MCPPath, s.observe("mcp", s.mcpHandler()))
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
