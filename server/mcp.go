@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/download"
@@ -59,13 +60,30 @@ func (b mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 		if !sc.allows(row.Tenant, row.ExternalUserID) {
 			continue
 		}
-		ents, err := kinds.Catalogue(row.Kind)
-		if err != nil { // a kind this build no longer has
+		ents, ok := catalogue(row.Kind)
+		if !ok { // a kind this build no longer has
 			continue
 		}
 		out = append(out, mcp.Source{Name: row.ID, Conn: &mcpConn{s: b.s, id: row.ID, kind: row.Kind, entities: ents}, Mode: MCPMode})
 	}
 	return out, nil
+}
+
+// catalogues holds each kind's catalogue, built once: the tools only
+// read it.
+var catalogues sync.Map // kind → []tributary.Entity
+
+// catalogue returns the catalogue of kind.
+func catalogue(kind string) ([]tributary.Entity, bool) {
+	if ents, ok := catalogues.Load(kind); ok {
+		return ents.([]tributary.Entity), true
+	}
+	ents, err := kinds.Catalogue(kind)
+	if err != nil {
+		return nil, false
+	}
+	catalogues.Store(kind, ents)
+	return ents, true
 }
 
 // mcpConn is a connector of the service as the MCP tools run it: opened
