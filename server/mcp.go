@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/download"
@@ -26,7 +27,7 @@ const MCPMode = "service"
 // is bounded by Config.MaxBody, and package mcp answers with the tools
 // over the token's connectors.
 func (s *Server) mcpHandler() func(http.ResponseWriter, *http.Request) {
-	h := mcp.NewHandler(mcpBackend{s}, mcp.Options{Logger: s.log}, func(w http.ResponseWriter, r *http.Request, err error) {
+	h := mcp.NewHandler(&mcpBackend{s: s, lists: map[scope]mcpListing{}}, mcp.Options{Logger: s.log}, func(w http.ResponseWriter, r *http.Request, err error) {
 		s.storeFailed(w, r, "listing the connectors", err)
 	})
 	authed := s.authenticated(func(w http.ResponseWriter, r *http.Request) {
@@ -41,15 +42,41 @@ func (s *Server) mcpHandler() func(http.ResponseWriter, *http.Request) {
 	}
 }
 
+// mcpListTTL is how long /mcp reuses a scope's list of connectors: a
+// connector created is offered within it (a deleted one is not found at
+// once, when a call opens it). It spares the store a query per call.
+const mcpListTTL = 2 * time.Second
+
+// maxListings bounds the scopes whose lists are kept.
+const maxListings = 10_000
+
 // mcpBackend lists the connectors the request's token may use.
-type mcpBackend struct{ s *Server }
+type mcpBackend struct {
+	s *Server
+
+	mu    sync.Mutex
+	lists map[scope]mcpListing
+}
+
+// mcpListing is a scope's list of connectors, as read at a time.
+type mcpListing struct {
+	sources []mcp.Source
+	at      time.Time
+}
 
 // Sources implements mcp.Backend: the connectors of the scope's tenant
 // (and user), by id, in the order they were created.
-func (b mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
+func (b *mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 	sc, ok := scopeOf(ctx)
 	if !ok {
 		return nil, errors.New("server: an MCP request without a scope")
+	}
+	now := time.Now()
+	b.mu.Lock()
+	l, ok := b.lists[sc]
+	b.mu.Unlock()
+	if ok && now.Sub(l.at) < mcpListTTL {
+		return l.sources, nil
 	}
 	rows, err := b.s.st.ListConnectors(ctx, sc.client)
 	if err != nil {
@@ -66,6 +93,15 @@ func (b mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 		}
 		out = append(out, mcp.Source{Name: row.ID, Conn: &mcpConn{s: b.s, id: row.ID, kind: row.Kind, entities: ents}, Mode: MCPMode})
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.lists) >= maxListings {
+		for k := range b.lists { // an arbitrary one
+			delete(b.lists, k)
+			break
+		}
+	}
+	b.lists[sc] = mcpListing{sources: out, at: now}
 	return out, nil
 }
 
