@@ -189,6 +189,13 @@ func TestMCPOnTheService(t *testing.T) {
 		}
 	})
 
+	t.Run("download", func(t *testing.T) {
+		isErr, out := call(t, cs, "download", map[string]any{"connector": id1, "entity": "tickets"})
+		if e, _ := out["error"].(map[string]any); !isErr || e["kind"] != mcp.KindNotConfigured {
+			t.Errorf("download on the service: %v %v", isErr, out)
+		}
+	})
+
 	t.Run("another tenant's connector", func(t *testing.T) {
 		args := map[string]any{"connector": other, "entity": "tickets", "action": "list"}
 		isErr, out := call(t, cs, "execute", args)
