@@ -62,8 +62,9 @@ they share the background sync with leases and survive one of them dying.
 Endpoints: POST /api/v1/account/applications/token, POST
 /v1/integrations/connectors (and /api/v1/integrations/connectors), POST
 /api/v1/connectors/sources/{id}/execute (and
-/api/v1/integrations/connectors/{id}/execute), GET /healthz, /readyz,
-/metrics (Prometheus).`,
+/api/v1/integrations/connectors/{id}/execute), POST /mcp (the tools of
+tributary mcp over the token's connectors, streamable HTTP), GET /healthz,
+/readyz, /metrics (Prometheus).`,
 		Example: `  export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)"
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
   tributary serve --store serve.db --listen 127.0.0.1:8080
