@@ -177,7 +177,7 @@ func actionNames(as []tributary.Action) []string {
 // required flags, allowed values and descriptions.
 func (s *Server) operationSchema(actions []tributary.Action, extra obj) obj {
 	withAction := len(actions) > 1
-	var all []string
+	all := []string{} // an empty enum, not null, over no connectors
 	var byConnector, byOperation []any
 	for _, src := range s.sources {
 		es := entitiesFor(src, actions)

@@ -110,7 +110,11 @@ type Server struct {
 }
 
 // New returns a server over sources. Names must be unique and non-empty.
-func New(sources []Source, opts Options) (*Server, error) {
+func New(sources []Source, opts Options) (*Server, error) { return newServer(sources, opts, false) }
+
+// newServer builds the server's tools over sources; with allowEmpty, over
+// none (a tenant of the service without connectors yet).
+func newServer(sources []Source, opts Options, allowEmpty bool) (*Server, error) {
 	s := &Server{byName: map[string]Source{}, opts: opts.withDefaults()}
 	for _, src := range sources {
 		if src.Conn == nil || !validName(src.Name) {
@@ -125,7 +129,7 @@ func New(sources []Source, opts Options) (*Server, error) {
 		s.byName[src.Name] = src
 		s.sources = append(s.sources, src)
 	}
-	if len(s.sources) == 0 {
+	if len(s.sources) == 0 && !allowEmpty {
 		return nil, configErr("no connectors")
 	}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "tributary", Title: "Tributary", Version: s.opts.Version},

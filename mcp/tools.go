@@ -95,7 +95,7 @@ func (s *Server) addTools() {
 
 // allEntities lists every entity name of every connector, once.
 func (s *Server) allEntities() []string {
-	var out []string
+	out := []string{} // an empty enum, not null, over no connectors
 	for _, src := range s.sources {
 		for _, e := range src.Conn.Entities() {
 			if !slices.Contains(out, e.Name) {
@@ -120,6 +120,18 @@ var errorSchema = obj{"type": "object", "required": []string{"kind", "message"},
 // add registers a tool whose handler runs within the call timeout, never
 // panics out, and reports every failure as a tool result with isError.
 func (s *Server) add(t *sdk.Tool, h handler) {
+	// The schemas are encoded once, here: the SDK encodes a tool's input
+	// schema again on every call over streamable HTTP (to find
+	// x-mcp-header annotations), which for a map of many connectors'
+	// operations costs more than the call.
+	for _, schema := range []*any{&t.InputSchema, &t.OutputSchema} {
+		if *schema == nil {
+			continue
+		}
+		if b, err := json.Marshal(*schema); err == nil {
+			*schema = json.RawMessage(b)
+		}
+	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		var args json.RawMessage
 		if req != nil && req.Params != nil {

@@ -43,6 +43,7 @@ func (s *Server) routes() {
 		m.HandleFunc("GET "+p, s.observe("changes", s.authenticated(s.changes)))
 	}
 	s.connectRoutes(m)
+	m.HandleFunc(MCPPath, s.observe("mcp", s.mcpHandler()))
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})

@@ -78,8 +78,9 @@ Endpoints: POST /api/v1/account/applications/token, POST
 /v1/integrations/connectors (and /api/v1/integrations/connectors), POST
 /api/v1/connectors/sources/{id}/execute (and
 /api/v1/integrations/connectors/{id}/execute), POST /v1/connect/sessions,
-GET /connect/{token}, GET ` + server.CallbackPath + `, GET /healthz, /readyz,
-/metrics (Prometheus).`,
+GET /connect/{token}, GET ` + server.CallbackPath + `, POST /mcp (the
+tools of tributary mcp over the token's connectors, streamable HTTP), GET
+/healthz, /readyz, /metrics (Prometheus).`,
 		Example: `  export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)"
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
   tributary serve --store serve.db --listen 127.0.0.1:8080
