@@ -19,6 +19,9 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) (string, bool)
 	isTerminal     func(io.Writer) bool
+	// openURL opens a URL in the user's browser for 'connect'; nil means
+	// openBrowser. Tests play the browser with it.
+	openURL func(ctx context.Context, url string) error
 
 	jsonErrors bool
 	noProgress bool
@@ -31,7 +34,9 @@ const exitHelp = `Exit codes:
   2    usage or validation: a bad flag or argument, an unknown kind, entity or action,
        a missing or ill-typed parameter, an invalid search query or range, a --store
        that is neither a file nor a postgres:// URL, an entity with no copy in the store
-  3    authentication: missing, malformed or rejected credentials (401, 403)
+  3    authentication: missing, malformed or rejected credentials (401, 403);
+       for connect, access denied at the consent page, a callback whose state
+       is not the command's, or an exchange the vendor refused
   4    not found (404)
   5    rate limited, after the retries the policy allows
   130  interrupted (Ctrl-C), sync --every included; what was written stays valid,
@@ -78,7 +83,7 @@ stderr. Progress is shown only when stderr is a terminal.
 	root.Flags().Bool("version", false, "print the version") // no -v: that is --verbose
 	root.PersistentFlags().BoolVar(&a.jsonErrors, "json-errors", false, "print errors as one JSON object on stderr, for programs")
 	root.PersistentFlags().BoolVar(&a.noProgress, "no-progress", false, "never show progress, even on a terminal")
-	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.changesCmd(), a.createConnectorCmd(), a.mcpCmd(), a.serveCmd())
+	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.changesCmd(), a.createConnectorCmd(), a.connectCmd(), a.mcpCmd(), a.serveCmd())
 	// cobra's own help and completion commands, with examples too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
