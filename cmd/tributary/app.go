@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/tributary-dev/tributary/sandbox"
 	"golang.org/x/term"
 )
 
@@ -22,6 +23,10 @@ type app struct {
 	// openURL opens a URL in the user's browser for 'connect'; nil means
 	// openBrowser. Tests play the browser with it.
 	openURL func(ctx context.Context, url string) error
+	// sandbox, when set, is the sandbox 'connect --sandbox' runs against,
+	// left running after it: tests read from the same fakes with the
+	// credentials it obtained. Nil means a sandbox of its own.
+	sandbox *sandbox.Sandbox
 
 	jsonErrors bool
 	noProgress bool

@@ -130,8 +130,10 @@ func (a *app) connect(cmd *cobra.Command, kind string, f *connectFlags) error {
 	cfg := connect.Config{Inputs: inputs}
 	var sb *sandbox.Sandbox
 	if f.sandbox {
-		sb = sandbox.New()
-		defer sb.Close()
+		if sb = a.sandbox; sb == nil {
+			sb = sandbox.New()
+			defer sb.Close()
+		}
 		oc, err := sb.OAuthClient(kind)
 		if err != nil {
 			return err
