@@ -228,3 +228,264 @@ func TestConnectSandboxEveryKind(t *testing.T) {
 		})
 	}
 }
+
+// Deny on the consent page: the browser is told access was denied, the
+// command fails with the kind and the step, and writes nothing.
+func TestConnectDeny(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "github.json")
+	r := startConnect(t, context.Background(), nil, nil, "github", "--sandbox", "--no-browser", "--out", out)
+	status, page := consent(t, r.url(t), "deny")
+	if status != http.StatusForbidden || !strings.Contains(page, "Access denied") || !strings.Contains(page, "nothing was saved") {
+		t.Errorf("the browser shows %d:\n%s", status, page)
+	}
+	if code := r.wait(t); code != exitAuth {
+		t.Errorf("exit %d, want %d", code, exitAuth)
+	}
+	if !strings.Contains(r.stderr.String(), "tributary: connect github: callback: access denied by the user") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	noFile(t, out)
+}
+
+// A callback with a state that is not the command's (a forged link, a stale
+// tab) gets a refusal page and does not end the wait; stray requests such
+// as the favicon neither; the user's own approval then connects.
+func TestConnectForgedStateKeepsWaiting(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "hubspot.json")
+	r := startConnect(t, context.Background(), nil, nil, "hubspot", "--sandbox", "--no-browser", "--out", out)
+	authURL := r.url(t)
+	cb := redirectURI(t, authURL)
+	status, page := get(t, cb+"?code=forged-code&state=forged-state")
+	if status != http.StatusBadRequest || !strings.Contains(page, "Refused: not this command&#39;s request") {
+		t.Errorf("forged callback: the browser shows %d:\n%s", status, page)
+	}
+	if status, _ := get(t, strings.TrimSuffix(cb, "/callback")+"/favicon.ico"); status != http.StatusNotFound {
+		t.Errorf("favicon: %d", status)
+	}
+	if status, _ := get(t, cb); status != http.StatusBadRequest { // no state at all
+		t.Errorf("callback without state: %d", status)
+	}
+	select {
+	case code := <-r.done:
+		t.Fatalf("a forged callback ended the command (%d):\n%s", code, r.stderr)
+	case <-time.After(50 * time.Millisecond):
+	}
+	noFile(t, out)
+	status, page = consent(t, authURL, "approve")
+	if status != http.StatusOK || !strings.Contains(page, "Connected") {
+		t.Errorf("the browser shows %d:\n%s", status, page)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	if !strings.Contains(r.stderr.String(), "refused a callback whose state is not this command's") {
+		t.Errorf("stderr does not report the refused callback:\n%s", r.stderr)
+	}
+	readCreds(t, out)
+	// The command has stopped listening: the code cannot be delivered twice.
+	if _, err := userClient().Get(cb); err == nil {
+		t.Error("the callback still answers after the command ended")
+	}
+}
+
+// --timeout ends the wait with a clear error and no file.
+func TestConnectTimeout(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "intercom.json")
+	start := time.Now()
+	r := startConnect(t, context.Background(), nil, nil, "intercom", "--sandbox", "--no-browser", "--out", out, "--timeout", "300ms")
+	if code := r.wait(t); code != exitOther {
+		t.Errorf("exit %d, want %d", code, exitOther)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("ended after %s", d)
+	}
+	if !strings.Contains(r.stderr.String(), "tributary: connect intercom: no answer from the browser within 300ms (--timeout); nothing was saved") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	noFile(t, out)
+}
+
+// Ctrl-C while waiting exits 130 with no file.
+func TestConnectInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "mailchimp.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := startConnect(t, ctx, nil, nil, "mailchimp", "--sandbox", "--no-browser", "--out", out)
+	r.url(t)
+	cancel()
+	if code := r.wait(t); code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	if !strings.Contains(r.stderr.String(), "tributary: interrupted: no credentials were saved") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	noFile(t, out)
+}
+
+// An existing --out file is refused before any browser step; --force
+// replaces it with a file that is the owner's only.
+func TestConnectExistingFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "gong.json")
+	if err := os.WriteFile(out, []byte(`{"old": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opened := false
+	open := func(context.Context, string) error { opened = true; return nil }
+	r := startConnect(t, context.Background(), nil, open, "gong", "--sandbox", "--out", out)
+	if code := r.wait(t); code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if !strings.Contains(r.stderr.String(), "--out "+out+" already exists: give --force to replace it") ||
+		strings.Contains(r.stderr.String(), "http") || opened {
+		t.Errorf("opened %v; stderr:\n%s", opened, r.stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != `{"old": true}` {
+		t.Errorf("the file changed: %s", b)
+	}
+
+	r = startConnect(t, context.Background(), nil, nil, "gong", "--sandbox", "--no-browser", "--out", out, "--force")
+	if status, _ := consent(t, r.url(t), "approve"); status != http.StatusOK {
+		t.Errorf("status %d", status)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	if creds := readCreds(t, out); creds["old"] != nil || creds["access_token"] == nil {
+		t.Errorf("the file was not replaced by the new credentials: keys %v", keysOf(creds))
+	}
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// --out - prints the credentials object on stdout, and only then.
+func TestConnectOutStdout(t *testing.T) {
+	r := startConnect(t, context.Background(), nil, nil, "salesforce", "--sandbox", "--no-browser", "--out", "-")
+	consent(t, r.url(t), "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	var creds map[string]any
+	decode(t, r.stdout.String(), &creds)
+	if err := kinds.CheckCredentials("salesforce", creds); err != nil || creds["instance_url"] == nil {
+		t.Errorf("stdout is not salesforce credentials (%v): keys %v", err, keysOf(creds))
+	}
+	if !strings.Contains(r.stderr.String(), "the credentials went to stdout") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+// Without --out the file goes to the user configuration directory, named
+// for the kind, in a directory only the owner reads.
+func TestConnectDefaultOut(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg) // os.UserConfigDir on Linux
+	t.Setenv("HOME", cfg)            // and on macOS
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startConnect(t, context.Background(), nil, nil, "zendesk-support", "--sandbox", "--no-browser")
+	consent(t, r.url(t), "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	want := filepath.Join(dir, "tributary", "zendesk-support-sandbox.json")
+	if creds := readCreds(t, want); creds["subdomain"] != "acme" {
+		t.Errorf("subdomain %v", creds["subdomain"])
+	}
+	if st, err := os.Stat(filepath.Dir(want)); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("directory: %v %v", st.Mode(), err)
+	}
+	if !strings.Contains(r.stderr.String(), "credentials written to "+want) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+// With your own OAuth app: the client comes from the environment or the
+// flags, the consent URL is the vendor's with a loopback redirect, the
+// client secret is never printed, and what is missing is named.
+func TestConnectOwnApp(t *testing.T) {
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secretFile, []byte("s3cr3t-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startConnect(t, context.Background(), map[string]string{envOAuthClientID: "Iv1.env-client"}, nil,
+		"github", "--client-secret-file", secretFile, "--no-browser", "--out", filepath.Join(dir, "gh.json"), "--timeout", "200ms")
+	authURL := r.url(t)
+	u, _ := url.Parse(authURL)
+	if u.Host != "github.com" || u.Path != "/login/oauth/authorize" || u.Query().Get("client_id") != "Iv1.env-client" ||
+		u.Query().Get("code_challenge_method") != "S256" {
+		t.Errorf("consent URL %s", authURL)
+	}
+	if code := r.wait(t); code != exitOther {
+		t.Errorf("exit %d", code)
+	}
+	if strings.Contains(r.stderr.String(), "s3cr3t") {
+		t.Errorf("the client secret is printed:\n%s", r.stderr)
+	}
+
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"github"}, "connect needs your OAuth app's client id: --client-id or $TRIBUTARY_OAUTH_CLIENT_ID"},
+		{nil, []string{"github", "--client-id", "x"}, "client secret: --client-secret-file FILE or $TRIBUTARY_OAUTH_CLIENT_SECRET"},
+		{map[string]string{envOAuthClientID: "x", envOAuthClientSecret: "y"}, []string{"zendesk-support"}, "connect zendesk-support: config: invalid OAuth configuration: subdomain is required"},
+		{map[string]string{envOAuthClientID: "x", envOAuthClientSecret: "y"}, []string{"github", "--input", "nope"}, `--input "nope" must be name=value`},
+		{nil, []string{"nope", "--sandbox"}, "nope"},
+		{nil, []string{"github", "--sandbox", "--client-id", "x"}, "[client-id sandbox] were all set"},
+	} {
+		res := invocation{env: tc.env}.run(t, append([]string{"connect"}, tc.args...)...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, res.code, res.stderr, tc.want)
+		}
+		if strings.Contains(res.stderr, "http") {
+			t.Errorf("%v: a URL was printed before the refusal: %s", tc.args, res.stderr)
+		}
+	}
+}
+
+// $BROWSER opens the consent URL; a browser that cannot start is not
+// fatal: the URL is printed anyway.
+func TestConnectBrowserVariable(t *testing.T) {
+	dir := t.TempDir()
+	got := filepath.Join(dir, "url")
+	script := filepath.Join(dir, "browser")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+got+".tmp && mv "+got+".tmp "+got+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "github.json")
+	r := startConnect(t, context.Background(), map[string]string{"BROWSER": script}, nil, "github", "--sandbox", "--out", out)
+	printed := r.url(t)
+	var opened []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if opened, _ = os.ReadFile(got); len(opened) > 0 {
+			break
+		}
+	}
+	if string(opened) != printed {
+		t.Fatalf("$BROWSER was given %q, the command printed %q", opened, printed)
+	}
+	consent(t, string(opened), "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+
+	r = startConnect(t, context.Background(), map[string]string{"BROWSER": filepath.Join(dir, "no-such-browser")}, nil,
+		"github", "--sandbox", "--out", filepath.Join(dir, "again.json"))
+	consent(t, r.url(t), "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	if !strings.Contains(r.stderr.String(), "could not open a browser") || !strings.Contains(r.stderr.String(), "open the URL above yourself") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
