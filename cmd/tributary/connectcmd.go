@@ -104,7 +104,27 @@ ever printed otherwise.
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run the flow against the kind's built-in fake and its OAuth app")
 	cmd.MarkFlagsMutuallyExclusive("sandbox", "client-id")
 	cmd.MarkFlagsMutuallyExclusive("sandbox", "client-secret-file")
+	_ = cmd.RegisterFlagCompletionFunc("input", completeOAuthInput)
 	return cmd
+}
+
+// completeOAuthInput completes --input with the names of the kind's flow
+// inputs, followed by "=".
+func completeOAuthInput(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	app, err := kinds.OAuthApp(args[0])
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	var out []cobra.Completion
+	for _, in := range app.Inputs {
+		if strings.HasPrefix(in.Name, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(in.Name+"=", firstSentence(in.Doc)))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 }
 
 // connect runs the authorization-code flow of kind on a loopback redirect.

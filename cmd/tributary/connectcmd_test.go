@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -487,5 +488,33 @@ func TestConnectBrowserVariable(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr.String(), "could not open a browser") || !strings.Contains(r.stderr.String(), "open the URL above yourself") {
 		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+// connect completes the kind, nothing after it, and --input with the
+// kind's flow inputs.
+func TestConnectCompletion(t *testing.T) {
+	complete := func(args ...string) []string {
+		r := cli(t, append([]string{"__complete", "connect"}, args...)...)
+		r.want(t, 0)
+		var out []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if l != "" && !strings.HasPrefix(l, ":") {
+				out = append(out, strings.SplitN(l, "\t", 2)[0])
+			}
+		}
+		return out
+	}
+	if got := complete(""); !slices.Equal(got, kinds.Types()) {
+		t.Errorf("types: %v", got)
+	}
+	if got := complete("github", ""); len(got) != 0 {
+		t.Errorf("after the type: %v", got)
+	}
+	if got := complete("zendesk-support", "--input", ""); !slices.Equal(got, []string{"subdomain="}) {
+		t.Errorf("--input: %v", got)
+	}
+	if got := complete("salesforce", "--input", "lo"); !slices.Equal(got, []string{"login_url="}) {
+		t.Errorf("--input: %v", got)
 	}
 }
