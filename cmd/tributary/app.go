@@ -76,6 +76,7 @@ stderr. Progress is shown only when stderr is a terminal.
   tributary download github release_assets --sandbox -p owner=octo -p repo=hello -p asset_id=40000028 -o hello.tar.gz
   tributary search zendesk-support tickets --sandbox --sync --query '{"filter": {"eq": {"status": "open"}}}'
   tributary sync zendesk-support --sandbox --store tributary.db
+  tributary connect github --client-id ID --client-secret-file secret.txt --out github.json
   tributary search zendesk-support tickets --store tributary.db --query '{"filter": {"eq": {"status": "open"}}}'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -246,6 +246,17 @@ func TestConnectDeny(t *testing.T) {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 	noFile(t, out)
+
+	// For programs: the error's type says the user declined.
+	r = startConnect(t, context.Background(), nil, nil, "github", "--sandbox", "--no-browser", "--out", out, "--json-errors")
+	consent(t, r.url(t), "deny")
+	if code := r.wait(t); code != exitAuth {
+		t.Errorf("exit %d, want %d", code, exitAuth)
+	}
+	if !strings.Contains(r.stderr.String(), `{"error":{"type":"access_denied","exit_code":3,"message":"tributary: connect github: callback: access denied by the user`) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	noFile(t, out)
 }
 
 // A callback with a state that is not the command's (a forged link, a stale
