@@ -315,7 +315,9 @@ func connectOut(cmd *cobra.Command, kind string, f *connectFlags) (string, error
 	} else if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return "", usageErr(cmd, "--out %s: the directory %s does not exist", out, filepath.Dir(out))
 	}
-	if _, err := os.Lstat(out); err == nil && !f.force {
+	if st, err := os.Lstat(out); err == nil && st.IsDir() {
+		return "", usageErr(cmd, "--out %s is a directory: give a file name", out)
+	} else if err == nil && !f.force {
 		return "", usageErr(cmd, "--out %s already exists: give --force to replace it, or another --out", out)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("connect %s: --out %s: %w", kind, out, err)

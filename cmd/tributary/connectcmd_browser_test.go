@@ -62,4 +62,31 @@ func TestConnectInRealBrowser(t *testing.T) {
 	if p := b.Problems(); len(p) > 0 {
 		t.Errorf("console errors: %q\n%s", p, r.stderr)
 	}
+
+	// Deny: the browser lands on the command's refusal, and no file. Its
+	// 403 status is the only thing the console reports.
+	denied := filepath.Join(t.TempDir(), "denied.json")
+	r = startConnect(t, context.Background(), nil, open, "salesforce", "--sandbox", "--out", denied, "--timeout", "1m")
+	if err := <-navigated; err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(b.Ctx,
+		chromedp.Click(chromedp.CSS(`button[value="deny"]`)),
+		chromedp.WaitVisible(chromedp.ID("result")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if result, err := chromedp.Run(b.Ctx, chromedp.Text(chromedp.ID("result"))); err != nil || result != "Access denied" {
+		t.Errorf("after Deny the browser shows %q (%v)", result, err)
+	}
+	if code := r.wait(t); code != exitAuth {
+		t.Errorf("exit %d after Deny, want %d", code, exitAuth)
+	}
+	noFile(t, denied)
+	for _, p := range b.Problems() {
+		if !strings.Contains(p, "/callback?error=access_denied") || !strings.Contains(p, "status of 403") {
+			t.Errorf("console error: %s", p)
+		}
+	}
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -527,5 +529,32 @@ func TestConnectCompletion(t *testing.T) {
 	}
 	if got := complete("salesforce", "--input", "lo"); !slices.Equal(got, []string{"login_url="}) {
 		t.Errorf("--input: %v", got)
+	}
+}
+
+// --port fixes the loopback port, for vendors that compare the redirect
+// URI exactly; a port already taken fails before any browser step.
+func TestConnectPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	r := startConnect(t, context.Background(), nil, nil, "mailchimp", "--sandbox", "--no-browser", "--port", port, "--out", "-")
+	if code := r.wait(t); code != exitOther || !strings.Contains(r.stderr.String(), "connect mailchimp: listening on 127.0.0.1 for the browser's redirect (--port "+port+")") {
+		t.Errorf("port taken: exit %d, stderr:\n%s", code, r.stderr)
+	}
+	ln.Close()
+	r = startConnect(t, context.Background(), nil, nil, "mailchimp", "--sandbox", "--no-browser", "--port", port, "--out", "-")
+	authURL := r.url(t)
+	if got := redirectURI(t, authURL); got != "http://127.0.0.1:"+port+"/callback" {
+		t.Errorf("redirect_uri %s, want port %s", got, port)
+	}
+	consent(t, authURL, "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	if res := cli(t, "connect", "mailchimp", "--sandbox", "--out", t.TempDir()); res.code != exitUsage || !strings.Contains(res.stderr, "is a directory") {
+		t.Errorf("--out a directory: %d %s", res.code, res.stderr)
 	}
 }
