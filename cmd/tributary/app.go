@@ -40,8 +40,8 @@ const exitHelp = `Exit codes:
        a missing or ill-typed parameter, an invalid search query or range, a --store
        that is neither a file nor a postgres:// URL, an entity with no copy in the store
   3    authentication: missing, malformed or rejected credentials (401, 403);
-       for connect, access denied at the consent page, a callback whose state
-       is not the command's, or an exchange the vendor refused
+       for connect, access denied at the consent page or an exchange the
+       vendor refused
   4    not found (404)
   5    rate limited, after the retries the policy allows
   130  interrupted (Ctrl-C), sync --every included; what was written stays valid,
