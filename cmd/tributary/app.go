@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/tributary-dev/tributary/sandbox"
 	"golang.org/x/term"
 )
 
@@ -19,6 +20,13 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) (string, bool)
 	isTerminal     func(io.Writer) bool
+	// openURL opens a URL in the user's browser for 'connect'; nil means
+	// openBrowser. Tests play the browser with it.
+	openURL func(ctx context.Context, url string) error
+	// sandbox, when set, is the sandbox 'connect --sandbox' runs against,
+	// left running after it: tests read from the same fakes with the
+	// credentials it obtained. Nil means a sandbox of its own.
+	sandbox *sandbox.Sandbox
 
 	jsonErrors bool
 	noProgress bool
@@ -31,7 +39,9 @@ const exitHelp = `Exit codes:
   2    usage or validation: a bad flag or argument, an unknown kind, entity or action,
        a missing or ill-typed parameter, an invalid search query or range, a --store
        that is neither a file nor a postgres:// URL, an entity with no copy in the store
-  3    authentication: missing, malformed or rejected credentials (401, 403)
+  3    authentication: missing, malformed or rejected credentials (401, 403);
+       for connect, access denied at the consent page or an exchange the
+       vendor refused
   4    not found (404)
   5    rate limited, after the retries the policy allows
   130  interrupted (Ctrl-C), sync --every included; what was written stays valid,
@@ -66,6 +76,7 @@ stderr. Progress is shown only when stderr is a terminal.
   tributary download github release_assets --sandbox -p owner=octo -p repo=hello -p asset_id=40000028 -o hello.tar.gz
   tributary search zendesk-support tickets --sandbox --sync --query '{"filter": {"eq": {"status": "open"}}}'
   tributary sync zendesk-support --sandbox --store tributary.db
+  tributary connect github --client-id ID --client-secret-file secret.txt --out github.json
   tributary search zendesk-support tickets --store tributary.db --query '{"filter": {"eq": {"status": "open"}}}'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -78,7 +89,7 @@ stderr. Progress is shown only when stderr is a terminal.
 	root.Flags().Bool("version", false, "print the version") // no -v: that is --verbose
 	root.PersistentFlags().BoolVar(&a.jsonErrors, "json-errors", false, "print errors as one JSON object on stderr, for programs")
 	root.PersistentFlags().BoolVar(&a.noProgress, "no-progress", false, "never show progress, even on a terminal")
-	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.changesCmd(), a.createConnectorCmd(), a.mcpCmd(), a.serveCmd())
+	root.AddCommand(a.kindsCmd(), a.describeCmd(), a.execCmd(), a.downloadCmd(), a.searchCmd(), a.syncCmd(), a.storeCmd(), a.changesCmd(), a.createConnectorCmd(), a.connectCmd(), a.mcpCmd(), a.serveCmd())
 	// cobra's own help and completion commands, with examples too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

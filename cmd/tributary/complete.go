@@ -23,7 +23,7 @@ func completeTypeEntity(keep func(tributary.Entity) bool) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		switch {
-		case len(args) == 1 && cmd.Name() != "create-connector":
+		case len(args) == 1 && cmd.Name() != "create-connector" && cmd.Name() != "connect":
 			var out []cobra.Completion
 			for _, e := range es {
 				if keep == nil || keep(e) {

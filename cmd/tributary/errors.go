@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/connect"
 	"github.com/tributary-dev/tributary/download"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/search"
@@ -79,9 +80,13 @@ func exitCode(ctx context.Context, err error) int {
 		errors.Is(err, search.ErrInvalidQuery),
 		errors.Is(err, download.ErrInvalidRange),
 		errors.Is(err, store.ErrInvalid),
-		errors.Is(err, store.ErrNotSynced):
+		errors.Is(err, store.ErrNotSynced),
+		errors.Is(err, connect.ErrConfig):
 		return exitUsage
-	case errors.Is(err, tributary.ErrInvalidCredentials),
+	case errors.Is(err, connect.ErrAccessDenied),
+		errors.Is(err, connect.ErrState),
+		errors.Is(err, connect.ErrRefused),
+		errors.Is(err, tributary.ErrInvalidCredentials),
 		errors.Is(err, tributary.ErrUnauthorized),
 		errors.Is(err, tributary.ErrForbidden):
 		return exitAuth
@@ -95,7 +100,8 @@ func exitCode(ctx context.Context, err error) int {
 
 // errorType names the error for --json-errors: the hosted service's names
 // for the library's sentinels, plus usage, invalid_query, file_changed,
-// interrupted and error.
+// interrupted, connect's access_denied, invalid_state and oauth_refused,
+// and error.
 func errorType(ctx context.Context, err error) string {
 	var te *tributary.Error
 	switch code := exitCode(ctx, err); {
@@ -109,6 +115,12 @@ func errorType(ctx context.Context, err error) string {
 		return "file_changed"
 	case errors.As(err, &te) && te.Err != nil:
 		return hosted.ErrorType(te.Err)
+	case errors.Is(err, connect.ErrAccessDenied):
+		return "access_denied"
+	case errors.Is(err, connect.ErrState):
+		return "invalid_state"
+	case errors.Is(err, connect.ErrRefused):
+		return "oauth_refused"
 	}
 	return "error"
 }

@@ -1,6 +1,7 @@
 // Command tributary runs the operations of the Tributary contract from the
 // shell: it lists the connector kinds, describes their catalogues, runs one
-// operation or walks every page, downloads files and searches, in direct
+// operation or walks every page, downloads files and searches, obtains an
+// account's credentials through the vendor's OAuth consent (connect), in direct
 // mode (your credentials), against the built-in fakes (--sandbox) or through
 // the hosted service (--hosted).
 //

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,6 +30,17 @@ func TestHelpExamples(t *testing.T) {
 			}
 			if i := slices.Index(args, "--listen"); serving && i >= 0 && i+1 < len(args) {
 				args[i+1] = "127.0.0.1:0" // the example's port may be taken
+			}
+			if args[1] == "connect" {
+				// The user approves on the consent page the command
+				// prints; the credentials go to a scratch file.
+				r := startConnect(t, context.Background(), nil, nil, append(args[2:], "--no-browser", "--out", filepath.Join(t.TempDir(), "credentials.json"))...)
+				consent(t, r.url(t), "approve")
+				if code := r.wait(t); code != 0 {
+					t.Errorf("%s --help example %s\nexit %d: %s", c.Name(), line, code, r.stderr)
+				}
+				ran++
+				continue
 			}
 			in := invocation{}
 			if slices.Contains(args, "--every") || serving {

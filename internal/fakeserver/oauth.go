@@ -149,7 +149,7 @@ var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
 func pageError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization error</title></head><body><main><h1>Authorization error</h1><p>`+
+	_, _ = io.WriteString(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Authorization error</title></head><body><main><h1>Authorization error</h1><p>`+
 		template.HTMLEscapeString(msg)+`</p></main></body></html>`)
 }
 
