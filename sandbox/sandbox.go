@@ -35,27 +35,24 @@ type fake interface{ Close() }
 type spec struct {
 	start func() (fake, string)
 	creds map[string]any
-	// client is the OAuth client id and secret the fake's consent page
-	// and token endpoint accept.
-	client [2]string
 }
 
 func specs() map[string]spec {
 	return map[string]spec{
 		"github": {func() (fake, string) { s := githubtest.New(); return s, s.URL },
-			map[string]any{"token": githubtest.DefaultToken}, [2]string{githubtest.DefaultClientID, githubtest.DefaultClientSecret}},
+			map[string]any{"token": githubtest.DefaultToken}},
 		"gong": {func() (fake, string) { s := gongtest.New(); return s, s.URL },
-			map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret}, [2]string{gongtest.DefaultClientID, gongtest.DefaultClientSecret}},
+			map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret}},
 		"hubspot": {func() (fake, string) { s := hubspottest.New(); return s, s.URL },
-			map[string]any{"private_app_token": hubspottest.DefaultPrivateAppToken}, [2]string{hubspottest.DefaultClientID, hubspottest.DefaultClientSecret}},
+			map[string]any{"private_app_token": hubspottest.DefaultPrivateAppToken}},
 		"intercom": {func() (fake, string) { s := intercomtest.New(); return s, s.URL },
-			map[string]any{"access_token": intercomtest.DefaultAccessToken}, [2]string{intercomtest.DefaultClientID, intercomtest.DefaultClientSecret}},
+			map[string]any{"access_token": intercomtest.DefaultAccessToken}},
 		"mailchimp": {func() (fake, string) { s := mailchimptest.New(); return s, s.URL },
-			map[string]any{"api_key": mailchimptest.DefaultAPIKey}, [2]string{mailchimptest.DefaultClientID, mailchimptest.DefaultClientSecret}},
+			map[string]any{"api_key": mailchimptest.DefaultAPIKey}},
 		"salesforce": {func() (fake, string) { s := salesforcetest.New(salesforcetest.WithAccounts(1000)); return s, s.URL },
-			map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret, "refresh_token": salesforcetest.DefaultRefreshToken}, [2]string{salesforcetest.DefaultClientID, salesforcetest.DefaultClientSecret}},
+			map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret, "refresh_token": salesforcetest.DefaultRefreshToken}},
 		"zendesk-support": {func() (fake, string) { s := zendesktest.New(); return s, s.URL },
-			map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}, [2]string{zendesktest.DefaultClientID, zendesktest.DefaultClientSecret}},
+			map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}},
 	}
 }
 
@@ -110,16 +107,6 @@ func (s *Sandbox) Credentials(connectorType string) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// OAuthClient returns the OAuth client id and secret that the fake of
-// connectorType accepts at its consent page and token endpoint (the fakes
-// serve the vendors' authorization-code flow at the vendors' paths, under
-// the origin URL returns). `tributary serve --sandbox` configures its
-// connect sessions with them.
-func (s *Sandbox) OAuthClient(connectorType string) (clientID, clientSecret string) {
-	c := s.specs[connectorType].client
-	return c[0], c[1]
 }
 
 // Options starts the fake of connectorType if needed and returns the

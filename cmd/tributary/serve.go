@@ -257,12 +257,12 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 			if _, given := cfg.OAuthApps[t]; !given {
 				// The fake's OAuth app: connect sessions run offline.
 				u, _ := sb.URL(t)
-				id, secret := sb.OAuthClient(t)
-				app := server.OAuthApp{ClientID: id, ClientSecret: secret, BaseURL: u}
-				if sub, ok := sb.Credentials(t)["subdomain"].(string); ok {
-					app.Inputs = map[string]string{"subdomain": sub}
+				oc, err := sb.OAuthClient(t)
+				if err != nil {
+					sb.Close()
+					return nil, nil, err
 				}
-				cfg.OAuthApps[t] = app
+				cfg.OAuthApps[t] = server.OAuthApp{ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, BaseURL: u, Inputs: oc.Inputs}
 			}
 		}
 		if cfg.PublicURL == "" && f.listening != "" {
