@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,13 +22,15 @@ import (
 
 // The environment of `tributary serve`.
 const (
-	envServeKeys    = "TRIBUTARY_SERVE_KEYS"
-	envServeClients = "TRIBUTARY_SERVE_CLIENTS"
+	envServeKeys     = "TRIBUTARY_SERVE_KEYS"
+	envServeClients  = "TRIBUTARY_SERVE_CLIENTS"
+	envAdminPassword = "TRIBUTARY_ADMIN_PASSWORD"
 )
 
 type serveFlags struct {
 	store, listen         string
 	keysFile, clientsFile string
+	adminFile             string
 	sandbox               bool
 	syncEvery, tokenTTL   time.Duration
 	syncWorkers           int
@@ -63,7 +66,12 @@ Endpoints: POST /api/v1/account/applications/token, POST
 /v1/integrations/connectors (and /api/v1/integrations/connectors), POST
 /api/v1/connectors/sources/{id}/execute (and
 /api/v1/integrations/connectors/{id}/execute), GET /healthz, /readyz,
-/metrics (Prometheus).`,
+/metrics (Prometheus).
+
+Console: with an operator's password in $` + envAdminPassword + ` (or
+--admin-password-file; at least 12 characters), /console serves the
+operator's console in a browser: connectors and their copies, "sync now",
+webhooks and replays, a search playground, the keys (docs/console.md).`,
 		Example: `  export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)"
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
   tributary serve --store serve.db --listen 127.0.0.1:8080
@@ -77,6 +85,7 @@ Endpoints: POST /api/v1/account/applications/token, POST
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port)")
 	fs.StringVar(&f.keysFile, "keys-file", "", "a file of key-encryption keys (default: $"+envServeKeys+")")
 	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line (default: $"+envServeClients+")")
+	fs.StringVar(&f.adminFile, "admin-password-file", "", "a file holding the operator's password of the console at /console (default: $"+envAdminPassword+"; none: no console)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
 	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
@@ -210,8 +219,12 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
+	admin, err := a.secretText(f.adminFile, envAdminPassword)
+	if err != nil {
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
 	var sb *sandbox.Sandbox
-	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
+	cfg := server.Config{Admin: strings.TrimSpace(admin), TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
 		ConnectorOptions: map[string][]tributary.Option{}}
 	if f.sandbox {
 		sb = sandbox.New()
@@ -227,6 +240,10 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 				return nil, nil, err
 			}
 			fmt.Fprintln(a.stderr, "tributary serve: --sandbox with a throwaway key: credentials sealed now will not open after a restart")
+		}
+		if cfg.Admin == "" {
+			cfg.Admin = "sandbox-" + rand.Text()[:16]
+			fmt.Fprintf(a.stderr, "tributary serve: --sandbox console: /console, operator password %q\n", cfg.Admin)
 		}
 		if clientsText == "" {
 			clientsText = "sandbox:sandbox-client-secret"
