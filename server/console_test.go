@@ -1,0 +1,330 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary/server"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// adminPassword is the operator's password of the tests' consoles.
+const adminPassword = "operator-password-0123"
+
+// withConsole gives the service an operator's password.
+func withConsole(c *server.Config) { c.Admin = adminPassword }
+
+// operator is a browser-like HTTP client of the console: a cookie jar, no
+// redirects followed.
+type operator struct {
+	t   *testing.T
+	s   *service
+	hc  *http.Client
+	jar *cookiejar.Jar
+}
+
+func newOperator(t *testing.T, s *service) *operator {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Jar: jar, Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &operator{t: t, s: s, hc: hc, jar: jar}
+}
+
+// page is an answer of the console.
+type page struct {
+	status   int
+	location string
+	body     string
+	header   http.Header
+}
+
+func (o *operator) do(method, path string, form url.Values, header http.Header) page {
+	o.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, o.s.url+path, body)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := o.hc.Do(req)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	return page{status: resp.StatusCode, location: resp.Header.Get("Location"), body: string(raw), header: resp.Header}
+}
+
+func (o *operator) get(path string) page { o.t.Helper(); return o.do("GET", path, nil, nil) }
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is the first CSRF token of a page's forms.
+func csrf(t *testing.T, p page) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("no CSRF token on the page (%d): %.400s", p.status, p.body)
+	}
+	return m[1]
+}
+
+// login signs in with password and returns the answer to the form.
+func (o *operator) login(password string) page {
+	o.t.Helper()
+	p := o.get("/console/login")
+	if p.status != http.StatusOK {
+		o.t.Fatalf("login page: %d", p.status)
+	}
+	return o.do("POST", "/console/login", url.Values{"csrf": {csrf(o.t, p)}, "password": {password}, "next": {"/console/connectors"}}, nil)
+}
+
+// signedIn is an operator who has signed in.
+func signedIn(t *testing.T, s *service) *operator {
+	t.Helper()
+	o := newOperator(t, s)
+	if p := o.login(adminPassword); p.status != http.StatusSeeOther || p.location != "/console/connectors" {
+		t.Fatalf("sign in: %d %q %.300s", p.status, p.location, p.body)
+	}
+	return o
+}
+
+// consoleService is a service with a console and one connector of each
+// tenant; the first tenant's has a copy whose last sync failed.
+func consoleService(t *testing.T, st *store.Store) (s *service, failing, other string) {
+	t.Helper()
+	s = start(t, st, nil, withConsole)
+	failing = s.create(t, s.token(t, clientA, ""), "ada")
+	other = s.create(t, s.token(t, clientB, ""), "bob")
+	if _, err := st.RecordFailure(context.Background(), failing, "tickets", store.FailureAuth, "the vendor answered 401: invalid credentials", nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, failing, other
+}
+
+// Signing in: a wrong password is refused after a delay, the right one
+// gives a session cookie (HttpOnly, SameSite=Strict, on /console) and the
+// connectors page lists every tenant's connectors; signing out ends it.
+func TestConsoleSignInAndOut(t *testing.T) {
+	s, failing, other := consoleService(t, sqliteStore(t))
+	o := newOperator(t, s)
+	start := time.Now()
+	p := o.login("not-the-password-at-all")
+	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "Wrong password") {
+		t.Fatalf("a wrong password: %d %.300s", p.status, p.body)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("a failed sign-in answered in %v: not slowed down", d)
+	}
+	p = o.login(adminPassword)
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", p.status)
+	}
+	var cookie *http.Cookie
+	for _, c := range (&http.Response{Header: p.header}).Cookies() {
+		if c.Name == "tributary_console" {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/console" || cookie.Secure {
+		t.Fatalf("the session cookie is %+v, want HttpOnly, SameSite=Strict, Path=/console (not Secure over plain HTTP)", cookie)
+	}
+	p = o.get("/console/connectors")
+	if p.status != http.StatusOK || !strings.Contains(p.body, failing) || !strings.Contains(p.body, other) {
+		t.Fatalf("connectors page: %d %.500s", p.status, p.body)
+	}
+	if !strings.Contains(p.header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Errorf("no content security policy: %q", p.header.Get("Content-Security-Policy"))
+	}
+	leaks(t, "the connectors page", p.body, "api_token", "invalid credentials")
+	p = o.do("POST", "/console/logout", url.Values{"csrf": {csrf(t, p)}}, nil)
+	if p.status != http.StatusSeeOther || p.location != "/console/login" {
+		t.Fatalf("sign out: %d %q", p.status, p.location)
+	}
+	// The cookie of the ended session is refused even when replayed.
+	o.jar.SetCookies(mustURL(t, s.url+"/console/"), []*http.Cookie{{Name: "tributary_console", Value: cookie.Value, Path: "/console"}})
+	if p := o.get("/console/connectors"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/console/login") {
+		t.Errorf("after signing out, the old cookie gets %d %q", p.status, p.location)
+	}
+	leaks(t, "the log", s.logs.String(), adminPassword, cookie.Value)
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Without a session, a page sends the browser to the sign-in page and an
+// action is refused; a forged session cookie is no session.
+func TestConsoleWithoutSession(t *testing.T) {
+	s, failing, _ := consoleService(t, sqliteStore(t))
+	o := newOperator(t, s)
+	for _, path := range []string{"/console", "/console/connectors", "/console/connectors/" + failing, "/console/search", "/console/webhooks", "/console/keys"} {
+		p := o.get(path)
+		if p.status != http.StatusSeeOther || p.location != "/console/login?next="+url.QueryEscape(path) {
+			t.Errorf("GET %s without a session: %d %q", path, p.status, p.location)
+		}
+	}
+	p := o.do("POST", "/console/connectors/"+failing+"/sync", url.Values{"entity": {"tickets"}}, nil)
+	if p.status != http.StatusUnauthorized {
+		t.Errorf("sync now without a session: %d", p.status)
+	}
+	o.jar.SetCookies(mustURL(t, s.url+"/console/"), []*http.Cookie{{Name: "tributary_console", Value: "eyJpIjoieCIsImUiOjk5OTk5OTk5OTksImsiOiJrMSJ9.AAAA", Path: "/console"}})
+	if p := o.get("/console/connectors"); p.status != http.StatusSeeOther {
+		t.Errorf("a forged session cookie gets %d", p.status)
+	}
+	notSynced(t, s.st, failing)
+}
+
+// notSynced fails the test when a copy of connector was synchronized.
+func notSynced(t *testing.T, st *store.Store, connector string) {
+	t.Helper()
+	copies, err := st.ConnectorCopies(context.Background(), connector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range copies {
+		if !c.SyncedAt.IsZero() {
+			t.Errorf("copy %s was synchronized", c.Entity)
+		}
+	}
+}
+
+// An API client's bearer token opens no console page, even with a
+// session alongside.
+func TestConsoleRefusesAPITokens(t *testing.T) {
+	s, failing, _ := consoleService(t, sqliteStore(t))
+	tok := s.token(t, clientA, "")
+	anon := newOperator(t, s)
+	o := signedIn(t, s)
+	bearer := http.Header{"Authorization": {"Bearer " + tok}}
+	for _, c := range []*operator{anon, o} {
+		for _, path := range []string{"/console/connectors", "/console/connectors/" + failing, "/console/keys", "/console/login"} {
+			if p := c.do("GET", path, nil, bearer); p.status != http.StatusForbidden {
+				t.Errorf("GET %s with an API token: %d", path, p.status)
+			}
+		}
+	}
+	// Nor does the console's session open the API.
+	if a := s.do(t, "GET", "/api/v1/connectors/sources/"+failing, "", nil); a.status != http.StatusUnauthorized {
+		t.Errorf("the API without a token: %d", a.status)
+	}
+}
+
+// A form posted without its CSRF token, or with a forged one, or with
+// another session's, is refused with 403 and does nothing.
+func TestConsoleCSRF(t *testing.T) {
+	s, failing, _ := consoleService(t, sqliteStore(t))
+	o := signedIn(t, s)
+	other := signedIn(t, s)
+	theirs := csrf(t, other.get("/console/connectors/"+failing))
+	for name, form := range map[string]url.Values{
+		"missing":         {"entity": {"tickets"}},
+		"forged":          {"entity": {"tickets"}, "csrf": {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}},
+		"another session": {"entity": {"tickets"}, "csrf": {theirs}},
+	} {
+		if p := o.do("POST", "/console/connectors/"+failing+"/sync", form, nil); p.status != http.StatusForbidden {
+			t.Errorf("sync now with a %s CSRF token: %d", name, p.status)
+		}
+		if p := o.do("POST", "/console/logout", url.Values{"csrf": form["csrf"]}, nil); p.status != http.StatusForbidden {
+			t.Errorf("sign out with a %s CSRF token: %d", name, p.status)
+		}
+	}
+	notSynced(t, s.st, failing)
+	// The sign-in form's token is checked too.
+	anon := newOperator(t, s)
+	anon.get("/console/login")
+	if p := anon.do("POST", "/console/login", url.Values{"password": {adminPassword}, "csrf": {"forged"}}, nil); p.status != http.StatusForbidden {
+		t.Errorf("sign in with a forged token: %d", p.status)
+	}
+	// The right token works: the copy is synchronized, its failure gone.
+	p := o.do("POST", "/console/connectors/"+failing+"/sync", url.Values{"entity": {"tickets"}, "csrf": {csrf(t, o.get("/console/connectors/"+failing))}}, nil)
+	if p.status != http.StatusSeeOther || p.location != "/console/connectors/"+failing+"?synced=tickets" {
+		t.Fatalf("sync now: %d %q %.400s", p.status, p.location, p.body)
+	}
+	n, err := s.st.Count(context.Background(), failing, "tickets")
+	if err != nil || n != int64(s.zd.Total("tickets")) {
+		t.Errorf("the copy holds %d tickets (%v), want %d", n, err, s.zd.Total("tickets"))
+	}
+	if f, err := s.st.CopyFailure(context.Background(), failing, "tickets"); err != nil || f != nil {
+		t.Errorf("the copy's failure is %+v (%v) after a sync", f, err)
+	}
+}
+
+// An operator sees every tenant's connectors, and filters them; ids that
+// do not exist are 404, bad parameters 400.
+func TestConsoleFiltersAndNotFound(t *testing.T) {
+	s, failing, other := consoleService(t, sqliteStore(t))
+	o := signedIn(t, s)
+	for _, c := range []struct {
+		path      string
+		status    int
+		want, not string
+	}{
+		{"/console/connectors?status=failing", 200, failing, other},
+		{"/console/connectors?status=healthy", 200, other, failing},
+		{"/console/connectors?tenant=tenant-b", 200, other, failing},
+		{"/console/connectors?tenant=tenant-a&user=ada", 200, failing, other},
+		{"/console/connectors?tenant=tenant-a&user=bob", 200, "No connector matches", failing},
+		{"/console/connectors/" + other, 200, "bob", failing},
+		{"/console/connectors?tenant=tenant-nope", 404, "No tenant", failing},
+		{"/console/connectors?status=sleepy", 400, "status must be", failing},
+		{"/console/connectors?after=-3", 400, "after must be", failing},
+		{"/console/connectors/conn_doesnotexist", 404, "No connector", failing},
+		{"/console/connectors/..%2f..%2fetc", 404, "", failing},
+		{"/console/search?connector=conn_doesnotexist", 404, "No connector", ""},
+		{"/console/search?connector=" + failing + "&entity=nope", 404, "has no copy", ""},
+		{"/console/nothing-here", 404, "No such page", ""},
+	} {
+		p := o.get(c.path)
+		if p.status != c.status || !strings.Contains(p.body, c.want) || c.not != "" && strings.Contains(p.body, c.not) {
+			t.Errorf("GET %s: %d, want %d with %q and without %q: %.300s", c.path, p.status, c.status, c.want, c.not, p.body)
+		}
+	}
+	p := o.do("POST", "/console/connectors/conn_doesnotexist/sync", url.Values{"entity": {"tickets"}, "csrf": {csrf(t, o.get("/console/keys"))}}, nil)
+	if p.status != http.StatusNotFound {
+		t.Errorf("sync now of a connector that does not exist: %d", p.status)
+	}
+}
+
+// Without Config.Admin there is no console; a short password is refused.
+func TestConsoleNeedsAnAdminPassword(t *testing.T) {
+	s := start(t, sqliteStore(t), nil, nil)
+	if a := s.do(t, "GET", "/console/login", "", nil); a.status != http.StatusNotFound {
+		t.Errorf("the console without an admin password: %d", a.status)
+	}
+	_, err := server.New(server.Config{Store: sqliteStore(t), Keys: newKeys(t, "k1"), Admin: "short"})
+	if err == nil || !strings.Contains(err.Error(), "Config.Admin") {
+		t.Errorf("a short admin password: %v", err)
+	}
+	cfg := server.Config{Admin: adminPassword}
+	if got := fmt.Sprint(cfg); strings.Contains(got, adminPassword) {
+		t.Errorf("the configuration prints the admin password: %s", got)
+	}
+}
