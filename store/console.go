@@ -73,10 +73,15 @@ func (s *Store) ConnectorPage(ctx context.Context, q ConnectorQuery) ([]Connecto
 		where = append(where, "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = c.id AND f.failure_class IS NOT NULL)")
 	}
 	args = append(args, q.Limit)
-	cols := "c.seq, c.id, c.tenant, c.external_user_id, c.kind, c.name, c.sealed, c.replication, c.version, c.created_at"
-	query := "SELECT " + cols + ", count(e.entity), count(e.failure_class), max(e.synced_at) FROM (SELECT * FROM tributary_connectors c WHERE " +
-		strings.Join(where, " AND ") + " ORDER BY c.seq LIMIT " + d.ph(len(args)) + ") c LEFT JOIN tributary_entities e ON e.connector = c.id GROUP BY " +
-		cols + " ORDER BY c.seq"
+	// Each connector's copies are summed up by correlated subqueries on
+	// the copies' primary key (connector, entity): a page costs a few
+	// index probes per connector, and no grouping of wide rows.
+	sub := func(agg string) string {
+		return "(SELECT " + agg + " FROM tributary_entities e WHERE e.connector = c.id)"
+	}
+	query := "SELECT c.seq, c.id, c.tenant, c.external_user_id, c.kind, c.name, c.sealed, c.replication, c.version, c.created_at, " +
+		sub("count(*)") + ", " + sub("count(e.failure_class)") + ", " + sub("max(e.synced_at)") +
+		" FROM tributary_connectors c WHERE " + strings.Join(where, " AND ") + " ORDER BY c.seq LIMIT " + d.ph(len(args))
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, d.wrap(op, err)
