@@ -186,6 +186,8 @@ type copyRow struct {
 	Syncing    bool
 	Owner      string
 	Failure    *store.Failure
+	// Last is the newest recorded synchronization of the copy (nil: none).
+	Last *historyRow
 }
 
 // historyRow is one completed synchronization.
@@ -281,6 +283,11 @@ func (c *console) showConnector(w http.ResponseWriter, r *http.Request, id strin
 		}
 		b := body.Data
 		d.History = append(d.History, historyRow{At: ev.Created, Entity: b.Entity, Mode: b.Mode, Inserted: b.Inserted, Updated: b.Updated, Deleted: b.Deleted})
+	}
+	for i := range d.Copies {
+		if j := slices.IndexFunc(d.History, func(h historyRow) bool { return h.Entity == d.Copies[i].Entity }); j >= 0 {
+			d.Copies[i].Last = &d.History[j]
+		}
 	}
 	d.Plot = historyPlot(d.History)
 	c.render(w, r, status, "connector", view{Title: "Connector " + row.ID, Nav: "connectors", Notice: notice, Error: msg, Data: d})

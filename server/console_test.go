@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/server"
 	"github.com/tributary-dev/tributary/store"
 )
@@ -326,5 +328,79 @@ func TestConsoleNeedsAnAdminPassword(t *testing.T) {
 	cfg := server.Config{Admin: adminPassword}
 	if got := fmt.Sprint(cfg); strings.Contains(got, adminPassword) {
 		t.Errorf("the configuration prints the admin password: %s", got)
+	}
+}
+
+// The connectors list pages through thousands of connectors 50 at a
+// time, keeping its filters; a connector whose refresh token the vendor
+// refused is "needs reconnect", found by its filter.
+func TestConsolePagesAndNeedsReconnect(t *testing.T) {
+	ctx := context.Background()
+	s, failing, other := consoleService(t, sqliteStore(t))
+	for i := range 110 {
+		if _, err := s.st.CreateConnector(ctx, store.Connector{ID: fmt.Sprintf("conn_page%03d", i), Tenant: clientB.ID, ExternalUserID: "many", Kind: "zendesk-support"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Mark other as refused by the vendor, as a refused refresh does.
+	keys, err := keyring.Parse(s.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := s.st.Connector(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"credentials": zdCreds, "needs_reconnect": true})
+	sealed, err := keys.Seal(body, []byte(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.st.UpdateSealed(ctx, other, row.Version, sealed); err != nil {
+		t.Fatal(err)
+	}
+	o := signedIn(t, s)
+	rowRE := regexp.MustCompile(`<th scope="row"><a href="/console/connectors/([^"]+)">`)
+	nextRE := regexp.MustCompile(`href="([^"]+)" id="next"`)
+	var seen []string
+	path := "/console/connectors?tenant=tenant-b&user=many"
+	for pages := 0; path != ""; pages++ {
+		if pages == 5 {
+			t.Fatal("more than 5 pages")
+		}
+		p := o.get(strings.ReplaceAll(path, "&amp;", "&"))
+		if p.status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, p.status)
+		}
+		ids := rowRE.FindAllStringSubmatch(p.body, -1)
+		if want := min(50, 110-len(seen)); len(ids) != want {
+			t.Fatalf("page %d lists %d connectors, want %d", pages+1, len(ids), want)
+		}
+		for _, m := range ids {
+			seen = append(seen, m[1])
+		}
+		path = ""
+		if m := nextRE.FindStringSubmatch(p.body); m != nil {
+			path = m[1]
+			if !strings.Contains(path, "user=many") {
+				t.Errorf("the next page's link %q drops the filter", path)
+			}
+		}
+	}
+	for i, id := range seen {
+		if want := fmt.Sprintf("conn_page%03d", i); id != want {
+			t.Fatalf("connector %d is %s, want %s (in creation order, each once)", i, id, want)
+		}
+	}
+	p := o.get("/console/connectors?status=needs_reconnect")
+	if ids := rowRE.FindAllStringSubmatch(p.body, -1); p.status != 200 || len(ids) != 1 || ids[0][1] != other {
+		t.Errorf("needs reconnect lists %v (%d)", ids, p.status)
+	}
+	if p := o.get("/console/connectors/" + other); !strings.Contains(p.body, `id="status">needs reconnect<`) {
+		t.Errorf("the connector's page does not say it needs reconnecting: %.300s", p.body)
+	}
+	// The page's connectors without credentials that open are failing.
+	if p := o.get("/console/connectors?status=healthy"); strings.Contains(p.body, "conn_page") || strings.Contains(p.body, failing) || strings.Contains(p.body, other) {
+		t.Errorf("healthy lists a connector that is not: %.300s", p.body)
 	}
 }
