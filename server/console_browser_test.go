@@ -127,7 +127,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	if got := text(`#copy-tickets`); !strings.Contains(got, "auth") || !strings.Contains(got, "invalid credentials") || !strings.Contains(got, "after a change") {
 		t.Errorf("the tickets copy's row says %q", got)
 	}
-	if n, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.plot circle").length`)); err != nil || n < 2 {
+	if n, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("#records-plot svg circle").length`)); err != nil || n < 2 {
 		t.Errorf("the history plot has %d points (%v)", n, err)
 	}
 	look("connector")

@@ -201,7 +201,8 @@ type connectorData struct {
 	Row     connectorRow
 	Copies  []copyRow
 	History []historyRow
-	Plot    template.HTML
+	// RecordsPlot and LagPlot draw the history ("" when too short).
+	RecordsPlot, LagPlot template.HTML
 }
 
 // connectorPage is one connector: its copies and its sync history.
@@ -289,46 +290,73 @@ func (c *console) showConnector(w http.ResponseWriter, r *http.Request, id strin
 			d.Copies[i].Last = &d.History[j]
 		}
 	}
-	d.Plot = historyPlot(d.History)
+	d.RecordsPlot, d.LagPlot = historyPlots(d.History)
 	c.render(w, r, status, "connector", view{Title: "Connector " + row.ID, Nav: "connectors", Notice: notice, Error: msg, Data: d})
 }
 
-// historyPlot draws the records each synchronization changed over time,
-// as an inline SVG (no script): one point per synchronization, oldest on
-// the left.
-func historyPlot(h []historyRow) template.HTML {
-	if len(h) < 2 {
+// plotPoint is one point of a plot: a time and a value.
+type plotPoint struct {
+	At    time.Time
+	Value float64
+	Label string // the point's tooltip, after its time
+}
+
+// historyPlots draws the sync history as two inline SVG plots (no
+// script), oldest on the left: the records each synchronization changed,
+// and the lag each one ended (the time since the previous one of the same
+// entity).
+func historyPlots(h []historyRow) (records, lag template.HTML) {
+	var recs, lags []plotPoint
+	prev := map[string]time.Time{}
+	for i := len(h) - 1; i >= 0; i-- {
+		x := h[i]
+		n := x.Inserted + x.Updated + x.Deleted
+		recs = append(recs, plotPoint{At: x.At, Value: float64(n), Label: fmt.Sprintf("%s: %d records changed", x.Entity, n)})
+		if p, ok := prev[x.Entity]; ok {
+			m := x.At.Sub(p).Minutes()
+			lags = append(lags, plotPoint{At: x.At, Value: m, Label: fmt.Sprintf("%s: %.1f minutes since its previous sync", x.Entity, m)})
+		}
+		prev[x.Entity] = x.At
+	}
+	return plot(recs, "Records changed per synchronization", "%.0f"), plot(lags, "Minutes since the entity's previous synchronization", "%.1f")
+}
+
+// plot draws points (oldest first) as an SVG line; "" for fewer than two.
+func plot(pts []plotPoint, title, format string) template.HTML {
+	if len(pts) < 2 {
 		return ""
 	}
 	const wd, ht, pad = 600.0, 160.0, 28.0
-	t0, t1 := h[len(h)-1].At, h[0].At
+	t0, t1 := pts[0].At, pts[len(pts)-1].At
 	span := t1.Sub(t0).Seconds()
 	if span <= 0 {
 		span = 1
 	}
-	var top int64 = 1
-	for _, x := range h {
-		top = max(top, x.Inserted+x.Updated+x.Deleted)
+	top := 0.0
+	for _, p := range pts {
+		top = max(top, p.Value)
 	}
-	var pts []string
+	if top <= 0 {
+		top = 1
+	}
+	var line []string
 	var dots strings.Builder
-	for i := len(h) - 1; i >= 0; i-- {
-		x := h[i]
-		px := pad + (wd-2*pad)*x.At.Sub(t0).Seconds()/span
-		py := ht - pad - (ht-2*pad)*float64(x.Inserted+x.Updated+x.Deleted)/float64(top)
-		pts = append(pts, fmt.Sprintf("%.1f,%.1f", px, py))
-		fmt.Fprintf(&dots, `<circle cx="%.1f" cy="%.1f" r="3"><title>%s %s: %d changed</title></circle>`, px, py,
-			html.EscapeString(x.At.UTC().Format("2006-01-02 15:04:05Z")), html.EscapeString(x.Entity), x.Inserted+x.Updated+x.Deleted)
+	for _, p := range pts {
+		px := pad + (wd-2*pad)*p.At.Sub(t0).Seconds()/span
+		py := ht - pad - (ht-2*pad)*p.Value/top
+		line = append(line, fmt.Sprintf("%.1f,%.1f", px, py))
+		fmt.Fprintf(&dots, `<circle cx="%.1f" cy="%.1f" r="3"><title>%s %s</title></circle>`, px, py,
+			html.EscapeString(p.At.UTC().Format("2006-01-02 15:04:05Z")), html.EscapeString(p.Label))
 	}
-	label := fmt.Sprintf("Records changed per synchronization, %d synchronizations from %s to %s, at most %d.", len(h),
+	label := fmt.Sprintf("%s: %d points from %s to %s, at most "+format+".", title, len(pts),
 		t0.UTC().Format("2006-01-02 15:04Z"), t1.UTC().Format("2006-01-02 15:04Z"), top)
 	return template.HTML(fmt.Sprintf(`<svg class="plot" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s" preserveAspectRatio="none">`+
 		`<line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/>`+
-		`<text x="2" y="%.0f">%d</text><text x="2" y="%.0f">0</text>`+
+		`<text x="2" y="%.0f">`+format+`</text><text x="2" y="%.0f">0</text>`+
 		`<polyline points="%s"/>%s</svg>`, wd, ht, html.EscapeString(label),
 		pad, ht-pad, wd-pad, ht-pad, pad, pad, pad, ht-pad,
 		pad-4, top, ht-pad,
-		strings.Join(pts, " "), dots.String()))
+		strings.Join(line, " "), dots.String()))
 }
 
 // consoleSyncTimeout bounds a "sync now".
