@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -402,5 +403,32 @@ func TestConsolePagesAndNeedsReconnect(t *testing.T) {
 	// The page's connectors without credentials that open are failing.
 	if p := o.get("/console/connectors?status=healthy"); strings.Contains(p.body, "conn_page") || strings.Contains(p.body, failing) || strings.Contains(p.body, other) {
 		t.Errorf("healthy lists a connector that is not: %.300s", p.body)
+	}
+}
+
+// The keys page shows a rotation's progress: connectors sealed under the
+// old key until RotateKeys re-seals them under the new primary.
+func TestConsoleKeyRotation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.db")
+	old := start(t, openSQLiteAt(t, path), nil, nil)
+	old.create(t, old.token(t, clientA, ""), "ada")
+	old.create(t, old.token(t, clientB, ""), "bob")
+	k2, err := keyring.NewKey("k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, openSQLiteAt(t, path), old.zd, func(c *server.Config) { withConsole(c); c.Keys = k2 + "\n" + old.keys })
+	o := signedIn(t, s)
+	p := o.get("/console/keys")
+	if !strings.Contains(p.body, "2 of 2 connectors are sealed under another key than the primary") ||
+		!regexp.MustCompile(`<th scope="row">k2</th>\s*<td>primary[^<]*</td>\s*<td class="num">0</td>`).MatchString(p.body) ||
+		!regexp.MustCompile(`<th scope="row">k1</th>\s*<td>opens only</td>\s*<td class="num">2</td>`).MatchString(p.body) {
+		t.Fatalf("before the rotation the keys page says %.2000s", p.body)
+	}
+	if n, err := s.srv.RotateKeys(context.Background()); err != nil || n != 2 {
+		t.Fatalf("RotateKeys: %d, %v", n, err)
+	}
+	if p := o.get("/console/keys"); !strings.Contains(p.body, "All 2 connectors are sealed under the primary key.") {
+		t.Errorf("after the rotation the keys page says %.2000s", p.body)
 	}
 }
