@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -430,5 +431,75 @@ func TestConsoleKeyRotation(t *testing.T) {
 	}
 	if p := o.get("/console/keys"); !strings.Contains(p.body, "All 2 connectors are sealed under the primary key.") {
 		t.Errorf("after the rotation the keys page says %.2000s", p.body)
+	}
+}
+
+// The replay and search forms refuse what does not exist or does not
+// parse, and say why.
+func TestConsoleReplayAndSearchRefusals(t *testing.T) {
+	a := clientA
+	a.Webhooks = []server.Webhook{{URL: "http://127.0.0.1:1/hooks?token=hidden-query", Secret: hookSecret}}
+	s := start(t, sqliteStore(t), nil, func(c *server.Config) {
+		withConsole(c)
+		c.Clients = []server.Client{a, clientB}
+	})
+	id := s.create(t, s.token(t, a, ""), "ada")
+	o := signedIn(t, s)
+	p := o.get("/console/webhooks")
+	if p.status != 200 || !strings.Contains(p.body, "http://127.0.0.1:1/hooks") || strings.Contains(p.body, "hidden-query") || strings.Contains(p.body, hookSecret) {
+		t.Errorf("the webhooks page: %d %.1000s", p.status, p.body)
+	}
+	eps, err := s.st.Endpoints(context.Background())
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("endpoints %+v (%v)", eps, err)
+	}
+	token := csrf(t, p)
+	for _, c := range []struct {
+		form   url.Values
+		status int
+	}{
+		{url.Values{"endpoint": {"ep_nope"}, "event": {"evt_1"}, "csrf": {token}}, 404},
+		{url.Values{"endpoint": {eps[0].Endpoint}, "event": {"evt_nope"}, "csrf": {token}}, 404},
+		{url.Values{"endpoint": {eps[0].Endpoint}, "csrf": {token}}, 400},
+		{url.Values{"endpoint": {eps[0].Endpoint}, "event": {"evt_1"}}, 403},
+	} {
+		if p := o.do("POST", "/console/webhooks/replay", c.form, nil); p.status != c.status {
+			t.Errorf("replay %v: %d, want %d", c.form, p.status, c.status)
+		}
+	}
+	p = o.get("/console/search?connector=" + id + "&entity=tickets&run=1&f0=status&op0=eq&v0=open")
+	if p.status != http.StatusConflict || !strings.Contains(p.body, "has not been synchronized yet") {
+		t.Errorf("a search of a copy never synchronized: %d %.300s", p.status, p.body)
+	}
+	p = o.get("/console/search?connector=" + id + "&entity=tickets&run=1&f0=status&op0=bogus&v0=open")
+	if p.status != http.StatusBadRequest || !strings.Contains(p.body, "Condition 1: unknown operator &#34;bogus&#34;") {
+		t.Errorf("an unknown operator: %d %.300s", p.status, p.body)
+	}
+	p = o.get("/console/search?connector=" + id + "&entity=tickets")
+	if p.status != 200 || !strings.Contains(p.body, `<option value="status">status (string)</option>`) {
+		t.Errorf("the filter editor does not list the tickets' fields: %.3000s", p.body)
+	}
+}
+
+// Over TLS the console's cookies are Secure.
+func TestConsoleCookiesSecureOverTLS(t *testing.T) {
+	s := start(t, sqliteStore(t), nil, withConsole)
+	ts := httptest.NewTLSServer(s.srv)
+	defer ts.Close()
+	o := newOperator(t, &service{url: ts.URL})
+	o.hc.Transport = ts.Client().Transport
+	p := o.login(adminPassword)
+	cookies := (&http.Response{Header: p.header}).Cookies()
+	found := false
+	for _, c := range cookies {
+		if c.Name == "tributary_console" && c.MaxAge > 0 {
+			found = true
+			if !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode {
+				t.Errorf("over TLS the session cookie is %+v", c)
+			}
+		}
+	}
+	if p.status != http.StatusSeeOther || !found {
+		t.Fatalf("sign in over TLS: %d, cookies %v", p.status, cookies)
 	}
 }
