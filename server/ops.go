@@ -49,6 +49,7 @@ func (s *Server) routes() {
 	})
 	m.HandleFunc("GET /readyz", s.ready)
 	m.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{}))
+	s.mountConsole(m)
 	m.HandleFunc("/", s.observe("other", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "not_found", "no such endpoint", "")
 	}))

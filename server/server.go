@@ -131,6 +131,10 @@ type Config struct {
 	// ConnectSessionTTL is how long a connect session may be used
 	// (DefaultConnectSessionTTL when zero).
 	ConnectSessionTTL time.Duration
+	// Admin is the operator's password of the console at /console
+	// (docs/console.md), at least MinAdminPassword characters, separate
+	// from the API clients' secrets; empty: no console. Never printed.
+	Admin string
 }
 
 // Format prints the configuration without its secrets: the keys, the
@@ -207,6 +211,9 @@ func New(cfg Config) (*Server, error) {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
+	}
+	if cfg.Admin != "" && len(cfg.Admin) < MinAdminPassword {
+		return nil, fmt.Errorf("server: Config.Admin: the console's password needs at least %d characters", MinAdminPassword)
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody

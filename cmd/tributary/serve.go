@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,7 @@ const (
 	envServeClients   = "TRIBUTARY_SERVE_CLIENTS"
 	envServeOAuthApps = "TRIBUTARY_SERVE_OAUTH_APPS"
 	envServePublicURL = "TRIBUTARY_SERVE_PUBLIC_URL"
+	envAdminPassword  = "TRIBUTARY_ADMIN_PASSWORD"
 )
 
 type serveFlags struct {
@@ -32,6 +34,7 @@ type serveFlags struct {
 	keysFile, clientsFile string
 	oauthAppsFile         string
 	publicURL             string
+	adminFile             string
 	// listening is the address serve listens on, once it does.
 	listening           string
 	sandbox             bool
@@ -80,7 +83,12 @@ Endpoints: POST /api/v1/account/applications/token, POST
 /api/v1/integrations/connectors/{id}/execute), POST /v1/connect/sessions,
 GET /connect/{token}, GET ` + server.CallbackPath + `, POST /mcp (the
 tools of tributary mcp over the token's connectors, streamable HTTP), GET
-/healthz, /readyz, /metrics (Prometheus).`,
+/healthz, /readyz, /metrics (Prometheus).
+
+Console: with an operator's password in $` + envAdminPassword + ` (or
+--admin-password-file; at least 12 characters), /console serves the
+operator's console in a browser: connectors and their copies, "sync now",
+webhooks and replays, a search playground, the keys (docs/console.md).`,
 		Example: `  export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)"
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
   tributary serve --store serve.db --listen 127.0.0.1:8080
@@ -96,6 +104,7 @@ tools of tributary mcp over the token's connectors, streamable HTTP), GET
 	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line (default: $"+envServeClients+")")
 	fs.StringVar(&f.oauthAppsFile, "oauth-apps-file", "", "a file of OAuth apps for connect sessions, \"kind:client_id:client_secret\" per line (default: $"+envServeOAuthApps+")")
 	fs.StringVar(&f.publicURL, "public-url", "", "the service's URL as browsers reach it, for the connect page and the OAuth redirect URL (default: $"+envServePublicURL+"; with --sandbox, the listening address)")
+	fs.StringVar(&f.adminFile, "admin-password-file", "", "a file holding the operator's password of the console at /console (default: $"+envAdminPassword+"; none: no console)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
 	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
@@ -235,8 +244,12 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
+	admin, err := a.secretText(f.adminFile, envAdminPassword)
+	if err != nil {
+		return nil, nil, usageErr(cmd, "%v", err)
+	}
 	var sb *sandbox.Sandbox
-	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
+	cfg := server.Config{Admin: strings.TrimSpace(admin), TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
 		ConnectorOptions: map[string][]tributary.Option{}, PublicURL: f.publicURL}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = a.env(envServePublicURL)
@@ -274,6 +287,10 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 				return nil, nil, err
 			}
 			fmt.Fprintln(a.stderr, "tributary serve: --sandbox with a throwaway key: credentials sealed now will not open after a restart")
+		}
+		if cfg.Admin == "" {
+			cfg.Admin = "sandbox-" + rand.Text()[:16]
+			fmt.Fprintf(a.stderr, "tributary serve: --sandbox console: /console, operator password %q\n", cfg.Admin)
 		}
 		if clientsText == "" {
 			clientsText = "sandbox:sandbox-client-secret"

@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+)
+
+// The reads of an operator's console: pages of connectors with their
+// copies' state summed up in one query, the tenants, a connector's recent
+// events, and deliveries by state. Each is one SQL statement.
+
+// ConnectorQuery selects a page of connectors for ConnectorPage.
+type ConnectorQuery struct {
+	// Tenant and ExternalUserID, when set, keep only the connectors of
+	// that tenant, of that external user.
+	Tenant, ExternalUserID string
+	// Failing keeps only the connectors with a copy whose last
+	// synchronization failed.
+	Failing bool
+	// After is the Seq of the last connector of the previous page (0: the
+	// first page).
+	After int64
+	// Limit is the page's size (default 50, at most 1000).
+	Limit int
+}
+
+// ConnectorSummary is a connector with its copies' state summed up.
+type ConnectorSummary struct {
+	Connector
+	// Seq orders the connectors by creation; ConnectorQuery.After takes
+	// the last one of a page.
+	Seq int64
+	// Copies counts its registered copies, Failing those whose last
+	// synchronization failed.
+	Copies, Failing int
+	// LastSynced is the latest synchronization of any of its copies (zero:
+	// none yet).
+	LastSynced time.Time
+}
+
+// ConnectorPage returns up to q.Limit connectors that q selects, oldest
+// first, each with its copies summed up, in one query.
+func (s *Store) ConnectorPage(ctx context.Context, q ConnectorQuery) ([]ConnectorSummary, error) {
+	const op = "list connectors"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	if err := s.failuresReady(op); err != nil {
+		return nil, err
+	}
+	if !validText(q.Tenant) || !validText(q.ExternalUserID) {
+		return nil, nil
+	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	q.Limit = min(q.Limit, 1000)
+	d := s.d
+	where, args := []string{"c.seq > " + d.ph(1)}, []any{q.After}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, cond+d.ph(len(args)))
+	}
+	if q.Tenant != "" {
+		add("c.tenant = ", q.Tenant)
+	}
+	if q.ExternalUserID != "" {
+		add("c.external_user_id = ", q.ExternalUserID)
+	}
+	if q.Failing {
+		where = append(where, "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = c.id AND f.failure_class IS NOT NULL)")
+	}
+	args = append(args, q.Limit)
+	// Each connector's copies are summed up by correlated subqueries on
+	// the copies' primary key (connector, entity): a page costs a few
+	// index probes per connector, and no grouping of wide rows.
+	sub := func(agg string) string {
+		return "(SELECT " + agg + " FROM tributary_entities e WHERE e.connector = c.id)"
+	}
+	query := "SELECT c.seq, c.id, c.tenant, c.external_user_id, c.kind, c.name, c.sealed, c.replication, c.version, c.created_at, " +
+		sub("count(*)") + ", " + sub("count(e.failure_class)") + ", " + sub("max(e.synced_at)") +
+		" FROM tributary_connectors c WHERE " + strings.Join(where, " AND ") + " ORDER BY c.seq LIMIT " + d.ph(len(args))
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer rows.Close()
+	var out []ConnectorSummary
+	for rows.Next() {
+		var cs ConnectorSummary
+		var created int64
+		var synced sql.NullInt64
+		c := &cs.Connector
+		if err := rows.Scan(&cs.Seq, &c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Sealed, &c.Replication, &c.Version, &created,
+			&cs.Copies, &cs.Failing, &synced); err != nil {
+			return nil, d.wrap(op, err)
+		}
+		c.Created = time.UnixMilli(created).UTC()
+		if synced.Valid {
+			cs.LastSynced = time.UnixMilli(synced.Int64).UTC()
+		}
+		out = append(out, cs)
+	}
+	return out, d.wrap(op, rows.Err())
+}
+
+// Tenants lists the tenants that have connectors, in order.
+func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	const op = "list tenants"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT DISTINCT tenant FROM tributary_connectors ORDER BY tenant")
+	if err != nil {
+		return nil, s.d.wrap(op, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, s.d.wrap(op, err)
+		}
+		out = append(out, t)
+	}
+	return out, s.d.wrap(op, rows.Err())
+}
+
+// ConnectorEvents returns the newest events of connector of type typ,
+// newest first, at most limit (default 100).
+func (s *Store) ConnectorEvents(ctx context.Context, connector, typ string, limit int) ([]Event, error) {
+	const op = "events"
+	if err := s.outboxReady(op); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	d := s.d
+	rows, err := s.r.QueryContext(ctx, "SELECT id, type, tenant, connector, created_at, body FROM tributary_events WHERE connector = "+d.ph(1)+
+		" AND type = "+d.ph(2)+" ORDER BY seq DESC LIMIT "+d.ph(3), connector, typ, limit)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var ev Event
+		var created int64
+		if err := rows.Scan(&ev.ID, &ev.Type, &ev.Tenant, &ev.Connector, &created, &ev.Body); err != nil {
+			return nil, d.wrap(op, err)
+		}
+		ev.Created = time.UnixMilli(created).UTC()
+		out = append(out, ev)
+	}
+	return out, d.wrap(op, rows.Err())
+}
+
+// DeliveryInfo is one delivery as a console lists it.
+type DeliveryInfo struct {
+	DeliveryRecord
+	// EventID, EventType and Tenant are its event's.
+	EventID, EventType, Tenant, Connector string
+	// Created is when the delivery was made.
+	Created time.Time
+}
+
+// Deliveries lists the newest deliveries to endpoint in state, newest
+// first, at most limit (default 100).
+func (s *Store) Deliveries(ctx context.Context, endpoint string, state DeliveryState, limit int) ([]DeliveryInfo, error) {
+	const op = "deliveries"
+	if err := s.outboxReady(op); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	d := s.d
+	rows, err := s.r.QueryContext(ctx, "SELECT dl.id, dl.endpoint, dl.state, dl.attempts, dl.last_status, dl.last_error, dl.created_at, ev.id, ev.type, ev.tenant, ev.connector"+
+		" FROM tributary_deliveries dl JOIN tributary_events ev ON ev.id = dl.event_id WHERE dl.endpoint = "+d.ph(1)+" AND dl.state = "+d.ph(2)+
+		" ORDER BY dl.id DESC LIMIT "+d.ph(3), endpoint, string(state), limit)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer rows.Close()
+	var out []DeliveryInfo
+	for rows.Next() {
+		var di DeliveryInfo
+		var st string
+		var status sql.NullInt64
+		var msg sql.NullString
+		var created int64
+		if err := rows.Scan(&di.ID, &di.Endpoint, &st, &di.Attempts, &status, &msg, &created, &di.EventID, &di.EventType, &di.Tenant, &di.Connector); err != nil {
+			return nil, d.wrap(op, err)
+		}
+		di.State, di.LastStatus, di.LastError, di.Created = DeliveryState(st), int(status.Int64), msg.String, time.UnixMilli(created).UTC()
+		out = append(out, di)
+	}
+	return out, d.wrap(op, rows.Err())
+}
+
+// SealedKeys counts the connectors by what keyID says of their sealed
+// credentials (the id of the key that sealed them): the progress of a key
+// rotation.
+func (s *Store) SealedKeys(ctx context.Context, keyID func(sealed []byte) string) (map[string]int, error) {
+	const op = "list connectors"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT sealed FROM tributary_connectors")
+	if err != nil {
+		return nil, s.d.wrap(op, err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	var b []byte
+	for rows.Next() {
+		if err := rows.Scan(&b); err != nil {
+			return nil, s.d.wrap(op, err)
+		}
+		out[keyID(b)]++
+	}
+	return out, s.d.wrap(op, rows.Err())
+}
