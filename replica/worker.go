@@ -28,8 +28,10 @@ const minRenewTTL = time.Second
 // background every third of the time it had left when SyncClaimed began,
 // for that time (a Worker renews for its lease TTL instead); a renewal
 // that finds the claim lost stops the sync at once. The replica must be
-// durable (Open) and its name (WithName) must be c.Connector.
-func (r *Replica) SyncClaimed(ctx context.Context, c *store.Claim) (EntityReport, error) {
+// durable (Open) and its name (WithName) must be c.Connector. The load
+// options opts apply to the sync's writes besides the fence (store.WithEvent:
+// an event written with its last transaction).
+func (r *Replica) SyncClaimed(ctx context.Context, c *store.Claim, opts ...store.LoadOption) (EntityReport, error) {
 	if c == nil {
 		return EntityReport{}, fmt.Errorf("replica: SyncClaimed without a claim: %w", store.ErrInvalid)
 	}
@@ -37,7 +39,7 @@ func (r *Replica) SyncClaimed(ctx context.Context, c *store.Claim) (EntityReport
 	if ttl < minRenewTTL {
 		ttl = minRenewTTL
 	}
-	return r.syncClaimed(ctx, c, ttl, ttl/3)
+	return r.syncClaimed(ctx, c, ttl, ttl/3, opts...)
 }
 
 // syncClaimed is SyncClaimed renewing c for ttl every renewEvery, with

@@ -180,7 +180,9 @@ func (s *Server) syncNow(ctx context.Context, l *live, rep *replica.Replica, ent
 		return err
 	}
 	defer c.Release(context.WithoutCancel(ctx))
-	rp, err := rep.SyncClaimed(ctx, c)
+	// The sync.completed event, as a background sync writes it (the
+	// console's history and the webhooks see on-demand syncs too).
+	rp, err := rep.SyncClaimed(ctx, c, s.syncEventOptions(l.row.ID, entity)...)
 	s.synced(l.row.ID, rp, err)
 	if err == nil {
 		// A failure the background sync recorded is over.
