@@ -28,6 +28,9 @@ func (s *Server) routes() {
 	for _, p := range []string{hosted.DefaultPaths.Create, hosted.IntegrationsPaths.Create, "/integrations/connectors"} {
 		post(p, "create", s.authenticated(s.create))
 	}
+	for _, p := range []string{hosted.DefaultPaths.Create, hosted.IntegrationsPaths.Create, "/api/v1/connectors/sources"} {
+		m.HandleFunc("GET "+p, s.observe("list", s.authenticated(s.list)))
+	}
 	post("/api/v1/connectors/sources/{id}/execute", "execute", s.authenticated(s.execute))
 	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
 	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}", "/v1/integrations/connectors/{id}"} {
@@ -222,6 +225,8 @@ func (s *Server) synced(connector string, rep replica.EntityReport, err error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if _, derr := s.st.Drop(ctx, connector, rep.Entity); derr != nil && !errors.Is(derr, store.ErrNotSynced) {
 			s.log.Warn("a deleted connector's copy is kept", "connector", connector, "entity", rep.Entity, "err", derr)
+		} else if derr == nil {
+			_ = s.st.Scrub(ctx)
 		}
 		cancel()
 	}

@@ -32,8 +32,10 @@ type failureStatus struct {
 }
 
 // status is the connector status endpoint: the connector as created
-// (never its credentials) and each of its copies' synchronization state
-// and last failure.
+// (never its credentials), its status (connectorStatus: healthy,
+// needs_reconnect or failing) and each of its copies' synchronization
+// state and last failure, from two reads of the store (the connector, its
+// copies).
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
@@ -63,8 +65,10 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, cs)
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"id": row.ID, "connector_type": row.Kind, "name": row.Name,
-		"external_user_id": row.ExternalUserID, "created_at": row.Created.UTC().Format(time.RFC3339), "copies": out})
+	body := connectorJSON(row)
+	body["status"] = connectorStatus(s.needsReconnect(row), copies)
+	body["copies"] = out
+	s.writeJSON(w, http.StatusOK, body)
 }
 
 // failingCollector reports, at each scrape, which copies in the store

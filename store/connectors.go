@@ -543,8 +543,7 @@ type ConnectorQuery struct {
 
 // ConnectorsPage lists a tenant's connectors that match q, newest first,
 // and returns, when there may be more, the cursor of the next page (0 when
-// this page is the last). It is one indexed statement; Sealed is not read
-// (the connectors come back with an empty Sealed).
+// this page is the last). It is one indexed statement.
 func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connector, int64, error) {
 	const op = "list connectors"
 	if err := s.connectorsReady(op); err != nil {
@@ -574,7 +573,7 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 		add("seq < ", q.Before)
 	}
 	args = append(args, q.Limit+1)
-	rows, err := s.r.QueryContext(ctx, "SELECT seq, id, tenant, external_user_id, kind, name, replication, version, created_at FROM tributary_connectors WHERE "+
+	rows, err := s.r.QueryContext(ctx, "SELECT seq, "+connectorCols+" FROM tributary_connectors WHERE "+
 		strings.Join(where, " AND ")+" ORDER BY seq DESC LIMIT "+d.ph(len(args)), args...)
 	if err != nil {
 		return nil, 0, d.wrap(op, err)
@@ -583,14 +582,12 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 	out := []Connector{}
 	var seqs []int64
 	for rows.Next() {
-		var c Connector
-		var seq, created int64
-		if err := rows.Scan(&seq, &c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Replication, &c.Version, &created); err != nil {
+		var seq int64
+		c, err := scanConnector(seqScanner{rows, &seq})
+		if err != nil {
 			return nil, 0, d.wrap(op, err)
 		}
-		c.Sealed = []byte{}
-		c.Created = time.UnixMilli(created).UTC()
-		out = append(out, c)
+		out = append(out, *c)
 		seqs = append(seqs, seq)
 	}
 	if err := rows.Err(); err != nil {
@@ -601,6 +598,15 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 	}
 	return out[:q.Limit], seqs[q.Limit-1], nil
 }
+
+// seqScanner scans a row's leading seq, then the rest as scanConnector
+// asks.
+type seqScanner struct {
+	rows *sql.Rows
+	seq  *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error { return s.rows.Scan(append([]any{s.seq}, dest...)...) }
 
 // Scrub writes SQLite's write-ahead log into the database file and
 // empties the log (PRAGMA wal_checkpoint(TRUNCATE)); on PostgreSQL it does
