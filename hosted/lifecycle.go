@@ -39,9 +39,24 @@ type CopyStatus struct {
 	SyncedAt *time.Time `json:"synced_at"`
 	// Syncing reports a full synchronization under way.
 	Syncing bool `json:"syncing"`
+	// LastSync summarizes the last completed synchronization; nil when
+	// none completed (or the service's store recorded none).
+	LastSync *LastSync `json:"last_sync"`
 	// Failure is the last synchronization's failure; nil when it
 	// succeeded (or none ran).
 	Failure *CopyFailure `json:"failure"`
+}
+
+// LastSync is a copy's last completed synchronization.
+type LastSync struct {
+	// Mode is "full" or "incremental".
+	Mode string `json:"mode"`
+	// Inserted, Updated and Deleted count what it changed in the copy.
+	Inserted int64 `json:"inserted"`
+	Updated  int64 `json:"updated"`
+	Deleted  int64 `json:"deleted"`
+	// DurationMS is how long it took, in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // CopyFailure is a copy's last synchronization failure.

@@ -521,3 +521,69 @@ func firstString(t *testing.T, a answer, field string) string {
 	}
 	return s
 }
+
+// copyNamed returns the copy of entity in a status answer (nil: none).
+func copyNamed(a answer, entity string) map[string]any {
+	for _, c := range copiesOf(a) {
+		if c["entity"] == entity {
+			return c
+		}
+	}
+	return nil
+}
+
+// The status of a connector whose copies synchronize: healthy, and each
+// copy's last synchronization with its mode, counts and duration: first a
+// full one that inserted every ticket of the vendor, then, once a ticket
+// changes at the vendor, an incremental one that updated it. The hosted
+// client reads the same.
+func TestConnectorStatusLastSync(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			zd := zendesktest.New()
+			t.Cleanup(zd.Close)
+			svc := start(t, b.open(t), zd, func(c *server.Config) { c.SyncEvery, c.SyncWorkers = 200*time.Millisecond, 1 })
+			tok := svc.token(t, clientA, "")
+			id := svc.create(t, tok, "u1")
+			a := svc.waitStatus(t, tok, id, "tickets not synchronized", func(a answer) bool {
+				c := copyNamed(a, "tickets")
+				return c != nil && c["last_sync"] != nil
+			})
+			last := copyNamed(a, "tickets")["last_sync"].(map[string]any)
+			if a.json["status"] != "healthy" || last["mode"] != "full" || last["inserted"] != float64(zd.Total("tickets")) ||
+				last["updated"] != 0.0 || last["deleted"] != 0.0 || last["duration_ms"].(float64) < 0 {
+				t.Fatalf("after the first sync: %s", a.body)
+			}
+			zd.Clock().Advance(5 * time.Minute)
+			ids := zd.IDs("tickets")
+			if err := zd.Update("tickets", ids[0]); err != nil {
+				t.Fatal(err)
+			}
+			zd.Clock().Advance(2 * time.Minute) // past the export's last minute
+			a = svc.waitStatus(t, tok, id, "no incremental sync of the changed ticket", func(a answer) bool {
+				l, _ := copyNamed(a, "tickets")["last_sync"].(map[string]any)
+				return l["mode"] == "incremental" && l["updated"].(float64) >= 1
+			})
+			if copyNamed(a, "tickets")["failure"] != nil || copyNamed(a, "tickets")["synced_at"] == nil {
+				t.Fatalf("after the incremental sync: %s", a.body)
+			}
+			c, err := hosted.New(hosted.Config{BaseURL: svc.url, ClientID: clientA.ID, ClientSecret: clientA.Secret})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci, err := c.GetConnector(context.Background(), id)
+			if err != nil || ci.Status != "healthy" || ci.ExternalUserID != "u1" {
+				t.Fatalf("hosted get: %+v %v", ci, err)
+			}
+			found := false
+			for _, cp := range ci.Copies {
+				if cp.Entity == "tickets" {
+					found = cp.LastSync != nil && cp.LastSync.Mode != "" && cp.SyncedAt != nil
+				}
+			}
+			if !found {
+				t.Fatalf("hosted get: the tickets copy: %+v", ci.Copies)
+			}
+		})
+	}
+}

@@ -14,10 +14,23 @@ import (
 
 // copyStatus is one copy in a connector's status.
 type copyStatus struct {
-	Entity   string         `json:"entity"`
-	SyncedAt *time.Time     `json:"synced_at"` // null: never synchronized
-	Syncing  bool           `json:"syncing"`
-	Failure  *failureStatus `json:"failure"` // null: the last sync succeeded (or none ran)
+	Entity   string     `json:"entity"`
+	SyncedAt *time.Time `json:"synced_at"` // null: never synchronized
+	Syncing  bool       `json:"syncing"`
+	// LastSync is the last completed synchronization (at SyncedAt); null
+	// when none completed, or the store recorded none (schema < 6).
+	LastSync *lastSyncStatus `json:"last_sync"`
+	Failure  *failureStatus  `json:"failure"` // null: the last sync succeeded (or none ran)
+}
+
+// lastSyncStatus summarizes a copy's last completed synchronization.
+type lastSyncStatus struct {
+	// Mode is "full" or "incremental".
+	Mode       string `json:"mode"`
+	Inserted   int64  `json:"inserted"`
+	Updated    int64  `json:"updated"`
+	Deleted    int64  `json:"deleted"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // failureStatus is a copy's last failure, as the store records it.
@@ -55,6 +68,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		if !c.SyncedAt.IsZero() {
 			t := c.SyncedAt.UTC()
 			cs.SyncedAt = &t
+		}
+		if ls := c.LastSync; ls != nil {
+			mode := "incremental"
+			if ls.Full {
+				mode = "full"
+			}
+			cs.LastSync = &lastSyncStatus{Mode: mode, Inserted: ls.Counts.Inserted, Updated: ls.Counts.Updated, Deleted: ls.Counts.Deleted,
+				DurationMS: ls.Duration.Milliseconds()}
 		}
 		if f := c.Failure; f != nil {
 			cs.Failure = &failureStatus{Class: string(f.Class), Message: f.Message, Failures: f.Failures, FailedAt: f.FailedAt.UTC()}

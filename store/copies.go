@@ -21,6 +21,10 @@ type CopyState struct {
 	// Failure is the copy's last synchronization failure, nil when the
 	// last synchronization succeeded (or none failed yet).
 	Failure *Failure
+	// LastSync summarizes the last completed synchronization (at
+	// SyncedAt); nil when none completed since the store was at schema
+	// version 6.
+	LastSync *SyncSummary
 }
 
 // Copies lists every registered copy's synchronization state, by connector
@@ -54,7 +58,7 @@ func (s *Store) copies(ctx context.Context, connectors ...string) ([]CopyState, 
 		}
 		where = " WHERE connector IN (" + placeholders(s.d, 1, len(args)) + ")"
 	}
-	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.failureSelect("")+
+	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.lastSyncSelect()+", "+s.failureSelect("")+
 		" FROM tributary_entities"+where+" ORDER BY connector, entity", args...)
 	if err != nil {
 		return nil, s.d.wrap("copies", err)
@@ -67,10 +71,12 @@ func (s *Store) copies(ctx context.Context, connectors ...string) ([]CopyState, 
 		var owner sql.NullString
 		var now int64
 		var f failureFields
-		if err := rows.Scan(append([]any{&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now}, f.dest()...)...); err != nil {
+		var last sql.NullString
+		if err := rows.Scan(append([]any{&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now, &last}, f.dest()...)...); err != nil {
 			return nil, s.d.wrap("copies", err)
 		}
 		c.Failure = f.failure()
+		c.LastSync = parseLastSync(last)
 		if synced.Valid {
 			c.SyncedAt = time.UnixMilli(synced.Int64).UTC()
 		}

@@ -70,8 +70,9 @@ import (
 // of an older one is upgraded when it is opened. Version 2 added the
 // connectors (Connector); version 3 each copy's last failure (Failure);
 // version 4 each copy's change feed (Changes); version 5 the outbox of
-// events and their webhook deliveries (Event).
-const SchemaVersion = 5
+// events and their webhook deliveries (Event); version 6 each copy's last
+// synchronization's summary (CopyState.LastSync).
+const SchemaVersion = 6
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -313,6 +314,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 5 {
 		stmts = append(stmts, s.schemaV5()...)
+	}
+	if v < 6 {
+		stmts = append(stmts, s.schemaV6()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
