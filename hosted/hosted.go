@@ -44,13 +44,15 @@ import (
 type Paths struct {
 	// Token exchanges a client id and secret for a bearer token.
 	Token string
-	// Create creates a connector.
+	// Create creates a connector (POST) and lists them (GET,
+	// ListConnectors).
 	Create string
 	// Execute runs an operation on connector {id}.
 	Execute string
-	// Update changes connector {id}'s credentials or replication_config
-	// (PATCH). When empty and Execute is set and ends in "/execute", it
-	// is Execute without that suffix.
+	// Update changes connector {id}'s name, credentials or
+	// replication_config (PATCH), describes it (GET, GetConnector) and
+	// deletes it (DELETE). When empty and Execute is set and ends in
+	// "/execute", it is Execute without that suffix.
 	Update string
 	// Changes reads the change feed of a copy of connector {id}.
 	Changes string
