@@ -13,6 +13,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/store"
 )
@@ -201,8 +202,8 @@ func (s *Server) verifyCredentials(ctx context.Context, kind string, creds map[s
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return nil, &refusal{status: http.StatusGatewayTimeout, typ: "server_error", param: "credentials",
 				msg: "the credentials could not be checked with " + kind + " in time"}
-		default:
-			return nil, &refusal{status: http.StatusBadGateway, typ: "unreachable", param: "credentials",
+		default: // unreachable, the vendor's failure, its rate limit
+			return nil, &refusal{status: http.StatusBadGateway, typ: hosted.ErrorType(err), param: "credentials",
 				msg: "the credentials could not be checked with " + kind + ": " + msg}
 		}
 	}
