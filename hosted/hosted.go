@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,13 +44,15 @@ import (
 type Paths struct {
 	// Token exchanges a client id and secret for a bearer token.
 	Token string
-	// Create creates a connector.
+	// Create creates a connector (POST) and lists them (GET,
+	// ListConnectors).
 	Create string
 	// Execute runs an operation on connector {id}.
 	Execute string
-	// Update changes connector {id}'s credentials or replication_config
-	// (PATCH). When empty and Execute is set and ends in "/execute", it
-	// is Execute without that suffix.
+	// Update changes connector {id}'s name, credentials or
+	// replication_config (PATCH), describes it (GET, GetConnector) and
+	// deletes it (DELETE). When empty and Execute is set and ends in
+	// "/execute", it is Execute without that suffix.
 	Update string
 	// Changes reads the change feed of a copy of connector {id}.
 	Changes string
@@ -299,7 +302,10 @@ func (r CreateRequest) Format(f fmt.State, verb rune) {
 
 // CreateConnector creates a connector for the configured external user and
 // returns its id. The credentials are checked against the kind first, as
-// kinds.Open checks them; nothing is sent when they are wrong.
+// kinds.Open checks them; nothing is sent when they are wrong. The service
+// then tries them at the vendor (one cheap authenticated call): refused
+// ones are an error matching tributary.ErrInvalidCredentials with Param
+// "credentials", and no connector is created.
 func (c *Client) CreateConnector(ctx context.Context, r CreateRequest) (string, error) {
 	if err := kinds.CheckCredentials(r.ConnectorType, r.Credentials); err != nil {
 		return "", err
@@ -347,6 +353,9 @@ type UpdateRequest struct {
 	// ReplicationConfig are then checked against it before sending, as
 	// the service checks them. It is not sent.
 	ConnectorType string
+	// Name, when not nil, replaces the connector's display name
+	// (new("CRM") in Go 1.26).
+	Name *string
 	// Credentials, when not nil, replace the connector's credentials
 	// (the whole object, as CreateRequest.Credentials).
 	Credentials map[string]any
@@ -362,19 +371,25 @@ func (r UpdateRequest) Format(f fmt.State, verb rune) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	fmt.Fprintf(f, "hosted.UpdateRequest{ConnectorType: %q, Credentials: %v (values redacted), ReplicationConfig: %v}", r.ConnectorType, keys, r.ReplicationConfig)
+	name := "unchanged"
+	if r.Name != nil {
+		name = strconv.Quote(*r.Name)
+	}
+	fmt.Fprintf(f, "hosted.UpdateRequest{ConnectorType: %q, Name: %s, Credentials: %v (values redacted), ReplicationConfig: %v}", r.ConnectorType, name, keys, r.ReplicationConfig)
 }
 
-// UpdateConnector replaces connector id's credentials, its
-// replication_config or both (Paths.Update, PATCH). The service checks
-// them as at creation, and makes the connector's copies whose
+// UpdateConnector replaces connector id's name, credentials and/or
+// replication_config (Paths.Update, PATCH). The service checks them as at
+// creation (new credentials are tried at the vendor: refused ones are an
+// error matching tributary.ErrInvalidCredentials with Param
+// "credentials", and nothing changes), and makes the connector's copies whose
 // synchronization failed with a configuration or authorization error
 // eligible again. With r.ConnectorType set, they are checked here first
 // and nothing is sent when they are wrong. The credentials' values never
 // appear in the errors.
 func (c *Client) UpdateConnector(ctx context.Context, id string, r UpdateRequest) error {
-	if r.Credentials == nil && r.ReplicationConfig == nil {
-		return &tributary.Error{Kind: r.ConnectorType, Param: "credentials", Err: tributary.ErrInvalidParams, Message: "give Credentials, ReplicationConfig or both to change"}
+	if r.Credentials == nil && r.ReplicationConfig == nil && r.Name == nil {
+		return &tributary.Error{Kind: r.ConnectorType, Param: "credentials", Err: tributary.ErrInvalidParams, Message: "give Name, Credentials or ReplicationConfig (or several) to change"}
 	}
 	if r.ConnectorType != "" {
 		if r.Credentials != nil {
@@ -390,6 +405,9 @@ func (c *Client) UpdateConnector(ctx context.Context, id string, r UpdateRequest
 	}
 	c.rememberSecrets(r.Credentials)
 	body := map[string]any{}
+	if r.Name != nil {
+		body["name"] = *r.Name
+	}
 	if r.Credentials != nil {
 		body["credentials"] = r.Credentials
 	}

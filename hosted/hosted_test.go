@@ -20,6 +20,7 @@ import (
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom"
+	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 )
@@ -253,11 +254,21 @@ func TestNoSecretInHostedValues(t *testing.T) {
 }
 
 // Intercom's replication_config.start_date is required and validated
-// before the create call; a valid one is sent and accepted.
+// before the create call; a valid one is sent and accepted (the service
+// checks the token at Intercom's fake).
 func TestIntercomReplicationConfig(t *testing.T) {
-	w := setup(t, hosted.DefaultPaths)
+	ic := intercomtest.New()
+	t.Cleanup(ic.Close)
+	srv := newService(t, hostedtest.WithConnectorOptions("intercom", tributary.WithBaseURL(ic.URL), fast))
+	t.Cleanup(srv.Close)
+	c, err := hosted.New(hosted.Config{BaseURL: srv.URL, ClientID: hostedtest.DefaultClientID, ClientSecret: hostedtest.DefaultClientSecret,
+		ExternalUserID: "customer-42"}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{srv: srv, client: c}
 	ctx := context.Background()
-	creds := map[string]any{"access_token": "intercom-token"}
+	creds := map[string]any{"access_token": intercomtest.DefaultAccessToken}
 	before := w.srv.Requests()["create"]
 	for _, rc := range []map[string]any{nil, {"start_date": "2024-01-31 00:00:00"}} {
 		_, err := w.client.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: "intercom", Credentials: creds, ReplicationConfig: rc})

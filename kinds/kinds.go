@@ -4,6 +4,7 @@
 package kinds
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,6 +121,24 @@ func CheckCredentials(connectorType string, credentials map[string]any) error {
 		return err
 	}
 	return k.check(credentials)
+}
+
+// Verify asks the source whether conn's credentials work: one cheap
+// authenticated request that every kind of this package declares (GitHub
+// GET /user, HubSpot GET /account-info/v3/details, Mailchimp GET
+// /3.0/ping, Gong GET /v2/users, Intercom GET /me, Salesforce GET
+// /services/data/vXX.X/limits, Zendesk GET /api/v2/users/me.json), sent
+// with the connector's authentication (an OAuth refresh first when it
+// holds no access token), retries and error parsing. It returns nil when
+// the source accepted them; an error matching tributary.ErrUnauthorized
+// or ErrForbidden when it refused them; ErrUnreachable, ErrServer or
+// ErrRateLimited when it could not tell. A connector of another package
+// (a hosted one) is not checked: nil.
+func Verify(ctx context.Context, conn tributary.Connector) error {
+	if v, ok := conn.(interface{ CheckCredentials(context.Context) error }); ok {
+		return v.CheckCredentials(ctx)
+	}
+	return nil
 }
 
 // CheckReplicationConfig checks the replication_config a hosted create call

@@ -106,8 +106,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	info(r).connector = created.ID
 	s.log.Info("connector created", "request_id", info(r).id, "connector", created.ID, "kind", created.Kind, "client", sc.client)
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": created.ID, "connector_type": created.Kind, "name": created.Name,
-		"external_user_id": created.ExternalUserID, "created_at": created.Created.UTC().Format(time.RFC3339)})
+	s.writeJSON(w, http.StatusCreated, connectorJSON(created))
 }
 
 // newConnector is what creating a connector takes: the body of the create
@@ -139,10 +138,11 @@ func (s *Server) failCreate(w http.ResponseWriter, r *http.Request, err error) {
 	s.storeFailed(w, r, "create", err)
 }
 
-// createConnector checks in, seals its credentials and stores the
-// connector for sc's tenant, with its connector.created event, and
-// registers its copies. Errors are a *refusal, a *tributary.Error (the
-// credentials or replication config), or the store's.
+// createConnector checks in, asks the vendor whether its credentials work
+// (verifyCredentials), seals them and stores the connector for sc's
+// tenant, with its connector.created event, and registers its copies.
+// Errors are a *refusal, a *tributary.Error (the credentials or
+// replication config), or the store's.
 func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector) (*store.Connector, error) {
 	bad := func(param, msg string) error {
 		return &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: msg, param: param}
@@ -168,9 +168,15 @@ func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector)
 	if err := kinds.CheckReplicationConfig(in.ConnectorType, in.ReplicationConfig); err != nil {
 		return nil, err
 	}
+	// The vendor is asked before anything is stored: refused credentials
+	// leave no connector and no event.
+	sl, err := s.verifyCredentials(ctx, in.ConnectorType, in.Credentials)
+	if err != nil {
+		return nil, err
+	}
 	id := "conn_" + randomID(12)
 	row := store.Connector{ID: id, Tenant: sc.client, ExternalUserID: in.ExternalUserID, Kind: in.ConnectorType, Name: in.Name}
-	conn, err := s.open(row, in.Credentials)
+	conn, err := s.open(row, sl.Credentials)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +186,7 @@ func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector)
 	internal := func(msg string) error {
 		return &refusal{status: http.StatusInternalServerError, typ: "server_error", msg: msg}
 	}
-	if row.Sealed, err = s.seal(id, &sealed{Credentials: in.Credentials}); err != nil {
+	if row.Sealed, err = s.seal(id, sl); err != nil {
 		return nil, internal("could not seal the credentials")
 	}
 	ev, err := s.newEvent(webhook.ConnectorCreated, sc.client, id, map[string]any{"connector_id": id, "connector_type": row.Kind,

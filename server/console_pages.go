@@ -24,29 +24,18 @@ import (
 // consolePageSize is how many connectors a page of the console lists.
 const consolePageSize = 50
 
-// The statuses of a connector on the console.
-const (
-	statusHealthy        = "healthy"
-	statusNeedsReconnect = "needs_reconnect"
-	statusFailing        = "failing"
-)
-
+// The statuses (lifecycle.go) the console filters by.
 var consoleStatuses = []string{statusHealthy, statusNeedsReconnect, statusFailing}
 
-// consoleStatus is a connector's status: needs_reconnect once the vendor
-// refused its refresh token (until a refresh succeeds or it is updated),
-// failing while a copy's last synchronization failed or its credentials
-// do not open, healthy otherwise.
-// TODO(lead): unify with the status endpoint's.
-func (s *Server) consoleStatus(row *store.Connector, failingCopies int) string {
-	sl, err := s.unseal(row)
-	switch {
-	case err == nil && sl.NeedsReconnect:
-		return statusNeedsReconnect
-	case err != nil || failingCopies > 0:
+// consoleStatus is a connector's status by the API's rule (statusOf)
+// from its copies summed up; credentials that do not open count as
+// failing.
+func (s *Server) consoleStatus(cs *store.ConnectorSummary) string {
+	sl, err := s.unseal(&cs.Connector)
+	if err != nil {
 		return statusFailing
 	}
-	return statusHealthy
+	return statusOf(sl.NeedsReconnect, cs.AuthFailing > 0, cs.Failing > 0)
 }
 
 // connectorRow is a connector as the console lists it.
@@ -58,7 +47,7 @@ type connectorRow struct {
 
 func (s *Server) rowOf(cs *store.ConnectorSummary) connectorRow {
 	return connectorRow{ID: cs.ID, Tenant: cs.Tenant, ExternalUserID: cs.ExternalUserID, Kind: cs.Kind, Name: cs.Name,
-		Status: s.consoleStatus(&cs.Connector, cs.Failing), Copies: cs.Copies, Failing: cs.Failing, LastSynced: cs.LastSynced, Created: cs.Created}
+		Status: s.consoleStatus(cs), Copies: cs.Copies, Failing: cs.Failing, LastSynced: cs.LastSynced, Created: cs.Created}
 }
 
 type connectorsData struct {
@@ -122,7 +111,7 @@ func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 	more := false
 scan:
 	for {
-		batch, err := c.s.st.ConnectorPage(ctx, sq)
+		batch, err := c.s.st.ConnectorSummaries(ctx, sq)
 		if err != nil {
 			c.storeProblem(w, r, err)
 			return

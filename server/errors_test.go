@@ -121,7 +121,9 @@ func TestOneErrorEnvelope(t *testing.T) {
 // ErrUnreachable.
 func TestUnreachableVendor(t *testing.T) {
 	s := start(t, sqliteStore(t), nil, func(c *server.Config) {
-		c.ConnectorOptions = map[string][]tributary.Option{zendesk.Type: {tributary.WithBaseURL("https://acme.zendesk.invalid")}}
+		// The vendor was reachable when the connector was created.
+		c.ConnectorOptions = map[string][]tributary.Option{zendesk.Type: {tributary.WithBaseURL("https://acme.zendesk.invalid"),
+			tributary.WithHTTPClient(&http.Client{Transport: &acceptedOnce{}})}}
 	})
 	tok := s.token(t, clientA, "user-1")
 	id := s.create(t, tok, "user-1")

@@ -28,6 +28,9 @@ func (s *Server) routes() {
 	for _, p := range []string{hosted.DefaultPaths.Create, hosted.IntegrationsPaths.Create, "/integrations/connectors"} {
 		post(p, "create", s.authenticated(s.create))
 	}
+	for _, p := range []string{hosted.DefaultPaths.Create, hosted.IntegrationsPaths.Create, "/api/v1/connectors/sources"} {
+		m.HandleFunc("GET "+p, s.observe("list", s.authenticated(s.list)))
+	}
 	post("/api/v1/connectors/sources/{id}/execute", "execute", s.authenticated(s.execute))
 	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
 	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}", "/v1/integrations/connectors/{id}"} {
@@ -219,14 +222,17 @@ func (s *Server) synced(connector string, rep replica.EntityReport, err error) {
 	if err != nil {
 		s.log.Warn("sync failed", "connector", connector, "entity", rep.Entity, "err", err)
 	}
-	if errors.Is(err, errNoConnector) {
-		// The connector was deleted while this copy was held: the copy
-		// goes now that its claim is released.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if errors.Is(err, errNoConnector) || s.gone(ctx, connector) {
+		// The connector was deleted while this copy was held (the sync
+		// failed for it, or ended otherwise): the copy goes now that its
+		// claim is released.
 		if _, derr := s.st.Drop(ctx, connector, rep.Entity); derr != nil && !errors.Is(derr, store.ErrNotSynced) {
 			s.log.Warn("a deleted connector's copy is kept", "connector", connector, "entity", rep.Entity, "err", derr)
+		} else if derr == nil {
+			_ = s.st.Scrub(ctx)
 		}
-		cancel()
 	}
 	outcome := "success"
 	if err != nil {
@@ -237,6 +243,13 @@ func (s *Server) synced(connector string, rep replica.EntityReport, err error) {
 	m.syncRecs.WithLabelValues(kind, "updated").Add(float64(rep.Updated))
 	m.syncRecs.WithLabelValues(kind, "deleted").Add(float64(rep.Deleted))
 	m.vendor(kind, rep.Usage)
+}
+
+// gone reports whether connector id is no longer in the store (deleted,
+// by this process or another).
+func (s *Server) gone(ctx context.Context, id string) bool {
+	_, err := s.st.Connector(ctx, id)
+	return errors.Is(err, store.ErrNotFound)
 }
 
 // lagCollector reports, at each scrape, how long ago each copy in the

@@ -14,10 +14,23 @@ import (
 
 // copyStatus is one copy in a connector's status.
 type copyStatus struct {
-	Entity   string         `json:"entity"`
-	SyncedAt *time.Time     `json:"synced_at"` // null: never synchronized
-	Syncing  bool           `json:"syncing"`
-	Failure  *failureStatus `json:"failure"` // null: the last sync succeeded (or none ran)
+	Entity   string     `json:"entity"`
+	SyncedAt *time.Time `json:"synced_at"` // null: never synchronized
+	Syncing  bool       `json:"syncing"`
+	// LastSync is the last completed synchronization (at SyncedAt); null
+	// when none completed, or the store recorded none (schema < 6).
+	LastSync *lastSyncStatus `json:"last_sync"`
+	Failure  *failureStatus  `json:"failure"` // null: the last sync succeeded (or none ran)
+}
+
+// lastSyncStatus summarizes a copy's last completed synchronization.
+type lastSyncStatus struct {
+	// Mode is "full" or "incremental".
+	Mode       string `json:"mode"`
+	Inserted   int64  `json:"inserted"`
+	Updated    int64  `json:"updated"`
+	Deleted    int64  `json:"deleted"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // failureStatus is a copy's last failure, as the store records it.
@@ -32,8 +45,10 @@ type failureStatus struct {
 }
 
 // status is the connector status endpoint: the connector as created
-// (never its credentials) and each of its copies' synchronization state
-// and last failure.
+// (never its credentials), its status (connectorStatus: healthy,
+// needs_reconnect or failing) and each of its copies' synchronization
+// state and last failure, from two reads of the store (the connector, its
+// copies).
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
@@ -54,6 +69,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 			t := c.SyncedAt.UTC()
 			cs.SyncedAt = &t
 		}
+		if ls := c.LastSync; ls != nil {
+			mode := "incremental"
+			if ls.Full {
+				mode = "full"
+			}
+			cs.LastSync = &lastSyncStatus{Mode: mode, Inserted: ls.Counts.Inserted, Updated: ls.Counts.Updated, Deleted: ls.Counts.Deleted,
+				DurationMS: ls.Duration.Milliseconds()}
+		}
 		if f := c.Failure; f != nil {
 			cs.Failure = &failureStatus{Class: string(f.Class), Message: f.Message, Failures: f.Failures, FailedAt: f.FailedAt.UTC()}
 			if !f.RetryAt.IsZero() {
@@ -63,8 +86,10 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, cs)
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"id": row.ID, "connector_type": row.Kind, "name": row.Name,
-		"external_user_id": row.ExternalUserID, "created_at": row.Created.UTC().Format(time.RFC3339), "copies": out})
+	body := connectorJSON(row)
+	body["status"] = connectorStatus(s.needsReconnect(row), copies)
+	body["copies"] = out
+	s.writeJSON(w, http.StatusOK, body)
 }
 
 // failingCollector reports, at each scrape, which copies in the store

@@ -58,7 +58,8 @@ func TestConnectorStatusShowsFailures(t *testing.T) {
 			svc := start(t, st, nil, func(c *server.Config) {
 				c.SyncEvery, c.SyncWorkers = time.Hour, 1
 				c.ConnectorOptions[zendesk.Type] = append(c.ConnectorOptions[zendesk.Type],
-					tributary.WithHTTPClient(&http.Client{Transport: rt}), tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+					// The credentials worked when the connector was created.
+					tributary.WithHTTPClient(&http.Client{Transport: &acceptedOnce{next: rt}}), tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 			})
 			tok := svc.token(t, clientA, "")
 			id := svc.create(t, tok, "u1")

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
@@ -15,9 +15,11 @@ import (
 )
 
 // update is the connector update endpoint: it replaces a connector's
-// credentials, its replication_config or both, checked as create checks
-// them, and makes the copies that failed with the old ones (a config or
-// auth failure waits for a change) eligible for synchronization again.
+// name, credentials and/or replication_config, checked as create checks
+// them (new credentials are tried at the vendor first), and, when the
+// credentials or the replication_config change, makes the copies that
+// failed with the old ones (a config or auth failure waits for a change)
+// eligible for synchronization again.
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
@@ -35,13 +37,14 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		s.failUpdate(w, r, id, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"id": id, "connector_type": updated.Kind, "name": updated.Name,
-		"external_user_id": updated.ExternalUserID, "created_at": updated.Created.UTC().Format(time.RFC3339)})
+	s.writeJSON(w, http.StatusOK, connectorJSON(updated))
 }
 
 // connectorChange is what updating a connector takes: the body of the
 // update endpoint, and the credentials a reconnect has gathered.
 type connectorChange struct {
+	// Name, when not nil, replaces the display name.
+	Name              *string        `json:"name"`
 	Credentials       map[string]any `json:"credentials"`
 	ReplicationConfig map[string]any `json:"replication_config"`
 }
@@ -66,8 +69,11 @@ func (s *Server) failUpdate(w http.ResponseWriter, r *http.Request, id string, e
 // store.ErrNotFound when it was deleted meanwhile, or the store's.
 func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in connectorChange) (*store.Connector, error) {
 	id := row.ID
-	if in.Credentials == nil && in.ReplicationConfig == nil {
-		return nil, &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: "give credentials, replication_config or both to change", param: "credentials"}
+	if in.Credentials == nil && in.ReplicationConfig == nil && in.Name == nil {
+		return nil, &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: "give name, credentials or replication_config (or several) to change", param: "credentials"}
+	}
+	if in.Name != nil && !printable(*in.Name) {
+		return nil, &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: fmt.Sprintf("name must be at most %d printable characters", maxName), param: "name"}
 	}
 	creds := in.Credentials
 	if creds != nil {
@@ -80,15 +86,34 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 			return nil, err
 		}
 	}
-	var ch store.ConnectorChange
-	if creds == nil {
-		// The replication_config only: the connector keeps its credentials
-		// (and the OAuth token they hold).
-		sl, err := s.unseal(row)
+	ch := store.ConnectorChange{Name: in.Name}
+	if creds == nil && in.ReplicationConfig == nil {
+		// The name only: nothing the connector reads changes.
+		updated, _, err := s.st.UpdateConnector(ctx, id, ch)
 		if err != nil {
 			return nil, err
 		}
+		updated.Sealed = nil
+		s.log.Info("connector renamed", "connector", id, "kind", row.Kind, "client", row.Tenant)
+		return updated, nil
+	}
+	var sl *sealed
+	if creds != nil {
+		// New credentials are tried at the vendor before they replace the
+		// old; sealed anew, they clear a needs-reconnect mark.
+		var err error
+		if sl, err = s.verifyCredentials(ctx, row.Kind, creds); err != nil {
+			return nil, err
+		}
 		creds = sl.Credentials
+	} else {
+		// The replication_config only: the connector keeps its credentials
+		// (and the OAuth token they hold).
+		old, err := s.unseal(row)
+		if err != nil {
+			return nil, err
+		}
+		creds = old.Credentials
 	}
 	conn, err := s.open(*row, creds)
 	if err != nil {
@@ -97,8 +122,8 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 	internal := func(msg string) error {
 		return &refusal{status: http.StatusInternalServerError, typ: "server_error", msg: msg}
 	}
-	if in.Credentials != nil {
-		if ch.Sealed, err = s.seal(id, &sealed{Credentials: in.Credentials}); err != nil {
+	if sl != nil {
+		if ch.Sealed, err = s.seal(id, sl); err != nil {
 			return nil, internal("could not seal the credentials")
 		}
 	}
@@ -117,7 +142,7 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 	s.mu.Unlock()
 	s.forget(id)
 	s.log.Info("connector updated", "connector", id, "kind", row.Kind, "client", row.Tenant,
-		"credentials", in.Credentials != nil, "replication_config", in.ReplicationConfig != nil,
+		"credentials", in.Credentials != nil, "replication_config", in.ReplicationConfig != nil, "name", in.Name != nil,
 		"version", updated.Version, "failures_reset", reset)
 	return updated, nil
 }

@@ -56,6 +56,8 @@ func TestUpdateCredentialsRetriesFailedCopies(t *testing.T) {
 			svc := start(t, st, zd, func(c *server.Config) {
 				c.SyncEvery, c.SyncWorkers = time.Hour, 1
 				c.ConnectorOptions[zendesk.Type] = append(c.ConnectorOptions[zendesk.Type],
+					// The token worked when the connector was created.
+					tributary.WithHTTPClient(&http.Client{Transport: &acceptedOnce{}}),
 					tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 			})
 			tok := svc.token(t, clientA, "")
@@ -228,7 +230,11 @@ func TestHostedUpdateConnector(t *testing.T) {
 			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, newToken))
 			t.Cleanup(zd.Close)
 			st := sqliteStore(t)
-			svc := start(t, st, zd, func(c *server.Config) { c.SyncEvery, c.SyncWorkers = time.Hour, 1 })
+			svc := start(t, st, zd, func(c *server.Config) {
+				c.SyncEvery, c.SyncWorkers = time.Hour, 1
+				// The token worked when the connector was created.
+				c.ConnectorOptions[zendesk.Type] = append(c.ConnectorOptions[zendesk.Type], tributary.WithHTTPClient(&http.Client{Transport: &acceptedOnce{}}))
+			})
 			ctx := context.Background()
 			c, err := hosted.New(hosted.Config{BaseURL: svc.url, ClientID: clientA.ID, ClientSecret: clientA.Secret, ExternalUserID: "u1", Paths: paths})
 			if err != nil {

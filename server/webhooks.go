@@ -376,7 +376,10 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 
 // deleteConnector is DELETE on a connector: the connector and its sealed
 // credentials are deleted, with a connector.deleted event in the same
-// transaction. Its copies stay in the store until pruned.
+// transaction; then its copies are dropped (one a synchronization holds
+// goes when the synchronization ends) and, on SQLite, the log is
+// checkpointed (Store.Scrub), so that neither the database file nor its
+// log holds the sealed credentials or the copies' records any more.
 func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	info(r).connector = id
@@ -417,6 +420,11 @@ func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	}
 	if derr != nil {
 		s.log.Warn("connector deleted; some of its copies are kept", "request_id", info(r).id, "connector", id, "err", derr)
+	}
+	// SQLite: the write-ahead log still holds the deleted pages as they
+	// were; a checkpoint leaves the zeros secure_delete wrote.
+	if err := s.st.Scrub(r.Context()); err != nil {
+		s.log.Warn("connector deleted; the store's log is not yet checkpointed", "request_id", info(r).id, "connector", id, "err", err)
 	}
 	s.log.Info("connector deleted", "request_id", info(r).id, "connector", id, "client", row.Tenant, "copies_dropped", dropped)
 	w.WriteHeader(http.StatusNoContent)

@@ -72,7 +72,8 @@ func (s *Store) BeginUpdate(ctx context.Context, sp Spec, opts ...LoadOption) (*
 			Message: "the copy was made with other searchable fields: synchronize it in full"}
 	}
 	x, _ := search.NewExtractor(ts.Schema, ts.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, id: id, table: tableName(id), x: x, created: true, live: true, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w)}
+	l := &Load{s: s, spec: sp, ts: ts, id: id, table: tableName(id), x: x, created: true, live: true, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w),
+		begun: time.Now()}
 	for _, o := range opts {
 		o(l)
 	}
@@ -226,6 +227,9 @@ func (u *Update) Finish(ctx context.Context) error {
 	}
 	if err := l.s.prune(ctx, tx, f); err != nil {
 		return l.wrap(err)
+	}
+	if err := l.saveLastSync(ctx, tx, false, l.counts); err != nil {
+		return err
 	}
 	if err := l.syncEvent(ctx, tx, false); err != nil {
 		return err

@@ -17,8 +17,14 @@ import (
 	"github.com/tributary-dev/tributary/store"
 )
 
-// dropV6 turns a current store's tables into version 5's.
+// dropV6 turns a version 6 store's tables into version 5's.
 const dropV6 = "DROP TABLE tributary_connect_sessions"
+
+// dropV7 turns a current store's tables into version 6's.
+const dropV7 = "ALTER TABLE tributary_entities DROP COLUMN last_sync"
+
+// dropV7Index goes with dropV7, before it.
+const dropV7Index = "DROP INDEX tributary_entities_failing"
 
 // checkSessions runs a connect session through its life on st: found by
 // its token, started (twice: the first flow's state then matches
@@ -121,13 +127,13 @@ func TestUpgradeV5SQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range []string{dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'"} {
+	for _, stmt := range []string{dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'"} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stores := openAtOnce(t, 3, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) || v != "6" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) || v != "7" {
 		t.Fatalf("the upgraded file is at version %s", v)
 	}
 	checkSessions(t, stores[1])
@@ -146,13 +152,13 @@ func TestUpgradeV5Postgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	for _, stmt := range []string{dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'"} {
+	for _, stmt := range []string{dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'"} {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stores := openAtOnce(t, 3, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
-	if v := pgVersion(t, conn); v != "6" {
+	if v := pgVersion(t, conn); v != "7" {
 		t.Fatalf("the upgraded database is at version %s", v)
 	}
 	checkSessions(t, stores[0])

@@ -374,27 +374,34 @@ type ConnectorChange struct {
 	Sealed []byte
 	// Replication, when not nil, replaces the replication_config (JSON).
 	Replication []byte
+	// Name, when not nil, replaces the display name.
+	Name *string
 }
 
 // String describes the change, with the length of Sealed only.
 func (c ConnectorChange) String() string {
-	sealed, repl := "unchanged", "unchanged"
+	sealed, repl, name := "unchanged", "unchanged", "unchanged"
 	if c.Sealed != nil {
 		sealed = fmt.Sprintf("[%d bytes]", len(c.Sealed))
 	}
 	if c.Replication != nil {
 		repl = strconv.Quote(string(c.Replication))
 	}
-	return fmt.Sprintf("ConnectorChange{Sealed:%s Replication:%s}", sealed, repl)
+	if c.Name != nil {
+		name = strconv.Quote(*c.Name)
+	}
+	return fmt.Sprintf("ConnectorChange{Sealed:%s Replication:%s Name:%s}", sealed, repl, name)
 }
 
 // Format prints String for every verb, so that no verb prints Sealed's
 // bytes.
 func (c ConnectorChange) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
 
-// UpdateConnector replaces the connector's sealed credentials and/or its
-// replication configuration (the fields of ch that are not nil), at
-// version+1, and in the same transaction forgets the failures of every
+// UpdateConnector replaces the connector's sealed credentials, its
+// replication configuration and/or its name (the fields of ch that are not
+// nil). A change of the credentials or the replication configuration
+// moves the connector to version+1 and in the same transaction forgets the
+// failures of every
 // copy of the connector, as ResetFailures does: a copy that failed with
 // the old credentials or configuration is given out again at once, and a
 // crash cannot leave the new credentials saved with the old failures
@@ -411,11 +418,14 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 	if err := s.connectorsReady(op); err != nil {
 		return nil, 0, err
 	}
-	if ch.Sealed == nil && ch.Replication == nil {
-		return nil, 0, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "the change changes nothing: give sealed credentials, a replication configuration, or both"}
+	if ch.Sealed == nil && ch.Replication == nil && ch.Name == nil {
+		return nil, 0, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "the change changes nothing: give sealed credentials, a replication configuration, a name, or several"}
 	}
 	if ch.Replication != nil && !json.Valid(ch.Replication) {
 		return nil, 0, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "the connector's replication configuration is not valid JSON"}
+	}
+	if ch.Name != nil && !validText(*ch.Name) {
+		return nil, 0, &Error{Op: op, Connector: id, Err: ErrInvalid, Message: "the connector's name is not UTF-8 text without NUL characters"}
 	}
 	if !validText(id) {
 		return nil, 0, notFound(op, id)
@@ -431,13 +441,23 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 		args = append(args, ch.Replication)
 		sets = append(sets, "replication = "+d.ph(len(args)))
 	}
+	if ch.Name != nil {
+		args = append(args, *ch.Name)
+		sets = append(sets, "name = "+d.ph(len(args)))
+	}
+	// A new name alone changes nothing the connector reads: its version
+	// and its copies' failures stay.
+	working := ch.Sealed != nil || ch.Replication != nil
+	if working {
+		sets = append(sets, "version = version + 1")
+	}
 	args = append(args, id)
 	tx, err := d.writeTx(ctx, s.w)
 	if err != nil {
 		return nil, 0, d.wrap(op, err)
 	}
 	defer tx.Rollback()
-	c, err := scanConnector(tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET "+strings.Join(sets, ", ")+", version = version + 1 WHERE id = "+d.ph(len(args))+
+	c, err := scanConnector(tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET "+strings.Join(sets, ", ")+" WHERE id = "+d.ph(len(args))+
 		" RETURNING "+connectorCols, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, notFound(op, id)
@@ -446,7 +466,7 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 		return nil, 0, d.wrap(op, err)
 	}
 	reset := 0
-	if s.schema >= 3 {
+	if working && s.schema >= 3 {
 		res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET "+clearFailure+" WHERE connector = "+d.ph(1)+
 			" AND failure_class IS NOT NULL", id)
 		if err != nil {
@@ -503,4 +523,122 @@ func (s *Store) DeleteConnector(ctx context.Context, id string, opts ...EventOpt
 		return err
 	}
 	return s.d.wrap(op, tx.Commit())
+}
+
+// ConnectorQuery selects a page of connectors: for ConnectorsPage (one
+// tenant's, newest first, the API's list) and ConnectorSummaries (oldest
+// first, with their copies summed up: an operator's console).
+type ConnectorQuery struct {
+	// Tenant, when not "", keeps that tenant's connectors; ConnectorsPage
+	// requires it.
+	Tenant string
+	// ExternalUserID, when not "", keeps the connectors of that end user.
+	ExternalUserID string
+	// Kind, when not "", keeps the connectors of that connector_type.
+	Kind string
+	// Failing keeps only the connectors with a copy whose last
+	// synchronization failed.
+	Failing bool
+	// Before, when above 0, is the cursor ConnectorsPage returned: its
+	// page starts after it.
+	Before int64
+	// After is the Seq of the last connector of ConnectorSummaries'
+	// previous page (0: the first page).
+	After int64
+	// Limit is the most connectors returned, 1 to 1000 (ConnectorSummaries:
+	// 50 when 0).
+	Limit int
+}
+
+// connectorFilter is the WHERE conditions and arguments of q's filters
+// (not its paging) over tributary_connectors under alias ("" or "c.");
+// ok is false when a value cannot match any connector.
+func (s *Store) connectorFilter(q ConnectorQuery, alias string) (where []string, args []any, ok bool) {
+	for _, v := range []string{q.Tenant, q.ExternalUserID, q.Kind} {
+		if !validText(v) {
+			return nil, nil, false
+		}
+	}
+	add := func(col string, v string) {
+		if v != "" {
+			args = append(args, v)
+			where = append(where, alias+col+" = "+s.d.ph(len(args)))
+		}
+	}
+	add("tenant", q.Tenant)
+	add("external_user_id", q.ExternalUserID)
+	add("kind", q.Kind)
+	if q.Failing {
+		where = append(where, "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = "+alias+"id AND f.failure_class IS NOT NULL)")
+	}
+	return where, args, true
+}
+
+// ConnectorsPage lists a tenant's connectors that match q, newest first,
+// and returns, when there may be more, the cursor of the next page (0 when
+// this page is the last). It is one indexed statement.
+func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connector, int64, error) {
+	const op = "list connectors"
+	if err := s.connectorsReady(op); err != nil {
+		return nil, 0, err
+	}
+	if q.Tenant == "" || q.Limit < 1 || q.Limit > 1000 {
+		return nil, 0, &Error{Op: op, Err: ErrInvalid, Message: "a page of connectors needs a tenant and a limit of 1 to 1000"}
+	}
+	where, args, ok := s.connectorFilter(q, "")
+	if !ok {
+		return []Connector{}, 0, nil // no connector has it
+	}
+	d := s.d
+	if q.Before > 0 {
+		args = append(args, q.Before)
+		where = append(where, "seq < "+d.ph(len(args)))
+	}
+	args = append(args, q.Limit+1)
+	rows, err := s.r.QueryContext(ctx, "SELECT seq, "+connectorCols+" FROM tributary_connectors WHERE "+
+		strings.Join(where, " AND ")+" ORDER BY seq DESC LIMIT "+d.ph(len(args)), args...)
+	if err != nil {
+		return nil, 0, d.wrap(op, err)
+	}
+	defer rows.Close()
+	out := []Connector{}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		c, err := scanConnector(seqScanner{rows, &seq})
+		if err != nil {
+			return nil, 0, d.wrap(op, err)
+		}
+		out = append(out, *c)
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, d.wrap(op, err)
+	}
+	if len(out) <= q.Limit {
+		return out, 0, nil
+	}
+	return out[:q.Limit], seqs[q.Limit-1], nil
+}
+
+// seqScanner scans a row's leading seq, then the rest as scanConnector
+// asks.
+type seqScanner struct {
+	rows *sql.Rows
+	seq  *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error { return s.rows.Scan(append([]any{s.seq}, dest...)...) }
+
+// Scrub writes SQLite's write-ahead log into the database file and
+// empties the log (PRAGMA wal_checkpoint(TRUNCATE)); on PostgreSQL it does
+// nothing. The SQLite store runs with secure_delete on: what a deletion
+// frees (a deleted connector's sealed credentials, a dropped copy's
+// records) is overwritten with zeros in the database file; until a
+// checkpoint of the log, it still holds the pages as they were before. After
+// DeleteConnector and Drop, a Scrub leaves neither file holding what
+// they removed. It waits for the readers that hold the log, up to the
+// store's busy timeout.
+func (s *Store) Scrub(ctx context.Context) error {
+	return s.d.wrap("scrub", s.d.afterLoad(ctx, s.w))
 }

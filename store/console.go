@@ -11,21 +11,6 @@ import (
 // copies' state summed up in one query, the tenants, a connector's recent
 // events, and deliveries by state. Each is one SQL statement.
 
-// ConnectorQuery selects a page of connectors for ConnectorPage.
-type ConnectorQuery struct {
-	// Tenant and ExternalUserID, when set, keep only the connectors of
-	// that tenant, of that external user.
-	Tenant, ExternalUserID string
-	// Failing keeps only the connectors with a copy whose last
-	// synchronization failed.
-	Failing bool
-	// After is the Seq of the last connector of the previous page (0: the
-	// first page).
-	After int64
-	// Limit is the page's size (default 50, at most 1000).
-	Limit int
-}
-
 // ConnectorSummary is a connector with its copies' state summed up.
 type ConnectorSummary struct {
 	Connector
@@ -33,16 +18,19 @@ type ConnectorSummary struct {
 	// the last one of a page.
 	Seq int64
 	// Copies counts its registered copies, Failing those whose last
-	// synchronization failed.
-	Copies, Failing int
+	// synchronization failed, AuthFailing those of them that failed with
+	// class auth (FailureAuth).
+	Copies, Failing, AuthFailing int
 	// LastSynced is the latest synchronization of any of its copies (zero:
 	// none yet).
 	LastSynced time.Time
 }
 
-// ConnectorPage returns up to q.Limit connectors that q selects, oldest
-// first, each with its copies summed up, in one query.
-func (s *Store) ConnectorPage(ctx context.Context, q ConnectorQuery) ([]ConnectorSummary, error) {
+// ConnectorSummaries returns up to q.Limit connectors that q selects,
+// oldest first (q.After pages; q.Before is ignored), each with its copies
+// summed up, in one query. q.Tenant may be "" (every tenant: an operator's
+// view).
+func (s *Store) ConnectorSummaries(ctx context.Context, q ConnectorQuery) ([]ConnectorSummary, error) {
 	const op = "list connectors"
 	if err := s.connectorsReady(op); err != nil {
 		return nil, err
@@ -50,28 +38,17 @@ func (s *Store) ConnectorPage(ctx context.Context, q ConnectorQuery) ([]Connecto
 	if err := s.failuresReady(op); err != nil {
 		return nil, err
 	}
-	if !validText(q.Tenant) || !validText(q.ExternalUserID) {
-		return nil, nil
-	}
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
 	q.Limit = min(q.Limit, 1000)
+	where, args, ok := s.connectorFilter(q, "c.")
+	if !ok {
+		return nil, nil
+	}
+	where = append(where, "c.seq > "+s.d.ph(len(args)+1))
+	args = append(args, q.After)
 	d := s.d
-	where, args := []string{"c.seq > " + d.ph(1)}, []any{q.After}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, cond+d.ph(len(args)))
-	}
-	if q.Tenant != "" {
-		add("c.tenant = ", q.Tenant)
-	}
-	if q.ExternalUserID != "" {
-		add("c.external_user_id = ", q.ExternalUserID)
-	}
-	if q.Failing {
-		where = append(where, "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = c.id AND f.failure_class IS NOT NULL)")
-	}
 	args = append(args, q.Limit)
 	// Each connector's copies are summed up by correlated subqueries on
 	// the copies' primary key (connector, entity): a page costs a few
@@ -80,7 +57,7 @@ func (s *Store) ConnectorPage(ctx context.Context, q ConnectorQuery) ([]Connecto
 		return "(SELECT " + agg + " FROM tributary_entities e WHERE e.connector = c.id)"
 	}
 	query := "SELECT c.seq, c.id, c.tenant, c.external_user_id, c.kind, c.name, c.sealed, c.replication, c.version, c.created_at, " +
-		sub("count(*)") + ", " + sub("count(e.failure_class)") + ", " + sub("max(e.synced_at)") +
+		sub("count(*)") + ", " + sub("count(e.failure_class)") + ", " + sub("count(CASE WHEN e.failure_class = 'auth' THEN 1 END)") + ", " + sub("max(e.synced_at)") +
 		" FROM tributary_connectors c WHERE " + strings.Join(where, " AND ") + " ORDER BY c.seq LIMIT " + d.ph(len(args))
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -94,7 +71,7 @@ func (s *Store) ConnectorPage(ctx context.Context, q ConnectorQuery) ([]Connecto
 		var synced sql.NullInt64
 		c := &cs.Connector
 		if err := rows.Scan(&cs.Seq, &c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Sealed, &c.Replication, &c.Version, &created,
-			&cs.Copies, &cs.Failing, &synced); err != nil {
+			&cs.Copies, &cs.Failing, &cs.AuthFailing, &synced); err != nil {
 			return nil, d.wrap(op, err)
 		}
 		c.Created = time.UnixMilli(created).UTC()

@@ -34,7 +34,7 @@ func TestConsoleReads(t *testing.T) {
 		}
 		page := func(q store.ConnectorQuery) []store.ConnectorSummary {
 			t.Helper()
-			out, err := st.ConnectorPage(ctx, q)
+			out, err := st.ConnectorSummaries(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}

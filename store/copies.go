@@ -21,13 +21,17 @@ type CopyState struct {
 	// Failure is the copy's last synchronization failure, nil when the
 	// last synchronization succeeded (or none failed yet).
 	Failure *Failure
+	// LastSync summarizes the last completed synchronization (at
+	// SyncedAt); nil when none completed since the store was at schema
+	// version 6.
+	LastSync *SyncSummary
 }
 
 // Copies lists every registered copy's synchronization state, by connector
 // then entity. Unlike Stats it counts nothing and touches no copy's table:
 // it is cheap enough for every scrape of a monitoring system.
 func (s *Store) Copies(ctx context.Context) ([]CopyState, error) {
-	return s.copies(ctx, "")
+	return s.copies(ctx)
 }
 
 // ConnectorCopies lists the registered copies of connector, as Copies
@@ -36,13 +40,25 @@ func (s *Store) ConnectorCopies(ctx context.Context, connector string) ([]CopySt
 	return s.copies(ctx, connector)
 }
 
-// copies lists the copies of connector ("": every connector's).
-func (s *Store) copies(ctx context.Context, connector string) ([]CopyState, error) {
-	where, args := "", []any(nil)
-	if connector != "" {
-		where, args = " WHERE connector = "+s.d.ph(1), []any{connector}
+// CopiesOf lists the registered copies of the connectors given, as Copies
+// does, by connector then entity, in one statement; none given: none.
+func (s *Store) CopiesOf(ctx context.Context, connectors ...string) ([]CopyState, error) {
+	if len(connectors) == 0 {
+		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.failureSelect("")+
+	return s.copies(ctx, connectors...)
+}
+
+// copies lists the copies of connectors (none: every connector's).
+func (s *Store) copies(ctx context.Context, connectors ...string) ([]CopyState, error) {
+	where, args := "", []any(nil)
+	if len(connectors) > 0 {
+		for _, c := range connectors {
+			args = append(args, c)
+		}
+		where = " WHERE connector IN (" + placeholders(s.d, 1, len(args)) + ")"
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT connector, entity, synced_at, staging_table IS NOT NULL, lease_owner, lease_expires, "+s.d.now()+", "+s.lastSyncSelect()+", "+s.failureSelect("")+
 		" FROM tributary_entities"+where+" ORDER BY connector, entity", args...)
 	if err != nil {
 		return nil, s.d.wrap("copies", err)
@@ -55,10 +71,12 @@ func (s *Store) copies(ctx context.Context, connector string) ([]CopyState, erro
 		var owner sql.NullString
 		var now int64
 		var f failureFields
-		if err := rows.Scan(append([]any{&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now}, f.dest()...)...); err != nil {
+		var last sql.NullString
+		if err := rows.Scan(append([]any{&c.Connector, &c.Entity, &synced, &c.Syncing, &owner, &expires, &now, &last}, f.dest()...)...); err != nil {
 			return nil, s.d.wrap("copies", err)
 		}
 		c.Failure = f.failure()
+		c.LastSync = parseLastSync(last)
 		if synced.Valid {
 			c.SyncedAt = time.UnixMilli(synced.Int64).UTC()
 		}

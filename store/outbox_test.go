@@ -1,9 +1,11 @@
 package store_test
 
 // dropV5 turns a current PostgreSQL store's tables into version 4's (the
-// connect sessions and the outbox removed); with dropV4 after it, into
-// version 3's.
+// connect sessions, the copies' last synchronization and the outbox
+// removed); with dropV4 after it, into version 3's.
 var dropV5 = []string{
+	dropV7Index,
+	dropV7,
 	dropV6,
 	"DROP TABLE tributary_events",
 	"DROP TABLE tributary_deliveries",

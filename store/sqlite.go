@@ -63,6 +63,9 @@ func openSQLite(ctx context.Context, path string, create bool) (*Store, error) {
 		q.Add("_pragma", "busy_timeout(30000)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
+		// What is deleted is overwritten with zeros (a deleted connector's
+		// sealed credentials, a dropped copy's records): see Checkpoint.
+		q.Add("_pragma", "secure_delete(1)")
 		q.Add("_txlock", lock)
 		if !create {
 			q.Add("mode", "rw") // SQLite creates no file

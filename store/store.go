@@ -71,8 +71,9 @@ import (
 // connectors (Connector); version 3 each copy's last failure (Failure);
 // version 4 each copy's change feed (Changes); version 5 the outbox of
 // events and their webhook deliveries (Event); version 6 the connect
-// sessions (ConnectSession).
-const SchemaVersion = 6
+// sessions (ConnectSession); version 7 each copy's last synchronization's
+// summary (CopyState.LastSync).
+const SchemaVersion = 7
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -317,6 +318,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 6 {
 		stmts = append(stmts, s.schemaV6()...)
+	}
+	if v < 7 {
+		stmts = append(stmts, s.schemaV7()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

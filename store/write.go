@@ -45,6 +45,7 @@ type Load struct {
 	liveN      int64                          // the load's records, deletions left out (compare)
 	live       bool                           // the load writes into the live table (an Update)
 	event      func(SyncDone) (*Event, error) // WithEvent's
+	begun      time.Time                      // when the load began (LastSync's duration)
 	stmts      *stmtCache
 
 	decided bool          // the table's columns are decided (decide)
@@ -97,7 +98,8 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 	}
 	ts.TaggedWords = s.d.name() == "sqlite" // see sqliteDialect.createWords
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
-	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres", newRows: s.d.name() == "sqlite"}
+	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres", newRows: s.d.name() == "sqlite",
+		begun: time.Now()}
 	for _, o := range opts {
 		o(l)
 	}
@@ -1131,6 +1133,9 @@ func (l *Load) Commit(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET live_table = "+d.ph(1)+", staging_table = NULL, synced_at = "+d.ph(2)+", records = "+d.ph(3)+", checkpoint = "+d.ph(4)+" WHERE connector = "+d.ph(5)+" AND entity = "+d.ph(6),
 		l.id, time.Now().UnixMilli(), l.n, cp, l.spec.Connector, l.spec.Entity); err != nil {
 		return l.wrap(err)
+	}
+	if err := l.saveLastSync(ctx, tx, true, counts); err != nil {
+		return err
 	}
 	// The event carries the counts of this swap (the copy's, once it
 	// commits).

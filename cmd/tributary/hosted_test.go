@@ -10,6 +10,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted/hostedtest"
+	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -26,7 +27,10 @@ func newHosted(t *testing.T) *hostedWorld {
 	zd := zendesktest.New()
 	t.Cleanup(zd.Close)
 	fast := tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxRateLimitWait: time.Second})
-	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast))
+	ic := intercomtest.New()
+	t.Cleanup(ic.Close)
+	srv := hostedtest.New(hostedtest.WithConnectorOptions("zendesk-support", tributary.WithBaseURL(zd.URL), fast),
+		hostedtest.WithConnectorOptions("intercom", tributary.WithBaseURL(ic.URL), fast))
 	t.Cleanup(srv.Close)
 	return &hostedWorld{srv: srv, zd: zd, env: map[string]string{
 		"TRIBUTARY_CLIENT_ID": hostedtest.DefaultClientID, "TRIBUTARY_CLIENT_SECRET": hostedtest.DefaultClientSecret,
@@ -157,7 +161,7 @@ func TestCreateConnectorChecksFirst(t *testing.T) {
 	r := invocation{env: env}.run(t, "create-connector", "zendesk-support", "--hosted", w.srv.URL, "--external-user-id", "u1")
 	r.want(t, exitAuth)
 	// Intercom needs its replication start date.
-	env["TRIBUTARY_INTERCOM_ACCESS_TOKEN"] = "tok"
+	env["TRIBUTARY_INTERCOM_ACCESS_TOKEN"] = "not-the-token"
 	r = invocation{env: env}.run(t, "create-connector", "intercom", "--hosted", w.srv.URL, "--external-user-id", "u1")
 	r.want(t, exitUsage)
 	if !strings.Contains(r.stderr, "replication_config") {
@@ -166,6 +170,14 @@ func TestCreateConnectorChecksFirst(t *testing.T) {
 	if n := w.srv.Requests()["create"]; n != 0 {
 		t.Errorf("%d create requests sent for refused input", n)
 	}
+	// The service asks Intercom: a token it refuses creates nothing.
+	r = invocation{env: env}.run(t, "create-connector", "intercom", "--hosted", w.srv.URL, "--external-user-id", "u1",
+		"--replication-config", `{"start_date": "2024-01-01T00:00:00Z"}`)
+	r.want(t, exitAuth)
+	if !strings.Contains(r.stderr, "refused by intercom") || !strings.Contains(r.stderr, `"credentials"`) || r.stdout != "" {
+		t.Errorf("a refused token: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	env["TRIBUTARY_INTERCOM_ACCESS_TOKEN"] = intercomtest.DefaultAccessToken
 	r = invocation{env: env}.run(t, "create-connector", "intercom", "--hosted", w.srv.URL, "--external-user-id", "u1",
 		"--replication-config", `{"start_date": "2024-01-01T00:00:00Z"}`)
 	r.want(t, 0)

@@ -51,6 +51,7 @@ type invocation struct {
 	env        map[string]string
 	stdin      io.Reader
 	stdout     io.Writer // default: a buffer returned in result.stdout
+	stderr     io.Writer // also receives what is written to stderr, as it is written
 	ctx        context.Context
 	isTerminal bool // stderr is a terminal
 }
@@ -76,9 +77,13 @@ func (in invocation) run(t *testing.T, args ...string) result {
 	if in.ctx == nil {
 		in.ctx = context.Background()
 	}
-	a := &app{stdin: in.stdin, stdout: out, stderr: &stderr,
+	var errw io.Writer = &stderr
+	if in.stderr != nil {
+		errw = io.MultiWriter(&stderr, in.stderr)
+	}
+	a := &app{stdin: in.stdin, stdout: out, stderr: errw,
 		getenv:     func(k string) (string, bool) { v, ok := in.env[k]; return v, ok },
-		isTerminal: func(w io.Writer) bool { return in.isTerminal && w == io.Writer(&stderr) }}
+		isTerminal: func(w io.Writer) bool { return in.isTerminal && w == errw }}
 	code := a.run(in.ctx, args)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }

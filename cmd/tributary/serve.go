@@ -2,8 +2,10 @@ package main
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/keyring"
+	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/sandbox"
 	"github.com/tributary-dev/tributary/server"
 	"github.com/tributary-dev/tributary/store"
@@ -226,7 +229,69 @@ func (a *app) serve(cmd *cobra.Command, f *serveFlags) error {
 	}
 	defer closeAll()
 	fmt.Fprintf(a.stderr, "tributary serve: listening on http://%s\n", ln.Addr())
+	if f.sandbox {
+		clients, _ := a.secretText(f.clientsFile, envServeClients)
+		sandboxNotice(a.stderr, "http://"+ln.Addr().String(), clients == "")
+	}
 	return srv.Serve(cmd.Context(), ln)
+}
+
+// sandboxReplicationConfig is a replication_config with the keys kind
+// requires (nil when it requires none): a date (a date-time, or a string
+// named *_date) is the start of 2024.
+func sandboxReplicationConfig(kind string) map[string]any {
+	var out map[string]any
+	for _, p := range kinds.ReplicationParams(kind) {
+		if !p.Required {
+			continue
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		switch {
+		case p.Type == tributary.TypeDateTime, strings.HasSuffix(p.Name, "_date"): // Intercom's start_date
+			out[p.Name] = "2024-01-01T00:00:00Z"
+		default:
+			out[p.Name] = p.Default
+		}
+	}
+	return out
+}
+
+// sandboxClient is the API client --sandbox makes up when none is given.
+const sandboxClient, sandboxClientSecret = "sandbox", "sandbox-client-secret"
+
+// sandboxNotice prints, for serve --sandbox, the credentials each kind's
+// fake accepts (the only ones it accepts: a create with others is refused)
+// and a create call to paste into a shell, with the made-up client when
+// madeUp is true; the secret of a client given in a file is never
+// printed (the example names it $CLIENT_SECRET).
+func sandboxNotice(w io.Writer, base string, madeUp bool) {
+	sb := sandbox.New()
+	defer sb.Close()
+	fmt.Fprintln(w, "tributary serve: --sandbox credentials (each kind's fake accepts these, and no others):")
+	creds := map[string]string{}
+	for _, kind := range sb.Types() {
+		b, _ := json.Marshal(sb.Credentials(kind))
+		creds[kind] = string(b)
+		fmt.Fprintf(w, "  %-16s %s\n", kind, b)
+	}
+	for _, kind := range sb.Types() {
+		if cfg := sandboxReplicationConfig(kind); cfg != nil {
+			b, _ := json.Marshal(cfg)
+			fmt.Fprintf(w, "  (%s also needs \"replication_config\": %s)\n", kind, b)
+		}
+	}
+	id, secret := sandboxClient, sandboxClientSecret
+	if !madeUp {
+		id, secret = "$CLIENT_ID", "$CLIENT_SECRET"
+	}
+	fmt.Fprintf(w, `tributary serve: create a connector with them (any kind above, any external_user_id):
+  TOKEN=$(curl -s %[1]s/api/v1/account/applications/token -H 'Content-Type: application/json' \
+    -d "{\"client_id\":\"%[2]s\",\"client_secret\":\"%[3]s\"}" | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
+  curl -s %[1]s/v1/integrations/connectors -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    -d '{"external_user_id":"user-1","connector_type":"zendesk-support","credentials":%[4]s}'
+`, base, id, secret, creds["zendesk-support"])
 }
 
 // newServer builds the server the flags describe; closeAll closes what it
@@ -293,8 +358,8 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 			fmt.Fprintf(a.stderr, "tributary serve: --sandbox console: /console, operator password %q\n", cfg.Admin)
 		}
 		if clientsText == "" {
-			clientsText = "sandbox:sandbox-client-secret"
-			fmt.Fprintln(a.stderr, "tributary serve: --sandbox client: id \"sandbox\", secret \"sandbox-client-secret\"")
+			clientsText = sandboxClient + ":" + sandboxClientSecret
+			fmt.Fprintf(a.stderr, "tributary serve: --sandbox client: id %q, secret %q\n", sandboxClient, sandboxClientSecret)
 		}
 	}
 	closeAll := func() {

@@ -536,6 +536,26 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// CheckCredentials sends the kind's credential check (Kind.Check): one
+// cheap authenticated request, with the connector's authentication (an
+// OAuth refresh first when it has no access token), retries and error
+// parsing. It returns nil when the source accepted the credentials, and
+// otherwise the request's *tributary.Error: tributary.ErrUnauthorized or
+// ErrForbidden when the source refused them, ErrUnreachable, ErrServer or
+// ErrRateLimited when it could not tell. A kind without a check returns
+// nil and sends nothing.
+func (c *Connector) CheckCredentials(ctx context.Context) error {
+	if c.kind.Check == nil {
+		return nil
+	}
+	resp, err := c.send(ctx, "", "", *c.kind.Check, tributary.Params{})
+	if err != nil {
+		return err
+	}
+	_, err = c.readBody(ctx, "", "", resp)
+	return err
+}
+
 // send builds and sends the request of a route and returns a 2xx response.
 func (c *Connector) send(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*http.Response, error) {
 	if rt.Once {

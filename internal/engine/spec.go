@@ -34,6 +34,11 @@ type Kind struct {
 	RetryAfter func(resp *http.Response, now time.Time) (time.Duration, bool)
 	// Retryable decides retries before the default rules (see transport.Config).
 	Retryable func(resp *http.Response) (retry, decided bool)
+	// Check is the kind's credential check: one cheap authenticated
+	// request, sent without params, that the source answers with 2xx only
+	// for working credentials (GitHub's GET /user). CheckCredentials sends
+	// it; nil: the kind has none.
+	Check *Route
 }
 
 // Entity is a catalogue entity with its routes.

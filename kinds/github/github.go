@@ -200,6 +200,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			EmptyList:  emptyRepository,
 			RetryAfter: retryAfter,
 			Retryable:  retryable,
+			Check:      &engine.Route{Path: "/user"}, // the token's user
 		},
 		Options:        o,
 		DefaultBaseURL: DefaultBaseURL,

@@ -190,7 +190,8 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := &engine.Kind{Type: Type, Entities: catalogue(lookback), ParseError: parseError, EmptyList: emptyList}
+	kind := &engine.Kind{Type: Type, Entities: catalogue(lookback), ParseError: parseError, EmptyList: emptyList,
+		Check: &engine.Route{Path: "/v2/users"}} // one page of the company's users
 	setup := engine.Setup{
 		Paces:          paces,
 		Kind:           kind,

@@ -249,6 +249,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			Type: Type, Entities: catalogue(version), ParseError: parseError,
 			RetryAfter: retryAfter,
 			Retryable:  retryable,
+			Check:      &engine.Route{Path: "/account-info/v3/details"}, // the account the token belongs to
 		},
 		Options:        o,
 		DefaultBaseURL: DefaultBaseURL,

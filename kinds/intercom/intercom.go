@@ -197,6 +197,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 			Type:       Type,
 			Entities:   catalogue(),
 			ParseError: parseError,
+			Check:      &engine.Route{Path: "/me"}, // the admin the token acts as
 			RetryAfter: retryAfter,
 		},
 		Options:        o,

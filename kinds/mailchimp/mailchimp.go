@@ -163,6 +163,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{
 			Type: Type, Entities: catalogue(), ParseError: parseError, Classify: classify, Retryable: retryable,
+			Check: &engine.Route{Path: "/3.0/ping"}, // the API's health check, authenticated
 		},
 		Options:        o,
 		DefaultBaseURL: "https://" + creds.dataCenter() + ".api.mailchimp.com",

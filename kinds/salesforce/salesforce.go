@@ -274,6 +274,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		Kind: &engine.Kind{
 			Type: Type, Entities: catalogue(version),
 			ParseError: parseError, Classify: classify,
+			Check: &engine.Route{Path: "/services/data/" + version + "/limits"}, // the org's limits
 		},
 		Options:        o,
 		DefaultBaseURL: base,

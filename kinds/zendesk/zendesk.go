@@ -223,6 +223,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{
 			Type: Type, Entities: catalogue(), ParseError: parseError,
+			Check: &engine.Route{Path: "/api/v2/users/me.json"}, // the user the credentials sign in as
 		},
 		Paces:          paces,
 		Options:        o,

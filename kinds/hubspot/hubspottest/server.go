@@ -409,6 +409,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if !c.authorized() {
 		return
 	}
+	if r.Method == http.MethodGet && r.URL.Path == "/account-info/v3/details" {
+		c.accountDetails()
+		return
+	}
 	api, rest, ok := splitPath(seg)
 	if !ok {
 		c.notFound("resource not found", nil)
@@ -442,6 +446,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		c.notFound("resource not found", nil)
 	}
+}
+
+// accountDetails answers GET /account-info/v3/details: the account the
+// token belongs to, as HubSpot's Account Information API describes it.
+func (c *call) accountDetails() {
+	c.json(http.StatusOK, map[string]any{"portalId": PortalID, "accountType": "STANDARD", "timeZone": "US/Eastern",
+		"companyCurrency": "USD", "additionalCurrencies": []string{}, "utcOffset": "-05:00", "utcOffsetMilliseconds": -18000000,
+		"uiDomain": "app.hubspot.com", "dataHostingLocation": "na1"})
 }
 
 // splitPath recognises /crm/v3/{api}/..., /crm/{api}/2026-03/...,

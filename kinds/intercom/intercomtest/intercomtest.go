@@ -303,6 +303,7 @@ func (s *Server) apiHandler() http.Handler {
 	mux.HandleFunc("GET /companies/{id}", s.getCompany)
 	mux.HandleFunc("GET /teams", s.listTeams)
 	mux.HandleFunc("GET /teams/{id}", s.getTeam)
+	mux.HandleFunc("GET /me", s.me)
 	mux.HandleFunc("GET /admins", s.listAdmins)
 	mux.HandleFunc("GET /admins/{id}", s.getAdmin)
 	mux.HandleFunc("GET /tags", s.listTags)
@@ -837,6 +838,27 @@ func (s *Server) listAdmins(w http.ResponseWriter, r *http.Request) {
 	for k := range numAdmins {
 		out.Admins = append(out.Admins, adminAt(k, withAvatar))
 	}
+	writeOK(w, out)
+}
+
+// me answers GET /me: the admin the token acts as (the workspace's first)
+// with its app, as Intercom's admin_with_app.
+func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+	type app struct {
+		Type                 string `json:"type"`
+		IDCode               string `json:"id_code"`
+		Name                 string `json:"name"`
+		CreatedAt            int64  `json:"created_at"`
+		Secure               bool   `json:"secure"`
+		IdentityVerification bool   `json:"identity_verification"`
+		Timezone             string `json:"timezone"`
+		Region               string `json:"region"`
+	}
+	out := struct {
+		admin
+		App app `json:"app"`
+	}{admin: adminAt(0, true), App: app{Type: "app", IDCode: "tributaryfakeapp", Name: "Tributary Fake",
+		CreatedAt: 1719492696, Timezone: "America/Los_Angeles", Region: "US"}}
 	writeOK(w, out)
 }
 
