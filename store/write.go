@@ -62,6 +62,13 @@ type Load struct {
 	// and insertSQL its statements (rows, then raw records) by shape.
 	insertArgs [2][]any
 	insertSQL  map[string][2]string
+	// defaults are, by field, the key every record of decide's sample
+	// has in it (nil when they differ, or some lack it): its column's
+	// DEFAULT in a table the load fills with new rows (newRows), which
+	// insertBatch leaves out of a batch whose rows all have it.
+	// colDefaults are the same by column of shape's (nil: none).
+	defaults    [][]byte
+	colDefaults [][]byte
 }
 
 // Counts says what a synchronization changed in a copy.
@@ -161,10 +168,12 @@ func (l *Load) decide(sample [][]byte) {
 	}
 	st := make([]seen, len(l.ts.Fields))
 	var ex search.Extracted
+	var ok int64
 	for _, rec := range sample {
 		if l.x.Extract(rec, &ex) != nil {
 			continue
 		}
+		ok++
 		for i := range l.ts.Fields {
 			if k := ex.Keys[i]; k != nil {
 				st[i].n++
@@ -210,6 +219,18 @@ func (l *Load) decide(sample [][]byte) {
 	for _, i := range candidates[:min(len(candidates), DefaultIndexes)] {
 		l.ts.Fields[i].Index = true
 	}
+	if l.newRows {
+		// A key the whole sample has in a field (an array's or object's
+		// kind, a flag that never changes) becomes its column's default.
+		l.defaults = make([][]byte, len(l.ts.Fields))
+		for i, f := range l.ts.Fields {
+			if f.Key && ok >= 2 && st[i].n == ok && len(st[i].distinct) == 1 {
+				for k := range st[i].distinct {
+					l.defaults[i] = []byte(k)
+				}
+			}
+		}
+	}
 	l.decided = true
 }
 
@@ -227,6 +248,9 @@ func (l *Load) ensureTable(ctx context.Context, tx *sql.Tx, sample [][]byte) err
 	for i, f := range l.ts.Fields {
 		if f.Key {
 			fmt.Fprintf(&ddl, ", %s %s", keyCol(i), d.blob())
+			if l.defaults != nil && l.defaults[i] != nil {
+				fmt.Fprintf(&ddl, " DEFAULT x'%x'", l.defaults[i])
+			}
 		}
 		if f.Time {
 			fmt.Fprintf(&ddl, ", %s %s", timeCol(i), d.blob())
@@ -843,15 +867,37 @@ func splitWords(ws string) []string {
 func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *preparedBatch, w *pageWords) error {
 	d := l.s.d
 	perRow := len(cols)
+	if l.colDefaults == nil {
+		l.colDefaults = make([][]byte, perRow)
+		c := 2 // after idkey and hid
+		for i, f := range l.layout() {
+			if f.key {
+				if l.defaults != nil {
+					l.colDefaults[c] = l.defaults[i]
+				}
+				c++
+			}
+			if f.time {
+				c++
+			}
+		}
+	}
 	// The columns null in every row of the batch (a field the records
-	// lack, a text that is no date-time) are left out, to be null by
-	// default: a bound value costs more than a row's share of the rest.
+	// lack, a text that is no date-time), or equal in every row to their
+	// column's default, are left out, to take the default: a bound value
+	// costs more than a row's share of the rest.
 	keep := make([]bool, perRow)
 	shape := make([]byte, 0, perRow+8) // the columns kept, and the rows: the statements' key
 	nused := 0
 	for c := range perRow {
+		def := l.colDefaults[c]
 		for i := c; i < len(p.args) && !keep[c]; i += perRow {
-			keep[c] = p.args[i] != nil
+			if v, isKey := p.args[i].([]byte); def != nil && isKey {
+				keep[c] = !bytes.Equal(v, def)
+			} else {
+				// A null is written as one where the column has a default.
+				keep[c] = p.args[i] != nil || def != nil
+			}
 		}
 		if keep[c] {
 			nused++

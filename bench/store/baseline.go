@@ -12,6 +12,7 @@ import (
 	"iter"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -140,8 +141,12 @@ func sqliteDSN(file string, write bool) string {
 // plainSQLite is plain persistence on SQLite: each record's id and raw
 // JSON into one table keyed by id (the id its rowid), nothing else, in the
 // store's transactions and batches, in WAL mode; then the WAL copied into
-// the file, as the store does at the end of a load.
-func plainSQLite(ctx context.Context, conn tributary.Connector, file string) (phase, error) {
+// the file, as the store does at the end of a load. With feed, each record
+// is also written as a change of a change feed (a second table keyed by
+// the change's number: the op, the id, the raw JSON and the time), in the
+// same transaction: the copy of every record that the store's feed keeps
+// (a fair baseline: work the store must do that plain persistence skips).
+func plainSQLite(ctx context.Context, conn tributary.Connector, file string, feed bool) (phase, error) {
 	os.Remove(file)
 	db, err := sql.Open("sqlite", sqliteDSN(file, true))
 	if err != nil {
@@ -152,14 +157,21 @@ func plainSQLite(ctx context.Context, conn tributary.Connector, file string) (ph
 	if _, err := db.ExecContext(ctx, "CREATE TABLE plain (id INTEGER PRIMARY KEY, raw BLOB NOT NULL)"); err != nil {
 		return phase{}, err
 	}
-	stmts := map[int]*sql.Stmt{}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE changes (seq INTEGER PRIMARY KEY, op INTEGER NOT NULL, id TEXT NOT NULL, raw BLOB NOT NULL, at INTEGER NOT NULL)"); err != nil {
+		return phase{}, err
+	}
+	stmts, feedStmts := map[int]*sql.Stmt{}, map[int]*sql.Stmt{}
 	defer func() {
 		for _, s := range stmts {
+			s.Close()
+		}
+		for _, s := range feedStmts {
 			s.Close()
 		}
 	}()
 	ph, err := measure(func() (n, b int64, err error) {
 		var args []any
+		var seq int64
 		for page, err := range feedPages(ctx, conn, "tickets") {
 			if err != nil {
 				return n, b, err
@@ -171,6 +183,12 @@ func plainSQLite(ctx context.Context, conn tributary.Connector, file string) (ph
 				if stmts[len(batch)] == nil {
 					q := "INSERT INTO plain (id, raw) VALUES (?,?)" + strings.Repeat(",(?,?)", len(batch)-1)
 					if stmts[len(batch)], err = db.PrepareContext(ctx, q); err != nil {
+						return n, b, err
+					}
+				}
+				if feed && feedStmts[len(batch)] == nil {
+					q := "INSERT INTO changes (seq, op, id, raw, at) VALUES (?,?,?,?,?)" + strings.Repeat(",(?,?,?,?,?)", len(batch)-1)
+					if feedStmts[len(batch)], err = db.PrepareContext(ctx, q); err != nil {
 						return n, b, err
 					}
 				}
@@ -194,6 +212,19 @@ func plainSQLite(ctx context.Context, conn tributary.Connector, file string) (ph
 				if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
 					tx.Rollback()
 					return n, b, err
+				}
+				if feed {
+					args = args[:0]
+					at := time.Now().UnixMilli()
+					for _, r := range batch {
+						seq++
+						id, _ := r.IntAt("id")
+						args = append(args, seq, 1, strconv.FormatInt(id, 10), []byte(r.Raw()), at)
+					}
+					if _, err := tx.StmtContext(ctx, feedStmts[len(batch)]).ExecContext(ctx, args...); err != nil {
+						tx.Rollback()
+						return n, b, err
+					}
 				}
 			}
 			if err := tx.Commit(); err != nil {
@@ -225,8 +256,9 @@ func equalBatches[T any](page []T) [][]T {
 
 // plainPostgres is plain persistence on PostgreSQL: each record's id and
 // raw JSON into one table keyed by id by COPY (pgx's CopyFrom), a page a
-// transaction, as the store copies a full sync's rows in.
-func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string) (phase, error) {
+// transaction, as the store copies a full sync's rows in. With feed, each
+// record is also copied into a change feed's table, as plainSQLite does.
+func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string, feed bool) (phase, error) {
 	pc, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return phase{}, err
@@ -235,7 +267,11 @@ func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string) (p
 	if _, err := pc.Exec(ctx, "DROP TABLE IF EXISTS bench_plain; CREATE TABLE bench_plain (id BIGINT PRIMARY KEY, raw BYTEA NOT NULL)"); err != nil {
 		return phase{}, err
 	}
+	if _, err := pc.Exec(ctx, "DROP TABLE IF EXISTS bench_changes; CREATE TABLE bench_changes (seq BIGINT PRIMARY KEY, op SMALLINT NOT NULL, id TEXT NOT NULL, raw BYTEA NOT NULL, at BIGINT NOT NULL)"); err != nil {
+		return phase{}, err
+	}
 	ph, err := measure(func() (n, b int64, err error) {
+		var seq int64
 		for page, err := range feedPages(ctx, conn, "tickets") {
 			if err != nil {
 				return n, b, err
@@ -257,6 +293,18 @@ func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string) (p
 				tx.Rollback(ctx)
 				return n, b, err
 			}
+			if feed {
+				at := time.Now().UnixMilli()
+				changes := make([][]any, len(page))
+				for i, row := range rows {
+					seq++
+					changes[i] = []any{seq, int16(1), strconv.FormatInt(row[0].(int64), 10), row[1], at}
+				}
+				if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_changes"}, []string{"seq", "op", "id", "raw", "at"}, pgx.CopyFromRows(changes)); err != nil {
+					tx.Rollback(ctx)
+					return n, b, err
+				}
+			}
 			if err := tx.Commit(ctx); err != nil {
 				return n, b, err
 			}
@@ -265,7 +313,7 @@ func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string) (p
 		return n, b, nil
 	})
 	if err == nil {
-		err = pc.QueryRow(ctx, "SELECT pg_total_relation_size('bench_plain')").Scan(&ph.size)
+		err = pc.QueryRow(ctx, "SELECT pg_total_relation_size('bench_plain') + pg_total_relation_size('bench_changes')").Scan(&ph.size)
 	}
 	return ph, err
 }
