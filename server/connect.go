@@ -488,17 +488,7 @@ func (s *Server) connectCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).connector = id
-	ev, err := s.newEvent(webhook.ConnectCompleted, cs.Tenant, id, map[string]any{"session_id": cs.ID, "connector_id": id,
-		"connector_type": cs.Kind, "external_user_id": cs.ExternalUserID, "reconnected": cs.ConnectorID != ""})
-	if err == nil {
-		err = s.st.FinishConnectSession(r.Context(), cs.ID, store.ConnectCompleted, id, store.Emit(ev))
-	}
-	if err != nil {
-		// The connector exists: the user goes back with it all the same.
-		s.log.Error("connect: the session's end was not recorded", "request_id", info(r).id, "session", cs.ID, "connector", id, "err", err)
-	} else {
-		s.emitted()
-	}
+	s.emitted()
 	s.log.Info("connect completed", "request_id", info(r).id, "session", cs.ID, "connector", id, "kind", cs.Kind, "reconnected", cs.ConnectorID != "")
 	pageHeaders(w)
 	http.Redirect(w, r, withQuery(cs.ReturnURL, url.Values{"connector_id": {id}}), http.StatusSeeOther)
@@ -518,11 +508,23 @@ func vendorSays(err error) string {
 }
 
 // connectConnector creates the session's connector, or updates the one it
-// reconnects, with creds; it returns the connector id.
+// reconnects, with creds; it returns the connector id. The session's end
+// and its connect.completed event commit in the same transaction as the
+// connector: both exist, or neither.
 func (s *Server) connectConnector(ctx context.Context, cs *store.ConnectSession, creds connect.Credentials) (string, error) {
+	id := cs.ConnectorID
+	if id == "" {
+		id = newConnectorID()
+	}
+	ev, err := s.newEvent(webhook.ConnectCompleted, cs.Tenant, id, map[string]any{"session_id": cs.ID, "connector_id": id,
+		"connector_type": cs.Kind, "external_user_id": cs.ExternalUserID, "reconnected": cs.ConnectorID != ""})
+	if err != nil {
+		return "", err
+	}
+	opts := []store.EventOption{store.Emit(ev), store.FinishingSession(cs.ID, store.ConnectCompleted, id)}
 	if cs.ConnectorID == "" {
 		created, err := s.createConnector(ctx, scope{client: cs.Tenant, user: cs.ExternalUserID},
-			newConnector{ExternalUserID: cs.ExternalUserID, ConnectorType: cs.Kind, Name: vendorName(cs.Kind), Credentials: creds})
+			newConnector{ExternalUserID: cs.ExternalUserID, ConnectorType: cs.Kind, Name: vendorName(cs.Kind), Credentials: creds, id: id}, opts...)
 		if err != nil {
 			return "", err
 		}
@@ -535,7 +537,7 @@ func (s *Server) connectConnector(ctx context.Context, cs *store.ConnectSession,
 	if row.Tenant != cs.Tenant || row.ExternalUserID != cs.ExternalUserID || row.Kind != cs.Kind {
 		return "", &refusal{status: http.StatusConflict, typ: "conflict", msg: "the connector to reconnect changed owner or kind"}
 	}
-	if _, err := s.updateConnector(ctx, row, connectorChange{Credentials: creds}); err != nil {
+	if _, err := s.updateConnector(ctx, row, connectorChange{Credentials: creds}, opts...); err != nil {
 		return "", err
 	}
 	return row.ID, nil

@@ -117,7 +117,12 @@ type newConnector struct {
 	Name              string         `json:"name"`
 	Credentials       map[string]any `json:"credentials"`
 	ReplicationConfig map[string]any `json:"replication_config"`
+	// id, when set, is the new connector's id (newConnectorID).
+	id string
 }
+
+// newConnectorID returns a new connector id.
+func newConnectorID() string { return "conn_" + randomID(12) }
 
 // refusal is an error of createConnector that is the caller's: it becomes
 // an answer with its status, type and parameter as they are.
@@ -142,8 +147,10 @@ func (s *Server) failCreate(w http.ResponseWriter, r *http.Request, err error) {
 // (verifyCredentials), seals them and stores the connector for sc's
 // tenant, with its connector.created event, and registers its copies.
 // Errors are a *refusal, a *tributary.Error (the credentials or
-// replication config), or the store's.
-func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector) (*store.Connector, error) {
+// replication config), or the store's. The connector's id is in.id when
+// set (a connect flow names it before, for its own event); opts commit
+// with it (store.Emit, store.FinishingSession).
+func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector, opts ...store.EventOption) (*store.Connector, error) {
 	bad := func(param, msg string) error {
 		return &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: msg, param: param}
 	}
@@ -174,7 +181,10 @@ func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector)
 	if err != nil {
 		return nil, err
 	}
-	id := "conn_" + randomID(12)
+	id := in.id
+	if id == "" {
+		id = newConnectorID()
+	}
 	row := store.Connector{ID: id, Tenant: sc.client, ExternalUserID: in.ExternalUserID, Kind: in.ConnectorType, Name: in.Name}
 	conn, err := s.open(row, sl.Credentials)
 	if err != nil {
@@ -194,7 +204,7 @@ func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector)
 	if err != nil {
 		return nil, internal("could not build the event")
 	}
-	created, err := s.st.CreateConnector(ctx, row, store.Emit(ev))
+	created, err := s.st.CreateConnector(ctx, row, append([]store.EventOption{store.Emit(ev)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

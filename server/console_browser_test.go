@@ -37,7 +37,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	first := start(t, openSQLiteAt(t, path), nil, withConsole)
 	failing := first.create(t, first.token(t, clientA, ""), "ada")
 	first.create(t, first.token(t, clientB, ""), "bob")
-	if _, err := first.st.RecordFailure(ctx, failing, "tickets", store.FailureAuth, "the vendor answered 401: invalid credentials", nil); err != nil {
+	if _, err := first.st.RecordFailure(ctx, failing, "tickets", store.FailureConfig, "the vendor answered 404: no such account", nil); err != nil {
 		t.Fatal(err)
 	}
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
@@ -142,7 +142,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 
 	// Open it: the copy's failure, the history and its plot.
 	do("open the connector", chromedp.Click(chromedp.CSS(`#connectors tbody a[href="/console/connectors/`+failing+`"]`)), chromedp.WaitVisible(chromedp.ID("copies")))
-	if got := text(`#copy-tickets`); !strings.Contains(got, "auth") || !strings.Contains(got, "invalid credentials") || !strings.Contains(got, "after a change") {
+	if got := text(`#copy-tickets`); !strings.Contains(got, "config") || !strings.Contains(got, "no such account") || !strings.Contains(got, "after a change") {
 		t.Errorf("the tickets copy's row says %q", got)
 	}
 	if n, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("#records-plot svg circle").length`)); err != nil || n < 2 {
@@ -159,7 +159,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	if got := text(`#copy-tickets td.num`); got != want {
 		t.Errorf("the tickets copy holds %q records, want %s", got, want)
 	}
-	if got := text(`#copy-tickets`); strings.Contains(got, "invalid credentials") {
+	if got := text(`#copy-tickets`); strings.Contains(got, "no such account") {
 		t.Errorf("the failure is still shown after a successful sync: %q", got)
 	}
 	if got := text("#status"); got != "healthy" {

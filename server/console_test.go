@@ -116,7 +116,7 @@ func consoleService(t *testing.T, st *store.Store) (s *service, failing, other s
 	s = start(t, st, nil, withConsole)
 	failing = s.create(t, s.token(t, clientA, ""), "ada")
 	other = s.create(t, s.token(t, clientB, ""), "bob")
-	if _, err := st.RecordFailure(context.Background(), failing, "tickets", store.FailureAuth, "the vendor answered 401: invalid credentials", nil); err != nil {
+	if _, err := st.RecordFailure(context.Background(), failing, "tickets", store.FailureConfig, "the vendor answered 404: no such account", nil); err != nil {
 		t.Fatal(err)
 	}
 	return s, failing, other
@@ -156,7 +156,7 @@ func TestConsoleSignInAndOut(t *testing.T) {
 	if !strings.Contains(p.header.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Errorf("no content security policy: %q", p.header.Get("Content-Security-Policy"))
 	}
-	leaks(t, "the connectors page", p.body, "api_token", "invalid credentials")
+	leaks(t, "the connectors page", p.body, "api_token", "no such account")
 	p = o.do("POST", "/console/logout", url.Values{"csrf": {csrf(t, p)}}, nil)
 	if p.status != http.StatusSeeOther || p.location != "/console/login" {
 		t.Fatalf("sign out: %d %q", p.status, p.location)

@@ -66,8 +66,9 @@ func (s *Server) failUpdate(w http.ResponseWriter, r *http.Request, id string, e
 // scope), resets its copies' failures in the same transaction, and makes
 // this process's workers open it anew. Errors are a *refusal, a
 // *tributary.Error (the credentials or replication config),
-// store.ErrNotFound when it was deleted meanwhile, or the store's.
-func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in connectorChange) (*store.Connector, error) {
+// store.ErrNotFound when it was deleted meanwhile, or the store's. opts
+// commit with the update (store.Emit, store.FinishingSession).
+func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in connectorChange, opts ...store.EventOption) (*store.Connector, error) {
 	id := row.ID
 	if in.Credentials == nil && in.ReplicationConfig == nil && in.Name == nil {
 		return nil, &refusal{status: http.StatusBadRequest, typ: "invalid_params", msg: "give name, credentials or replication_config (or several) to change", param: "credentials"}
@@ -89,7 +90,7 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 	ch := store.ConnectorChange{Name: in.Name}
 	if creds == nil && in.ReplicationConfig == nil {
 		// The name only: nothing the connector reads changes.
-		updated, _, err := s.st.UpdateConnector(ctx, id, ch)
+		updated, _, err := s.st.UpdateConnector(ctx, id, ch, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +133,7 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 			return nil, internal("could not encode the replication_config")
 		}
 	}
-	updated, reset, err := s.st.UpdateConnector(ctx, id, ch)
+	updated, reset, err := s.st.UpdateConnector(ctx, id, ch, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -242,6 +242,23 @@ func (s *Store) ClaimConnectSession(ctx context.Context, id, stateHash string) e
 // the same transaction. ErrSessionState when it was finished already.
 func (s *Store) FinishConnectSession(ctx context.Context, id, status, result string, opts ...EventOption) error {
 	const op = "finish connect session"
+	d := s.d
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	if err := s.finishSession(ctx, tx, op, id, status, result); err != nil {
+		return err
+	}
+	if err := s.writeWith(ctx, tx, op, opts); err != nil {
+		return err
+	}
+	return d.wrap(op, tx.Commit())
+}
+
+// finishSession is FinishConnectSession's update, in tx.
+func (s *Store) finishSession(ctx context.Context, tx *sql.Tx, op, id, status, result string) error {
 	if err := s.sessionsReady(op); err != nil {
 		return err
 	}
@@ -249,20 +266,9 @@ func (s *Store) FinishConnectSession(ctx context.Context, id, status, result str
 		return &Error{Op: op, Err: ErrInvalid, Message: "a connect session finishes completed or failed"}
 	}
 	d := s.d
-	tx, err := d.writeTx(ctx, s.w)
-	if err != nil {
-		return d.wrap(op, err)
-	}
-	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, "UPDATE tributary_connect_sessions SET status = "+d.ph(1)+", result = "+d.ph(2)+", sealed = NULL WHERE id = "+d.ph(3)+
 		" AND status NOT IN ('"+ConnectCompleted+"', '"+ConnectFailed+"')", status, result, id)
-	if err := s.changed(op, res, err); err != nil {
-		return err
-	}
-	if err := s.insertEvents(ctx, tx, op, eventsOf(opts)); err != nil {
-		return err
-	}
-	return d.wrap(op, tx.Commit())
+	return s.changed(op, res, err)
 }
 
 // changed turns an update of one session into ErrSessionState when it

@@ -165,7 +165,7 @@ func (s *Store) CreateConnector(ctx context.Context, c Connector, opts ...EventO
 	if err != nil {
 		return nil, d.wrap(op, err)
 	}
-	if err := s.insertEvents(ctx, tx, op, eventsOf(opts)); err != nil {
+	if err := s.writeWith(ctx, tx, op, opts); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -412,8 +412,8 @@ func (c ConnectorChange) Format(f fmt.State, _ rune) { io.WriteString(f, c.Strin
 // The update waits for a LockConnector on the connector (an OAuth
 // refresh) to finish, then replaces what it saved. A synchronization in
 // progress with the old credentials may still record its failure after
-// the update.
-func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChange) (*Connector, int, error) {
+// the update. opts add what commits with it (Emit, FinishingSession).
+func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChange, opts ...EventOption) (*Connector, int, error) {
 	const op = "update connector"
 	if err := s.connectorsReady(op); err != nil {
 		return nil, 0, err
@@ -477,6 +477,9 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 			return nil, 0, d.wrap(op, err)
 		}
 		reset = int(n)
+	}
+	if err := s.writeWith(ctx, tx, op, opts); err != nil {
+		return nil, 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, 0, d.wrap(op, err)

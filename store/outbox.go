@@ -167,7 +167,24 @@ func (s *Store) AddEvent(ctx context.Context, ev *Event) error {
 // CreateConnector, DeleteConnector, RecordFailure.
 type EventOption func(*eventOpts)
 
-type eventOpts struct{ events []*Event }
+type eventOpts struct {
+	events []*Event
+	finish *sessionEnd // FinishingSession
+}
+
+// sessionEnd is a connect session to finish with a write.
+type sessionEnd struct{ id, status, result string }
+
+// FinishingSession finishes connect session id (status ConnectCompleted or
+// ConnectFailed, with result, as FinishConnectSession does) in the
+// transaction of the write it is given to (CreateConnector,
+// UpdateConnector): the connector a connect flow made and the session's end,
+// with its event (Emit), commit together or not at all. The write fails
+// with ErrSessionState, and changes nothing, when the session was finished
+// meanwhile.
+func FinishingSession(id, status, result string) EventOption {
+	return func(o *eventOpts) { o.finish = &sessionEnd{id: id, status: status, result: result} }
+}
 
 // Emit writes evs (non-nil ones) with the write it is given to, in its
 // transaction: they exist if and only if the write commits.
@@ -182,11 +199,27 @@ func Emit(evs ...*Event) EventOption {
 }
 
 func eventsOf(opts []EventOption) []*Event {
+	return optsOf(opts).events
+}
+
+func optsOf(opts []EventOption) eventOpts {
 	var o eventOpts
 	for _, f := range opts {
 		f(&o)
 	}
-	return o.events
+	return o
+}
+
+// writeWith writes, in tx, what opts add to a write: its events, and the
+// end of a connect session.
+func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, op string, opts []EventOption) error {
+	o := optsOf(opts)
+	if o.finish != nil {
+		if err := s.finishSession(ctx, tx, op, o.finish.id, o.finish.status, o.finish.result); err != nil {
+			return err
+		}
+	}
+	return s.insertEvents(ctx, tx, op, o.events)
 }
 
 // SyncDone describes a synchronization as its last write commits.
