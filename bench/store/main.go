@@ -193,7 +193,7 @@ func main() {
 					if err != nil {
 						log.Fatalf("%s: %v", h.sql, err)
 					}
-					s.hand = append(s.hand, handResult{h.sql, p50, p99, hits})
+					s.hand = append(s.hand, handResult{h.sql, p50, p99, hits, h.apart})
 				}
 			}
 			db.Close()
@@ -291,7 +291,12 @@ func searchesOnly(ctx context.Context, dir string, reps int, only, profile strin
 			if err != nil {
 				return false, fmt.Errorf("%s: %w", h.sql, err)
 			}
-			s.hand = append(s.hand, handResult{h.sql, p50, p99, hits})
+			s.hand = append(s.hand, handResult{h.sql, p50, p99, hits, h.apart})
+		}
+		for _, h := range s.hand {
+			if h.apart {
+				fmt.Printf("sqlite: %-50s measured apart p50 %8.2f ms: %s\n", s.name, ms(h.p50), h.sql)
+			}
 		}
 		if b := s.best(); b != nil {
 			fmt.Printf("sqlite: %-50s p50 %8.2f ms, best single query p50 %8.2f ms: %.2f×\n", s.name, ms(s.p50), ms(b.p50), float64(s.p50)/float64(b.p50))
