@@ -367,7 +367,7 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 	var lastKey []byte
 	inOrder, all := true, true
 	err = func() error {
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := s.rstmts.query(ctx, tx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -423,7 +423,7 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 		// A row after the last read, with a smaller id: the rows are not
 		// in id order, and a candidate may not have been read.
 		var later int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(table)+" WHERE idkey < ? AND rid > ? LIMIT 1)", lastKey, lastRid).Scan(&later); err != nil {
+		if err := s.rstmts.queryRow(ctx, tx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(table)+" WHERE idkey < ? AND rid > ? LIMIT 1)", lastKey, lastRid).Scan(&later); err != nil {
 			return err
 		}
 		inOrder = later == 0

@@ -157,6 +157,7 @@ type Store struct {
 	retention Retention // of the change feeds (SetRetention)
 	vocab     map[vocabKey]*vocabEntry
 	specs     map[int64]parsedSpec // by table (liveRead)
+	rstmts    *readStmts           // searches' prepared statements
 
 	// bgMu guards checkpointing, set while a checkpoint runs in the
 	// background (checkpointSoon), and closed, set by Close, after which
@@ -184,6 +185,7 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.bgMu.Unlock()
 	s.background.Wait()
+	s.rstmts.close()
 	return errors.Join(s.w.Close(), s.r.Close())
 }
 
@@ -223,7 +225,8 @@ func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 // newStore opens the store over w and r; create says a database without
 // tables gets the store's (else it is refused with ErrVersion).
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string, create bool) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{},
+		rstmts: &readStmts{on: d.name() == "sqlite", db: r}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
@@ -674,7 +677,7 @@ const maxSpecs = 256
 func (s *Store) liveSpec(ctx context.Context, q querier, connector, entity string) (int64, string, error) {
 	var id sql.NullInt64
 	var spec sql.NullString
-	err := q.QueryRowContext(ctx, "SELECT e.live_table, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table WHERE e.connector = "+s.d.ph(1)+" AND e.entity = "+s.d.ph(2), connector, entity).Scan(&id, &spec)
+	err := s.rstmts.queryRow(ctx, q, "SELECT e.live_table, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table WHERE e.connector = "+s.d.ph(1)+" AND e.entity = "+s.d.ph(2), connector, entity).Scan(&id, &spec)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && !id.Valid {
 		return 0, "", &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrNotSynced, Message: "the entity has no copy in the store yet: synchronize it first"}
 	}
