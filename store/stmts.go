@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"time"
 )
 
 // stmtCache keeps the prepared statements a load runs page after page
@@ -118,25 +119,42 @@ type readStmts struct {
 // maxReadStmts bounds the statements readStmts keeps.
 const maxReadStmts = 64
 
-// stmt returns the prepared statement of q for tx, or nil.
+// stmt returns the prepared statement of text for q, a transaction, or
+// nil.
 func (c *readStmts) stmt(ctx context.Context, q querier, text string) *sql.Stmt {
 	tx, ok := q.(*sql.Tx)
 	if c == nil || !c.on || !ok {
 		return nil
 	}
 	c.mu.Lock()
+	st := c.m[text]
+	if st != nil {
+		// Under the lock: the transaction's statement keeps st open
+		// (Close waits for it) once it exists.
+		defer c.mu.Unlock()
+		return tx.StmtContext(ctx, st)
+	}
+	c.mu.Unlock()
+	// Preparing takes a connection of the pool, which every search's
+	// transaction holds one of: it waits a little for one, not for as long
+	// as the searches that hold them, which may be waiting here too.
+	pctx, cancel := context.WithTimeout(ctx, prepareWait)
+	st, err := c.db.PrepareContext(pctx, text)
+	cancel()
+	if err != nil {
+		return nil // run unprepared: its error, if any, is the query's
+	}
+	c.mu.Lock()
 	defer c.mu.Unlock()
-	st, ok := c.m[text]
-	if !ok {
+	if had := c.m[text]; had != nil {
+		st.Close()
+		st = had
+	} else {
 		if len(c.m) >= maxReadStmts {
-			for _, st := range c.m {
-				st.Close()
+			for _, old := range c.m {
+				old.Close()
 			}
 			clear(c.m)
-		}
-		var err error
-		if st, err = c.db.PrepareContext(ctx, text); err != nil {
-			return nil // run unprepared: its error, if any, is the query's
 		}
 		if c.m == nil {
 			c.m = map[string]*sql.Stmt{}
@@ -145,6 +163,10 @@ func (c *readStmts) stmt(ctx context.Context, q querier, text string) *sql.Stmt 
 	}
 	return tx.StmtContext(ctx, st)
 }
+
+// prepareWait is how long readStmts waits for a connection to prepare a
+// statement on.
+const prepareWait = 10 * time.Millisecond
 
 func (c *readStmts) query(ctx context.Context, q querier, text string, args ...any) (*sql.Rows, error) {
 	if st := c.stmt(ctx, q, text); st != nil {
