@@ -416,6 +416,17 @@ func (e *Evaluator) Hit(record []byte, score float64) (Hit, error) {
 	return h, nil
 }
 
+// HitOf is Hit for a record whose id the caller knows already (a store
+// keeps it beside the record, as Extracted.ID gave it): without fields
+// to project, the record is not read again, and its bytes are the hit's
+// data as they are.
+func (e *Evaluator) HitOf(id string, record []byte, score float64) (Hit, error) {
+	if e.proj != nil {
+		return e.Hit(record, score)
+	}
+	return Hit{ID: id, Score: score, Data: record}, nil
+}
+
 // Cursor returns the cursor of the page that starts at offset (in hits,
 // from the first hit of the query).
 func (e *Evaluator) Cursor(offset int) (string, error) {

@@ -230,10 +230,16 @@ func genRequest(r *rand.Rand) search.Request {
 // reference Index.
 func loadBoth(t testing.TB, st *store.Store, seed uint64, n int) *search.Index {
 	t.Helper()
+	return loadIDs(t, st, seed, n, func(i int) int { return i * 7 % n })
+}
+
+// loadIDs is loadBoth with the i-th record written having the id id(i).
+func loadIDs(t testing.TB, st *store.Store, seed uint64, n int, id func(int) int) *search.Index {
+	t.Helper()
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	var recs [][]byte
 	for i := range n {
-		recs = append(recs, genRecord(r, i*7%n))
+		recs = append(recs, genRecord(r, id(i)))
 	}
 	ix, err := search.NewIndex(diffSchema, "id", recs)
 	if err != nil {
@@ -419,6 +425,57 @@ func diffBroad(t *testing.T, st *store.Store) {
 				if len(req.Query.Sort) == 0 {
 					req.Query.Sort = []search.SortItem{search.Desc(pick(r, scalarFields))}
 				}
+				return req
+			})
+		})
+	}
+}
+
+// TestDifferentialRowOrder: requests in id order over copies written in
+// id order, which SQLite reads in the order of its rows (checking that it
+// is the ids'), and over one written in id order but for a few records
+// written last, whose smaller ids the check must see.
+func TestDifferentialRowOrder(t *testing.T) {
+	const n = 600
+	late := func(i int) bool { return i%97 == 5 }
+	var lateLast []int
+	for i := range n {
+		if !late(i) {
+			lateLast = append(lateLast, i)
+		}
+	}
+	for i := range n {
+		if late(i) {
+			lateLast = append(lateLast, i)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		id   func(int) int
+	}{
+		{"ordered", func(i int) int { return i }},
+		{"late", func(i int) int { return lateLast[i] }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := diffSQLite(t, "roworder-"+c.name)
+			ix := loadIDs(t, st, 7, n, c.id)
+			r := rand.New(rand.NewPCG(23, 99))
+			diffRequests(t, st, ix, diffQueryCount(), func() search.Request {
+				var req search.Request
+				switch r.IntN(3) {
+				case 0:
+					req = genRequest(r)
+				case 1:
+					req = genScored(r)
+				default:
+					// One word: a keyword exactly its word index's match.
+					f := search.Keyword(pick(r, []string{"subject", "body", "status"}), pick(r, vocab))
+					req = search.Request{Limit: 1 + r.IntN(30), Query: search.Query{Filter: &f}}
+					if r.IntN(4) == 0 {
+						req.Fields = []search.Path{{"id"}, {"subject"}}
+					}
+				}
+				req.Query.Sort = nil
 				return req
 			})
 		})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		return nil, s.d.wrap("search", err)
 	}
 	defer tx.Rollback()
-	table, ts, err := s.live(ctx, tx, connector, entity)
+	table, ts, err := s.liveRead(ctx, tx, connector, entity)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	// database to sort), and fetch their JSON a chunk at a time; a ranking
 	// in the process reads the JSON of every candidate.
 	from := "SELECT r.rid FROM " + quoteIdent(tableName(table)) + " r"
-	rawTable := quoteIdent(tableName(table) + "_raw")
+	tname := tableName(table)
 	// The order: the sort keys' columns then the id's, when every sort
 	// field has a column; by score, in the process, when the filter
 	// scores and there is no sort. Absent values sort last in either
@@ -108,10 +109,45 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	// filter's aside.
 	broad := false
 	sub, words := wordsOnly(where.sql, c.words)
+	// Results in id order, from the word index alone or from no index:
+	// SQLite reads them in the order of the rows first, which is the ids'
+	// when the feed delivered them in that order, and checks that it is.
+	if s.d.name() == "sqlite" && inSQL && first == "" && (words || !c.indexed) {
+		// Each candidate with its record: one statement.
+		const cols = "SELECT r.rid, r.idkey, r.hid, x.raw FROM "
+		raw := " JOIN " + quoteIdent(tname+"_raw") + " x ON x.rid = r.rid"
+		q := cols + quoteIdent(tname) + " r" + raw
+		cs, order := conds, " ORDER BY r.rid"
+		if words {
+			// The word index's rows drive the read, in their order
+			// (ORDER BY r.rid would sort every match).
+			q = cols + "(" + sub + ") f JOIN " + quoteIdent(tname) + " r ON r.rid = f.rowid" + raw
+			cs, order = conds[:len(conds)-1], " ORDER BY f.rowid"
+		}
+		if len(cs) > 0 {
+			q += " WHERE " + strings.Join(cs, " AND ")
+		}
+		// A keyword of one word (ASCII) is exactly its match in a tagged
+		// word index, whose tokens are the field's words each after its
+		// tag: every hit scores 1, and no record need be read to decide.
+		exact := where.exact
+		if f := req.Canonical(ts.Schema).Query.Filter; words && ts.TaggedWords && f.Op == search.OpKeyword {
+			w := search.Words(f.Value.Interface().(string))
+			exact = len(w) == 1 && isASCIIWord(w[0])
+		}
+		res, ok, err := s.inRowOrder(ctx, tx, tname, q+order, c.args, exact, ev)
+		if err != nil {
+			return nil, s.searchErr(err, connector, entity)
+		}
+		if ok {
+			res.TookMS = search.Took(start)
+			return res, nil
+		}
+	}
 	if where.sql != "" && c.indexed && inSQL && first != "" && !words && ev.Offset()+ev.Limit() < s.broad {
 		// The page ends before s.broad matches, so that a broad filter's
 		// page is never empty.
-		res, ok, err := s.collected(ctx, tx, rawTable, collectQuery(tableName(table), conds, req.Query.Sort, ts, s.broad), c.args, where.exact, ev)
+		res, ok, err := s.collected(ctx, tx, tname, collectQuery(tname, conds, req.Query.Sort, ts, s.broad), c.args, where.exact, ev)
 		if err != nil {
 			return nil, s.searchErr(err, connector, entity)
 		}
@@ -156,7 +192,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	}
 	query := func(extra string, order []string) string { return queryOver(conds, extra, order) }
 	rawQuery := func() string {
-		q := "SELECT x.raw FROM " + quoteIdent(tableName(table)) + " r JOIN " + rawTable + " x ON x.rid = r.rid"
+		q := "SELECT x.raw FROM " + quoteIdent(tname) + " r JOIN " + quoteIdent(tname+"_raw") + " x ON x.rid = r.rid"
 		if len(conds) > 0 {
 			q += " WHERE " + strings.Join(conds, " AND ")
 		}
@@ -202,7 +238,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 				}
 				qs = append(qs, sqlQuery{q: q, args: lv.args, score: lv.score})
 			}
-			res, err = s.ordered(ctx, tx, rawTable, qs, false, ev)
+			res, err = s.ordered(ctx, tx, tname, qs, false, ev)
 			if errors.Is(err, errScoreMismatch) {
 				res, err = s.ranked(ctx, tx, rawQuery(), c.args, ts, req)
 			}
@@ -212,9 +248,9 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	case !inSQL:
 		res, err = s.ranked(ctx, tx, rawQuery(), c.args, ts, req)
 	case first == "":
-		res, err = s.ordered(ctx, tx, rawTable, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact, ev)
+		res, err = s.ordered(ctx, tx, tname, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact, ev)
 	default:
-		res, err = s.ordered(ctx, tx, rawTable, []sqlQuery{
+		res, err = s.ordered(ctx, tx, tname, []sqlQuery{
 			{q: query(first+" IS NOT NULL", order), args: c.args, score: noScore},
 			{q: query(first+" IS NULL", order[1:]), args: c.args, score: noScore}}, where.exact, ev)
 	}
@@ -255,7 +291,7 @@ type sqlQuery struct {
 // errScoreMismatch: a record of a score level scored otherwise.
 var errScoreMismatch = errors.New("a record's score is not its level's")
 
-func (s *Store) ordered(ctx context.Context, tx querier, rawTable string, qs []sqlQuery, exact bool, ev *search.Evaluator) (*search.Result, error) {
+func (s *Store) ordered(ctx context.Context, tx querier, table string, qs []sqlQuery, exact bool, ev *search.Evaluator) (*search.Result, error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
 	res := &search.Result{Hits: []search.Hit{}}
@@ -269,7 +305,7 @@ func (s *Store) ordered(ctx context.Context, tx querier, rawTable string, qs []s
 		if direct {
 			// The hits of this query that the page still needs.
 			skip := max(0, offset-matched)
-			n, err := s.readPage(ctx, tx, rawTable, q+fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1-len(res.Hits), skip), args, ev, res, limit, &more)
+			n, err := s.readPage(ctx, tx, table, q+fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1-len(res.Hits), skip), args, ev, res, limit, &more)
 			if err != nil {
 				return nil, err
 			}
@@ -285,7 +321,7 @@ func (s *Store) ordered(ctx context.Context, tx querier, rawTable string, qs []s
 			}
 			continue
 		}
-		if err := s.readMatches(ctx, tx, rawTable, q, args, sq.score, ev, res, limit, offset, &matched, &more); err != nil {
+		if err := s.readMatches(ctx, tx, table, q, args, sq.score, ev, res, limit, offset, &matched, &more); err != nil {
 			return nil, err
 		}
 	}
@@ -303,6 +339,101 @@ func withCursor(res *search.Result, ev *search.Evaluator, more bool) (*search.Re
 		res.NextCursor = &c
 	}
 	return res, nil
+}
+
+// maxRowOrder bounds the rows inRowOrder reads past a page's start.
+const maxRowOrder = 10000
+
+// inRowOrder answers ev's request, whose results are in id order, with q,
+// which selects the rid, idkey, hit id and JSON of the request's
+// candidates (exact says they are its matches) in the order of the rows
+// (rid). That order is the ids' when the rows were written in id order:
+// ok is false, and there is no result, when the candidates read come in
+// another order, or when a row after the last read has a smaller id than
+// it (a candidate not read yet could then come before some of the page),
+// or when the page starts past maxRowOrder candidates. The rows read are
+// the page's and the candidates before it: a page of a word the index
+// holds for many records reads a page of them, not all of them. Exact
+// candidates are hits of score 1 (which a scoring request's must be),
+// read without deciding them.
+func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
+	limit, offset := ev.Limit(), ev.Offset()
+	if offset > maxRowOrder {
+		return nil, false, nil
+	}
+	res = &search.Result{Hits: []search.Hit{}}
+	more := false
+	var lastRid int64
+	var lastKey []byte
+	inOrder, all := true, true
+	err = func() error {
+		rows, err := s.rstmts.query(ctx, tx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		n, matched := 0, 0 // candidates read, hits seen
+		for rows.Next() {
+			var rid int64
+			var key, raw []byte
+			var id string
+			if err := rows.Scan(&rid, &key, &id, &raw); err != nil {
+				return err
+			}
+			if lastKey != nil && bytes.Compare(key, lastKey) <= 0 {
+				inOrder = false
+				return nil
+			}
+			lastRid, lastKey = rid, key
+			if n++; n > offset+maxRowOrder+limit+1 {
+				inOrder = false
+				return nil
+			}
+			score := 1.0
+			if !exact {
+				ok, sc, err := ev.Match(raw)
+				if err != nil {
+					return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+				}
+				if !ok {
+					continue
+				}
+				score = sc
+			}
+			if matched++; matched <= offset {
+				continue
+			}
+			if len(res.Hits) == limit {
+				more, all = true, false
+				break
+			}
+			h, err := ev.HitOf(id, raw, score)
+			if err != nil {
+				return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
+			}
+			res.Hits = append(res.Hits, h)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if all {
+			return nil
+		}
+		rows.Close()
+		// A row after the last read, with a smaller id: the rows are not
+		// in id order, and a candidate may not have been read.
+		var later int
+		if err := s.rstmts.queryRow(ctx, tx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(table)+" WHERE idkey < ? AND rid > ? LIMIT 1)", lastKey, lastRid).Scan(&later); err != nil {
+			return err
+		}
+		inOrder = later == 0
+		return nil
+	}()
+	if err != nil || !inOrder {
+		return nil, false, err
+	}
+	res, err = withCursor(res, ev, more)
+	return res, err == nil, err
 }
 
 // collectQuery is the one-pass read of a sorted request over the records
@@ -331,7 +462,7 @@ func collectQuery(table string, conds []string, sort []search.SortItem, ts *tabl
 // when the filter has s.broad matches or more: q then saw only some of
 // them, and a read in the order's index is the cheaper plan. The page
 // must end before s.broad matches.
-func (s *Store) collected(ctx context.Context, tx querier, rawTable, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
+func (s *Store) collected(ctx context.Context, tx querier, table, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
 	if direct {
@@ -344,7 +475,7 @@ func (s *Store) collected(ctx context.Context, tx querier, rawTable, q string, a
 	// decide decides the records of chunk (done: the page is full).
 	decide := func(chunk []int64) error {
 		var err error
-		done, err = s.decideChunk(ctx, tx, rawTable, chunk, math.NaN(), ev, res, limit, offset, &matched, &more)
+		done, err = s.decideChunk(ctx, tx, table, chunk, math.NaN(), ev, res, limit, offset, &matched, &more)
 		return err
 	}
 	// Candidates are decided a chunk at a time as they are read, or, when
@@ -379,7 +510,7 @@ func (s *Store) collected(ctx context.Context, tx querier, rawTable, q string, a
 	}
 	switch {
 	case direct:
-		err = s.addPage(ctx, tx, rawTable, rids, ev, res, limit, &more)
+		err = s.addPage(ctx, tx, table, rids, ev, res, limit, &more)
 	case !stream:
 		for len(rids) > 0 && !done && err == nil {
 			n := min(len(rids), matchChunk)
@@ -396,64 +527,69 @@ func (s *Store) collected(ctx context.Context, tx querier, rawTable, q string, a
 	return res, err == nil, err
 }
 
-// fetchRaw returns the JSON of the records rids, in their order.
-func (s *Store) fetchRaw(ctx context.Context, tx querier, rawTable string, rids []int64) ([][]byte, error) {
+// fetchRaw returns the JSON of the records rids of table, in their order,
+// and their hit ids.
+func (s *Store) fetchRaw(ctx context.Context, tx querier, table string, rids []int64) (raws [][]byte, ids []string, err error) {
 	if len(rids) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	args := make([]any, len(rids))
 	for i, r := range rids {
 		args[i] = r
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT rid, raw FROM "+rawTable+" WHERE rid IN ("+placeholders(s.d, 1, len(rids))+")", args...)
+	rows, err := tx.QueryContext(ctx, "SELECT x.rid, r.hid, x.raw FROM "+quoteIdent(table+"_raw")+" x JOIN "+quoteIdent(table)+" r ON r.rid = x.rid WHERE x.rid IN ("+placeholders(s.d, 1, len(rids))+")", args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
-	byRid := make(map[int64][]byte, len(rids))
+	type rec struct {
+		id  string
+		raw []byte
+	}
+	byRid := make(map[int64]rec, len(rids))
 	for rows.Next() {
 		var rid int64
-		var raw []byte
-		if err := rows.Scan(&rid, &raw); err != nil {
-			return nil, err
+		var r rec
+		if err := rows.Scan(&rid, &r.id, &r.raw); err != nil {
+			return nil, nil, err
 		}
-		byRid[rid] = raw
+		byRid[rid] = r
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([][]byte, len(rids))
+	raws, ids = make([][]byte, len(rids)), make([]string, len(rids))
 	for i, r := range rids {
-		if out[i] = byRid[r]; out[i] == nil {
-			return nil, &Error{Op: "search", Err: ErrCorrupt, Message: fmt.Sprintf("record %d has no JSON", r)}
+		if raws[i], ids[i] = byRid[r].raw, byRid[r].id; raws[i] == nil {
+			return nil, nil, &Error{Op: "search", Err: ErrCorrupt, Message: fmt.Sprintf("record %d has no JSON", r)}
 		}
 	}
-	return out, nil
+	return raws, ids, nil
 }
 
 // readPage adds the records of q, every one a hit, to res; more is set
 // when a record beyond the page's limit is there.
-func (s *Store) readPage(ctx context.Context, tx querier, rawTable, q string, args []any, ev *search.Evaluator, res *search.Result, limit int, more *bool) (int, error) {
+func (s *Store) readPage(ctx context.Context, tx querier, table, q string, args []any, ev *search.Evaluator, res *search.Result, limit int, more *bool) (int, error) {
 	rids, err := readRids(ctx, tx, q, args)
 	if err != nil {
 		return 0, err
 	}
-	return len(rids), s.addPage(ctx, tx, rawTable, rids, ev, res, limit, more)
+	return len(rids), s.addPage(ctx, tx, table, rids, ev, res, limit, more)
 }
 
 // addPage adds the records rids, every one a hit, to res, up to its
 // limit; more is set when rids go beyond it.
-func (s *Store) addPage(ctx context.Context, tx querier, rawTable string, rids []int64, ev *search.Evaluator, res *search.Result, limit int, more *bool) error {
+func (s *Store) addPage(ctx context.Context, tx querier, table string, rids []int64, ev *search.Evaluator, res *search.Result, limit int, more *bool) error {
 	if room := limit - len(res.Hits); len(rids) > room {
 		*more = true
 		rids = rids[:room]
 	}
-	raws, err := s.fetchRaw(ctx, tx, rawTable, rids)
+	raws, ids, err := s.fetchRaw(ctx, tx, table, rids)
 	if err != nil {
 		return err
 	}
-	for _, raw := range raws {
-		h, err := ev.Hit(raw, 1)
+	for i, raw := range raws {
+		h, err := ev.HitOf(ids[i], raw, 1)
 		if err != nil {
 			return &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
 		}
@@ -485,7 +621,7 @@ const matchChunk = 128
 // readMatches reads the records of q in order and adds those the
 // Evaluator matches, past the first offset of them, to res. want is the
 // score every hit must have (NaN: any).
-func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
+func (s *Store) readMatches(ctx context.Context, tx querier, table, q string, args []any, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) error {
 	if !s.d.streams() {
 		// One query at a time per connection: the rids a batch at a time,
 		// each twice the last (q's order ends with the id, so batches do
@@ -502,7 +638,7 @@ func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string,
 			last := len(rids) < size
 			for len(rids) > 0 {
 				n := min(len(rids), matchChunk)
-				done, err := s.decideChunk(ctx, tx, rawTable, rids[:n], want, ev, res, limit, offset, matched, more)
+				done, err := s.decideChunk(ctx, tx, table, rids[:n], want, ev, res, limit, offset, matched, more)
 				if done || err != nil {
 					return err
 				}
@@ -520,7 +656,7 @@ func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string,
 	defer rows.Close()
 	chunk := make([]int64, 0, matchChunk)
 	decide := func() (bool, error) {
-		done, err := s.decideChunk(ctx, tx, rawTable, chunk, want, ev, res, limit, offset, matched, more)
+		done, err := s.decideChunk(ctx, tx, table, chunk, want, ev, res, limit, offset, matched, more)
 		chunk = chunk[:0]
 		return done, err
 	}
@@ -544,13 +680,13 @@ func (s *Store) readMatches(ctx context.Context, tx querier, rawTable, q string,
 
 // decideChunk fetches the records rids and adds those the Evaluator
 // matches, past the first offset, to res; done when the page is full.
-func (s *Store) decideChunk(ctx context.Context, tx querier, rawTable string, rids []int64, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) (bool, error) {
+func (s *Store) decideChunk(ctx context.Context, tx querier, table string, rids []int64, want float64, ev *search.Evaluator, res *search.Result, limit, offset int, matched *int, more *bool) (bool, error) {
 	{
-		raws, err := s.fetchRaw(ctx, tx, rawTable, rids)
+		raws, ids, err := s.fetchRaw(ctx, tx, table, rids)
 		if err != nil {
 			return false, err
 		}
-		for _, raw := range raws {
+		for i, raw := range raws {
 			ok, score, err := ev.Match(raw)
 			if err != nil {
 				return false, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
@@ -568,7 +704,7 @@ func (s *Store) decideChunk(ctx context.Context, tx querier, rawTable string, ri
 				*more = true
 				return true, nil
 			}
-			h, err := ev.Hit(raw, score)
+			h, err := ev.HitOf(ids[i], raw, score)
 			if err != nil {
 				return false, &Error{Op: "search", Err: ErrCorrupt, Message: "a stored record is not valid JSON", Cause: err}
 			}

@@ -158,6 +158,8 @@ type Store struct {
 	mu        sync.Mutex
 	retention Retention // of the change feeds (SetRetention)
 	vocab     map[vocabKey]*vocabEntry
+	specs     map[int64]parsedSpec // by table (liveRead)
+	rstmts    *readStmts           // searches' prepared statements
 
 	// bgMu guards checkpointing, set while a checkpoint runs in the
 	// background (checkpointSoon), and closed, set by Close, after which
@@ -185,6 +187,7 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.bgMu.Unlock()
 	s.background.Wait()
+	s.rstmts.close()
 	return errors.Join(s.w.Close(), s.r.Close())
 }
 
@@ -224,7 +227,8 @@ func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 // newStore opens the store over w and r; create says a database without
 // tables gets the store's (else it is refused with ErrVersion).
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string, create bool) (*Store, error) {
-	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{}}
+	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{},
+		rstmts: &readStmts{on: d.name() == "sqlite", db: r}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}
@@ -627,25 +631,71 @@ func (s *Store) Entities(ctx context.Context) ([]EntityStats, error) {
 	return st.Entities, nil
 }
 
-// live returns the live table of a copy and its spec, inside tx.
+// live returns the live table of a copy and its spec, inside tx. The
+// spec is the caller's to change.
 func (s *Store) live(ctx context.Context, q querier, connector, entity string) (int64, *tableSpec, error) {
-	var id sql.NullInt64
-	var spec sql.NullString
-	err := q.QueryRowContext(ctx, "SELECT e.live_table, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table WHERE e.connector = "+s.d.ph(1)+" AND e.entity = "+s.d.ph(2), connector, entity).Scan(&id, &spec)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && !id.Valid {
-		return 0, nil, &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrNotSynced, Message: "the entity has no copy in the store yet: synchronize it first"}
-	}
-	if err != nil {
-		return 0, nil, s.d.wrap("search", err)
-	}
-	if !spec.Valid {
-		return 0, nil, &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrCorrupt, Message: "the live copy's table is not registered"}
-	}
-	ts, err := parseTableSpec(spec.String)
+	id, spec, err := s.liveSpec(ctx, q, connector, entity)
 	if err != nil {
 		return 0, nil, err
 	}
-	return id.Int64, ts, nil
+	ts, err := parseTableSpec(spec)
+	if err != nil {
+		return 0, nil, err
+	}
+	return id, ts, nil
+}
+
+// liveRead is live for a reader that changes nothing of the spec: the
+// spec parsed the last time is shared while its text is the same (a write
+// that marks a field as having strings or dates changes it).
+func (s *Store) liveRead(ctx context.Context, q querier, connector, entity string) (int64, *tableSpec, error) {
+	id, spec, err := s.liveSpec(ctx, q, connector, entity)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.mu.Lock()
+	c, ok := s.specs[id]
+	s.mu.Unlock()
+	if ok && c.text == spec {
+		return id, c.ts, nil
+	}
+	ts, err := parseTableSpec(spec)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.mu.Lock()
+	if s.specs == nil || len(s.specs) >= maxSpecs {
+		s.specs = map[int64]parsedSpec{}
+	}
+	s.specs[id] = parsedSpec{spec, ts}
+	s.mu.Unlock()
+	return id, ts, nil
+}
+
+// parsedSpec is a table's spec as text and parsed (Store.specs).
+type parsedSpec struct {
+	text string
+	ts   *tableSpec
+}
+
+// maxSpecs bounds the parsed specs a store keeps.
+const maxSpecs = 256
+
+// liveSpec returns the live table of a copy and its spec's text.
+func (s *Store) liveSpec(ctx context.Context, q querier, connector, entity string) (int64, string, error) {
+	var id sql.NullInt64
+	var spec sql.NullString
+	err := s.rstmts.queryRow(ctx, q, "SELECT e.live_table, t.spec FROM tributary_entities e LEFT JOIN tributary_tables t ON t.id = e.live_table WHERE e.connector = "+s.d.ph(1)+" AND e.entity = "+s.d.ph(2), connector, entity).Scan(&id, &spec)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !id.Valid {
+		return 0, "", &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrNotSynced, Message: "the entity has no copy in the store yet: synchronize it first"}
+	}
+	if err != nil {
+		return 0, "", s.d.wrap("search", err)
+	}
+	if !spec.Valid {
+		return 0, "", &Error{Op: "search", Connector: connector, Entity: entity, Err: ErrCorrupt, Message: "the live copy's table is not registered"}
+	}
+	return id.Int64, spec.String, nil
 }
 
 // Schema returns the searchable fields and the id field of a copy, as it

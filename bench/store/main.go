@@ -41,8 +41,19 @@ func main() {
 	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
 	only := flag.String("searches", "eq,range,keyword,fuzzy", "the searches to time, by name (empty: none, the syncs alone)")
 	searchprofile := flag.String("searchprofile", "", "write a CPU profile of the searches to this file")
+	reuse := flag.Bool("reuse", false, "with -dir: keep the SQLite files, and when an earlier run with -reuse kept them, only time the searches and their best single queries on them")
 	flag.Parse()
 	ctx := context.Background()
+	if *reuse && *dir == "" {
+		log.Fatal("-reuse needs -dir")
+	}
+	if *reuse {
+		if ok, err := searchesOnly(ctx, *dir, *reps, *only, *searchprofile); err != nil {
+			log.Fatal(err)
+		} else if ok {
+			return
+		}
+	}
 	srv := zendesktest.New(zendesktest.WithTickets(*n))
 	defer srv.Close()
 	srv.SetResponseCache(false)
@@ -54,6 +65,7 @@ func main() {
 	}
 	file := filepath.Join(d, "tickets.db")
 	os.Remove(file)
+	os.Remove(filepath.Join(d, handFile))
 	res := &results{n: *n, reps: *reps, postgres: *pg != "", started: time.Now()}
 
 	// The source alone, first: the walk every sync below repeats.
@@ -193,11 +205,18 @@ func main() {
 					if err != nil {
 						log.Fatalf("%s: %v", h.sql, err)
 					}
-					s.hand = append(s.hand, handResult{h.sql, p50, p99, hits})
+					s.hand = append(s.hand, handResult{h.sql, p50, p99, hits, h.apart})
 				}
 			}
 			db.Close()
-			os.Remove(plainFile)
+			if *reuse {
+				err = os.Rename(plainFile, filepath.Join(d, handFile))
+			} else {
+				err = os.Remove(plainFile)
+			}
+			if err != nil {
+				log.Fatal(err)
+			}
 		} else {
 			br.plain, err = plainPostgres(ctx, conn, *pg, false)
 			if err != nil {
@@ -245,6 +264,65 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+}
+
+// handFile is the name, in -dir, of the best single queries' file that
+// -reuse keeps.
+const handFile = "hand.db"
+
+// searchesOnly times the searches and their best single queries on the
+// files a run with -reuse kept in dir; ok is false when there are none.
+func searchesOnly(ctx context.Context, dir string, reps int, only, profile string) (ok bool, err error) {
+	file, hand := filepath.Join(dir, "tickets.db"), filepath.Join(dir, handFile)
+	for _, f := range []string{file, hand} {
+		if _, err := os.Stat(f); err != nil {
+			return false, nil
+		}
+	}
+	srv := zendesktest.New(zendesktest.WithTickets(1))
+	defer srv.Close()
+	r, err := replica.Open(ctx, openZendesk(srv.URL), replica.SQLite(file))
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	if profile != "" {
+		f, err := os.Create(profile + ".sqlite")
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return false, err
+		}
+	}
+	searches := queries(ctx, "sqlite", r.Search, reps, only)
+	if profile != "" {
+		pprof.StopCPUProfile()
+	}
+	db, err := sql.Open("sqlite", sqliteDSN(hand, false))
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	for _, s := range searches {
+		for _, h := range handQueries()[s.key] {
+			p50, p99, hits, err := timeHand(ctx, db, h, reps)
+			if err != nil {
+				return false, fmt.Errorf("%s: %w", h.sql, err)
+			}
+			s.hand = append(s.hand, handResult{h.sql, p50, p99, hits, h.apart})
+		}
+		for _, h := range s.hand {
+			if h.apart {
+				fmt.Printf("sqlite: %-50s measured apart p50 %8.2f ms: %s\n", s.name, ms(h.p50), h.sql)
+			}
+		}
+		if b := s.best(); b != nil {
+			fmt.Printf("sqlite: %-50s p50 %8.2f ms, best single query p50 %8.2f ms: %.2f×\n", s.name, ms(s.p50), ms(b.p50), float64(s.p50)/float64(b.p50))
+		}
+	}
+	return true, nil
 }
 
 // openZendesk opens the Zendesk connector on the fake at url, unpaced: the
