@@ -106,16 +106,7 @@ func startConnect(t *testing.T, st *store.Store, keys, publicURL string, zd *zen
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		srv.Close()
-	})
+	serveUntilCleanup(t, srv, ln)
 	cs.service = &service{srv: srv, url: own, st: st, zd: zd, logs: logs, keys: keys}
 	return cs
 }

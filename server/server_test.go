@@ -148,6 +148,14 @@ func start(t *testing.T, st *store.Store, zd *zendesktest.Server, mod func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveUntilCleanup(t, srv, ln)
+	return &service{srv: srv, url: "http://" + ln.Addr().String(), st: st, zd: zd, logs: logs, keys: cfg.Keys}
+}
+
+// serveUntilCleanup serves srv on ln until t ends, then stops it, checks
+// that Serve returned no error, and closes srv.
+func serveUntilCleanup(t *testing.T, srv *server.Server, ln net.Listener) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -158,7 +166,6 @@ func start(t *testing.T, st *store.Store, zd *zendesktest.Server, mod func(*serv
 		}
 		srv.Close()
 	})
-	return &service{srv: srv, url: "http://" + ln.Addr().String(), st: st, zd: zd, logs: logs, keys: cfg.Keys}
 }
 
 // answer is a decoded response.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -14,12 +13,7 @@ import (
 // ctx ends, and returns its address once it answers, and its result.
 func serveAt(t *testing.T, ctx context.Context, env map[string]string, args ...string) (string, <-chan result) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	done := make(chan result, 1)
 	go func() {
 		done <- invocation{ctx: ctx, env: env}.run(t, append([]string{"serve", "--listen", addr, "--sync-every", "-1s"}, args...)...)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"net"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -55,12 +54,7 @@ func TestServeRefusesWithoutKeysOrClients(t *testing.T) {
 // sandbox credentials, which create connectors, and a create example
 // whose token and create calls, made as printed, create one.
 func TestServeSandbox(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan result, 1)

@@ -17,12 +17,7 @@ var unreachableEnv = map[string]string{
 // On a terminal, each retry of a failed connection is a line on stderr as
 // it happens, and the error names the host and what to check.
 func TestUnreachableRetriesShown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	args := []string{"exec", "zendesk-support", "tickets", "list", "--base-url", "http://" + addr, "--retries", "2", "--no-progress"}
 	r := invocation{env: unreachableEnv, isTerminal: true}.run(t, args...)
 	if r.code != exitOther {
@@ -56,4 +51,17 @@ func TestUnreachableRetriesShown(t *testing.T) {
 		!strings.Contains(r.stderr, `does not resolve (no such host); check the subdomain or instance URL, or the network`) {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
+}
+
+// freeAddr returns a loopback address where nothing listens (it did a
+// moment ago, which the kernel does not give out again at once).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
