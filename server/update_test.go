@@ -46,9 +46,11 @@ func (s *service) waitStatus(t *testing.T, token, id, what string, ok func(a ans
 // tributary_copy_failing goes to 0, and the copy synchronizes. Neither
 // the answers nor the log ever hold a token.
 func TestUpdateCredentialsRetriesFailedCopies(t *testing.T) {
+	t.Parallel()
 	const newToken = "NEW_API_TOKEN_0123456789"
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			st := b.open(t)
 			// The fake accepts only the new token: the connector's is revoked.
 			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, newToken))
@@ -153,6 +155,7 @@ func TestUpdateCredentialsRetriesFailedCopies(t *testing.T) {
 // contact after the start date moves to the past. An unknown key is
 // refused with a suggestion, and changes nothing.
 func TestUpdateReplicationConfigChangesTheScope(t *testing.T) {
+	t.Parallel()
 	ic := intercomtest.New()
 	t.Cleanup(ic.Close)
 	st := sqliteStore(t)
@@ -222,9 +225,11 @@ func TestUpdateReplicationConfigChangesTheScope(t *testing.T) {
 // parameter, an unknown connector as ErrNotFound, a change of nothing is
 // refused before sending; no error holds a credential.
 func TestHostedUpdateConnector(t *testing.T) {
+	t.Parallel()
 	const newToken = "NEW_API_TOKEN_hosted_0123456789"
 	for name, paths := range map[string]hosted.Paths{"default": hosted.DefaultPaths, "integrations": hosted.IntegrationsPaths} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, newToken))
 			t.Cleanup(zd.Close)
 			st := sqliteStore(t)
