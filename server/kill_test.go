@@ -98,7 +98,7 @@ func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
 // leases lapse, and every copy ends equal to the source: nothing lost,
 // nothing twice.
 func TestKilledServe(t *testing.T) {
-	t.Parallel()
+	parallelUnlessRace(t)
 	if os.Getenv(envChild) != "" {
 		childServe()
 		return
@@ -111,7 +111,7 @@ func TestKilledServe(t *testing.T) {
 		{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
 	} {
 		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
+			parallelUnlessRace(t)
 			killedServe(t, b.dsn(t))
 		})
 	}
