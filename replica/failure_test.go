@@ -149,7 +149,7 @@ func TestWorkerStopsOnAuthFailure(t *testing.T) {
 // failure, counted by the store across workers, up to WithEvery's; no
 // worker tries it before; a success clears it.
 func TestWorkerBacksOffTransientFailures(t *testing.T) {
-	t.Parallel()
+	// Not in parallel: its leases and backoffs are on the real clock.
 	failureBackends(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		_, urls := startWorkerFakes(t)
