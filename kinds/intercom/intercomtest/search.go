@@ -19,6 +19,9 @@ const (
 	maxSearchFilters = 15 // per AND or OR group
 	maxSearchNesting = 2
 	day              = 86400
+	// maxCachedSearches bounds the searches whose matches are kept at
+	// one version of the records (a sandbox may serve many, unmutated).
+	maxCachedSearches = 16
 )
 
 // searchBody is Intercom's search_request, with the sort object Intercom's
@@ -282,8 +285,8 @@ func (s *Server) searchHits(entity string, query json.RawMessage, pred predicate
 	slices.SortFunc(hits, func(a, b hit) int { return hitOrder(a, b, desc) })
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
-	if v > s.hitsVersion || s.hitsCache == nil {
-		s.hitsVersion, s.hitsCache = v, map[string][]hit{}
+	if v > s.hitsVersion || s.hitsCache == nil || len(s.hitsCache) >= maxCachedSearches {
+		s.hitsVersion, s.hitsCache = max(v, s.hitsVersion), map[string][]hit{}
 	}
 	if v == s.hitsVersion {
 		s.hitsCache[key] = hits
