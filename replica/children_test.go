@@ -28,6 +28,7 @@ import (
 // comments of a deleted ticket become deletions; the copy equals a fresh
 // walk.
 func TestChildrenFollowTheirParentsFeed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const tickets = 400
 	fake := zendesktest.New(zendesktest.WithTickets(tickets))
@@ -152,9 +153,15 @@ func TestSyncCrashFanOutChild(t *testing.T) {
 // ticket whose comments were not all written); a sync run to the end then
 // leaves a copy equal to a fresh walk, nothing duplicated, nothing of the
 // deleted tickets live.
-func TestKilledFanOut(t *testing.T) { killFanOut(t, t.TempDir()+"/comments.db", crashTrials(6)) }
+func TestKilledFanOut(t *testing.T) {
+	t.Parallel()
+	killFanOut(t, t.TempDir()+"/comments.db", crashTrials(6))
+}
 
-func TestKilledFanOutPostgres(t *testing.T) { killFanOut(t, pgtest.DSN(t), crashTrials(4)) }
+func TestKilledFanOutPostgres(t *testing.T) {
+	t.Parallel()
+	killFanOut(t, pgtest.DSN(t), crashTrials(4))
+}
 
 func killFanOut(t *testing.T, db string, trials int) {
 	ctx := context.Background()
@@ -301,6 +308,7 @@ func commentsRead(fake *zendesktest.Server) int {
 // source allows (1000): the parents and each part alike, exactly as the
 // fake was asked.
 func TestCopiesAskForTheLargestPage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fake := mailchimptest.New()
 	defer fake.Close()
@@ -345,6 +353,7 @@ func TestCopiesAskForTheLargestPage(t *testing.T) {
 // updated_at; a second sync with nothing changed lists the pull requests
 // and reads no review.
 func TestReviewsReadOnlyForChangedPullRequests(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fake := githubtest.New()
 	defer fake.Close()

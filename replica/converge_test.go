@@ -130,6 +130,7 @@ func openKind(t *testing.T, kc kindCase, url string) tributary.Connector {
 // deleted at the source is a deletion in the copy. Every kind, on SQLite
 // and on PostgreSQL.
 func TestConvergence(t *testing.T) {
+	t.Parallel()
 	backends := map[string]func(t *testing.T) replica.Backend{
 		"sqlite":   func(t *testing.T) replica.Backend { return replica.SQLite(t.TempDir() + "/copy.db") },
 		"postgres": func(t *testing.T) replica.Backend { return replica.Postgres(pgtest.DSN(t)) },
@@ -137,6 +138,7 @@ func TestConvergence(t *testing.T) {
 	for _, kc := range kindCases() {
 		for _, bname := range []string{"sqlite", "postgres"} {
 			t.Run(kc.kind+"/"+bname, func(t *testing.T) {
+				t.Parallel()
 				testConvergence(t, kc, backends[bname](t), bname)
 			})
 		}

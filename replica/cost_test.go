@@ -79,11 +79,13 @@ func costCases() []struct {
 // a change feed of every kind that has one (counted by the connector, and
 // checked against the fake's own count).
 func TestIncrementalCost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("tens of thousands of records")
 	}
 	for _, c := range costCases() {
 		t.Run(c.kind+"/"+c.entities[0], func(t *testing.T) {
+			t.Parallel()
 			fake, url := c.big()
 			defer fake.Close()
 			realNow := time.Now()

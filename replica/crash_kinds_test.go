@@ -59,10 +59,12 @@ func kindOptions(t *testing.T, kc kindCase, conn tributary.Connector) []replica.
 }
 
 func TestKilledSyncEveryKind(t *testing.T) {
+	t.Parallel()
 	killEveryKind(t, t.TempDir()+"/kinds.db", crashTrials(len(kindCases())))
 }
 
 func TestKilledSyncEveryKindPostgres(t *testing.T) {
+	t.Parallel()
 	killEveryKind(t, pgtest.DSN(t), crashTrials(len(kindCases())))
 }
 

@@ -86,10 +86,12 @@ func crashTrials(def int) int {
 }
 
 func TestKilledIncrementalSync(t *testing.T) {
+	t.Parallel()
 	killIncrementalSync(t, t.TempDir()+"/tickets.db", crashTrials(8))
 }
 
 func TestKilledIncrementalSyncPostgres(t *testing.T) {
+	t.Parallel()
 	killIncrementalSync(t, pgtest.DSN(t), crashTrials(4))
 }
 

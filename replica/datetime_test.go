@@ -42,6 +42,7 @@ func (c stringDates) Entities() []tributary.Entity {
 // Zendesk's created_at (RFC 3339) and Salesforce's CreatedDate (+0000,
 // which the old copy's order keys held as plain strings).
 func TestCopyWithStringDatesIsWalkedAgain(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		kind, entity, field string
 		open                func(t *testing.T) (tributary.Connector, func())

@@ -79,6 +79,7 @@ func copyStats(t *testing.T, st *store.Store, connector, entity string) store.En
 // failures are reset: then it is synchronized at once, and the failure is
 // gone.
 func TestWorkerStopsOnAuthFailure(t *testing.T) {
+	t.Parallel()
 	failureBackends(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		_, urls := startWorkerFakes(t)
@@ -148,6 +149,7 @@ func TestWorkerStopsOnAuthFailure(t *testing.T) {
 // failure, counted by the store across workers, up to WithEvery's; no
 // worker tries it before; a success clears it.
 func TestWorkerBacksOffTransientFailures(t *testing.T) {
+	// Not in parallel: its leases and backoffs are on the real clock.
 	failureBackends(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		_, urls := startWorkerFakes(t)
@@ -209,6 +211,7 @@ func TestWorkerBacksOffTransientFailures(t *testing.T) {
 }
 
 func TestFailureClass(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		want store.FailureClass

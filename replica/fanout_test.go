@@ -227,6 +227,7 @@ func (run fanRun) table() string {
 //
 //	go test -run GitHubFanOutBudget -v ./replica/
 func TestGitHubFanOutBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("90,000 records")
 	}

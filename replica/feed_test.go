@@ -82,8 +82,15 @@ func sameRecords(t *testing.T, what string, got, want map[string]string) {
 // cursor 0 onto an empty map reproduces the copy, and a reader that
 // followed the feed sync after sync holds the copy too.
 func TestFeedReplaysEveryKind(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { feedEveryKind(t, t.TempDir()+"/feed.db") })
-	t.Run("postgres", func(t *testing.T) { feedEveryKind(t, pgtest.DSN(t)) })
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		feedEveryKind(t, t.TempDir()+"/feed.db")
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		feedEveryKind(t, pgtest.DSN(t))
+	})
 }
 
 func feedEveryKind(t *testing.T, db string) {
@@ -146,6 +153,7 @@ func feedEveryKind(t *testing.T, db string) {
 // A replica's feed honours the store's retention: a cursor behind it
 // fails with store.ErrCursorExpired; a replica in memory has no feed.
 func TestFeedRetentionReplica(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	kc := kindCases()[0]
 	fake, url := kc.start()

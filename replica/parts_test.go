@@ -80,6 +80,7 @@ func searchCount(t *testing.T, r *replica.Replica, entity, field, value string) 
 // checkpoint; a part that leaves the scope has its records kept as
 // deletions by a full walk, and nothing else is lost.
 func TestCopyReadInParts(t *testing.T) {
+	t.Parallel()
 	fake := githubtest.New()
 	defer fake.Close()
 	parts := []tributary.Part{repoPart(githubtest.Repo), repoPart("repo-1")}
@@ -140,6 +141,7 @@ func TestCopyReadInParts(t *testing.T) {
 // copy: refused before anything is read, naming both params, and the first
 // ticket's comments are all still there.
 func TestSyncDeletesNothingItDidNotRead(t *testing.T) {
+	t.Parallel()
 	fake := zendesktest.New()
 	defer fake.Close()
 	conn := openKind(t, kindCase{kind: "zendesk-support", creds: crashCreds, opts: zendeskOpts}, fake.URL)
@@ -201,6 +203,7 @@ func TestSyncDeletesNothingItDidNotRead(t *testing.T) {
 // stamped with their part's fields; a part that leaves the scope has its
 // records kept as deletions.
 func TestFeedlessCopyReadInParts(t *testing.T) {
+	t.Parallel()
 	fake := githubtest.New()
 	defer fake.Close()
 	parts := []tributary.Part{repoPart(githubtest.Repo), repoPart("repo-2")}
@@ -236,6 +239,7 @@ func TestFeedlessCopyReadInParts(t *testing.T) {
 // per part (Scope.PartIDs) keeps each repository's, where a copy keyed by
 // the source's id alone keeps one of each name.
 func TestPartIDs(t *testing.T) {
+	t.Parallel()
 	fake := githubtest.New()
 	defer fake.Close()
 	parts := []tributary.Part{repoPart(githubtest.Repo), repoPart("repo-1")}
@@ -284,6 +288,7 @@ func TestPartIDs(t *testing.T) {
 // the others); a part that leaves the scope has its records kept as
 // deletions by a full walk. The copy equals a fresh walk.
 func TestVersionedParts(t *testing.T) {
+	t.Parallel()
 	fake := githubtest.New()
 	defer fake.Close()
 	version := map[string]string{githubtest.Repo: "v1", "repo-1": "v1"}

@@ -44,6 +44,7 @@ var noPacing = flag.Bool("rate.nopacing", false, "TestRateBudget: turn the conne
 // documented 10 a minute), a long sync paces itself: not one throttled
 // answer, and at least 90% of the allowed rate used.
 func TestExportsKeepToTheirRateLimit(t *testing.T) {
+	parallelUnlessStrict(t)
 	const limit, per = 10, time.Second
 	rc := rateCase{
 		name: "zendesk exports", limit: limit, per: per,
@@ -156,8 +157,21 @@ func rateCases() []rateCase {
 // no case: its limits are a daily allocation of the org and 25
 // long-running requests at once, neither a rate a sync paces to.
 func TestRateBudget(t *testing.T) {
+	parallelUnlessStrict(t)
 	for _, rc := range rateCases() {
-		t.Run(rc.name, func(t *testing.T) { runRateCase(t, rc) })
+		t.Run(rc.name, func(t *testing.T) {
+			parallelUnlessStrict(t)
+			runRateCase(t, rc)
+		})
+	}
+}
+
+// parallelUnlessStrict runs t beside the package's other parallel tests,
+// except under TRIBUTARY_STRICT_TIMING, whose wall-clock rates CI's
+// strict-timing step measures with nothing else running.
+func parallelUnlessStrict(t *testing.T) {
+	if os.Getenv("TRIBUTARY_STRICT_TIMING") == "" {
+		t.Parallel()
 	}
 }
 

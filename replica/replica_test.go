@@ -45,6 +45,7 @@ func ticketsByStatus(t *testing.T, c tributary.Connector) map[string]int {
 }
 
 func TestSearchInDirectModeThroughExecute(t *testing.T) {
+	t.Parallel()
 	srv := zendesktest.New(zendesktest.WithTickets(500))
 	defer srv.Close()
 	c := open(t, srv)
@@ -86,6 +87,7 @@ func TestSearchInDirectModeThroughExecute(t *testing.T) {
 }
 
 func TestSearchErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	srv := zendesktest.New(zendesktest.WithTickets(10))
 	defer srv.Close()
 	r := replica.New(open(t, srv))
@@ -115,6 +117,7 @@ func TestSearchErrorsNameTheField(t *testing.T) {
 // A search during re-synchronization sees the old copy or the new one,
 // never a mix.
 func TestResyncWhileSearching(t *testing.T) {
+	t.Parallel()
 	srv := zendesktest.New(zendesktest.WithTickets(300))
 	defer srv.Close()
 	r := replica.New(open(t, srv))
@@ -155,6 +158,7 @@ func TestResyncWhileSearching(t *testing.T) {
 
 // A failed walk keeps the old copy.
 func TestFailedSyncKeepsTheOldCopy(t *testing.T) {
+	t.Parallel()
 	srv := zendesktest.New(zendesktest.WithTickets(250))
 	defer srv.Close()
 	r := replica.New(open(t, srv), replica.WithParams("tickets", tributary.Params{"per_page": 100}))
@@ -179,6 +183,7 @@ func ptr(f search.Filter) *search.Filter { return &f }
 // first four scroll requests, so the first walk ends with ErrCursorExpired
 // and the second one completes.
 func TestSyncRestartsAWalkWhoseCursorExpired(t *testing.T) {
+	t.Parallel()
 	const companies = intercomtest.CompanyListLimit + 60
 	var mu sync.Mutex
 	reads, now := 0, time.Unix(1_800_000_000, 0)

@@ -33,6 +33,7 @@ func openSalesforce(t *testing.T, srv *salesforcetest.Server) tributary.Connecto
 // Syncable takes the entities whose list needs params when their copy
 // scope supplies them.
 func TestSyncableTakesScopedEntities(t *testing.T) {
+	t.Parallel()
 	if diff := cmp.Diff(salesforceObjects, replica.Syncable(salesforce.Catalogue())); diff != "" {
 		t.Errorf("Syncable(salesforce) (-want +got):\n%s", diff)
 	}
@@ -43,6 +44,7 @@ func TestSyncableTakesScopedEntities(t *testing.T) {
 // search finds them by any searchable field, and the next sync reads the
 // change feed from the checkpoint.
 func TestSyncWithTheCopyScope(t *testing.T) {
+	t.Parallel()
 	srv := salesforcetest.New()
 	defer srv.Close()
 	ctx := context.Background()
@@ -105,6 +107,7 @@ func TestSyncWithTheCopyScope(t *testing.T) {
 
 // An in-memory replica walks the copy scope too.
 func TestMemorySyncWithTheCopyScope(t *testing.T) {
+	t.Parallel()
 	srv := salesforcetest.New(salesforcetest.WithLeads(450))
 	defer srv.Close()
 	r := replica.New(openSalesforce(t, srv))

@@ -214,6 +214,7 @@ func mutateWorkerFakes(t *testing.T, rng *rand.Rand, fakes map[string]mutableFak
 // sources, Run keeps them current; every copy equals a fresh walk, and no
 // copy is ever synced by two workers at once.
 func TestWorkersShareCopies(t *testing.T) {
+	// Not in parallel: its leases and backoffs are on the real clock.
 	for _, bname := range []string{"sqlite", "postgres"} {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
@@ -342,6 +343,7 @@ func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 // copy to another worker, and the page it read before the other worker's
 // sync is not written over that sync: SyncClaimed ends with ErrLeaseLost.
 func TestLostLeaseWritesNothing(t *testing.T) {
+	// Not in parallel: its leases and backoffs are on the real clock.
 	for _, bname := range []string{"sqlite", "postgres"} {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
@@ -578,10 +580,12 @@ func TestReplicaWorkerChild(t *testing.T) {
 }
 
 func TestKilledWorker(t *testing.T) {
+	// Not in parallel: its leases and backoffs are on the real clock.
 	killWorker(t, t.TempDir()+"/copies.db")
 }
 
 func TestKilledWorkerPostgres(t *testing.T) {
+	// Not in parallel: its leases and backoffs are on the real clock.
 	killWorker(t, pgtest.DSN(t))
 }
 
@@ -736,6 +740,7 @@ func killWorker(t *testing.T, db string) {
 // store, by any worker; the other copies are synced meanwhile. RunOnce
 // returns the failure with its count.
 func TestWorkerBacksOffAFailingCopy(t *testing.T) {
+	// Not in parallel: its leases and backoffs are on the real clock.
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
 	if err != nil {
@@ -812,6 +817,7 @@ func TestWorkerBacksOffAFailingCopy(t *testing.T) {
 
 // Forget makes the next claim open the connector again.
 func TestWorkerForgetReopens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
 	if err != nil {

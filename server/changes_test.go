@@ -24,8 +24,10 @@ import (
 // the connector's owner only; a cursor behind the retention is a 410
 // "cursor_expired" that hosted reads as tributary.ErrCursorExpired.
 func TestChangesEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			st := b.open(t)
 			zd := zendesktest.New(zendesktest.WithTickets(30))

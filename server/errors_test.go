@@ -57,6 +57,7 @@ func str(v any) string { s, _ := v.(string); return s }
 // Every error path answers in one envelope: the service's own errors
 // (auth, an unknown connector, a bad body), validation and the vendor's.
 func TestOneErrorEnvelope(t *testing.T) {
+	t.Parallel()
 	s := start(t, sqliteStore(t), nil, nil)
 	tok := s.token(t, clientA, "user-1")
 	id := s.create(t, tok, "user-1")
@@ -120,6 +121,7 @@ func TestOneErrorEnvelope(t *testing.T) {
 // not retryable, naming the host; the hosted client reads it back as
 // ErrUnreachable.
 func TestUnreachableVendor(t *testing.T) {
+	t.Parallel()
 	s := start(t, sqliteStore(t), nil, func(c *server.Config) {
 		// The vendor was reachable when the connector was created.
 		c.ConnectorOptions = map[string][]tributary.Option{zendesk.Type: {tributary.WithBaseURL("https://acme.zendesk.invalid"),
@@ -179,6 +181,7 @@ func (s *service) rangeDo(t *testing.T, token, id string, params map[string]any,
 // params.range_header: 206 with Content-Range and the bytes asked for,
 // 416 for a range the file cannot satisfy or that is not one.
 func TestDownloadRangeHeader(t *testing.T) {
+	t.Parallel()
 	zd := zendesktest.New(zendesktest.WithAttachmentSize(1000))
 	t.Cleanup(zd.Close)
 	s := start(t, sqliteStore(t), zd, nil)

@@ -98,6 +98,7 @@ func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
 // leases lapse, and every copy ends equal to the source: nothing lost,
 // nothing twice.
 func TestKilledServe(t *testing.T) {
+	parallelUnlessRace(t)
 	if os.Getenv(envChild) != "" {
 		childServe()
 		return
@@ -109,7 +110,10 @@ func TestKilledServe(t *testing.T) {
 		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "serve.db") }},
 		{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
 	} {
-		t.Run(b.name, func(t *testing.T) { killedServe(t, b.dsn(t)) })
+		t.Run(b.name, func(t *testing.T) {
+			parallelUnlessRace(t)
+			killedServe(t, b.dsn(t))
+		})
 	}
 }
 

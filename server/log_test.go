@@ -10,6 +10,7 @@ import (
 // A request's log line gives its duration in milliseconds, as
 // duration_ms: no more than the caller waited, and not in nanoseconds.
 func TestLogDurationMilliseconds(t *testing.T) {
+	t.Parallel()
 	s := start(t, sqliteStore(t), nil, nil)
 	tok := s.token(t, clientA, "user-1")
 	id := s.create(t, tok, "user-1")

@@ -20,6 +20,7 @@ import (
 // use), and a third process started afterwards opens the newest pair from
 // the store.
 func TestOAuthRefreshSharedAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name string
 		open func(t *testing.T) (*store.Store, *store.Store)
@@ -34,6 +35,7 @@ func TestOAuthRefreshSharedAcrossProcesses(t *testing.T) {
 		}},
 	} {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			st1, st2 := b.open(t)
 			zd := zendesktest.New()
 			defer zd.Close()
@@ -83,6 +85,7 @@ func TestOAuthRefreshSharedAcrossProcesses(t *testing.T) {
 // the token response's instance_url travels with an adopted token is
 // TestSavedTokenKeepsExtras.)
 func TestSecondProcessAdoptsToken(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "serve.db")
 	sf := salesforcetest.New()
 	defer sf.Close()

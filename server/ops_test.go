@@ -22,6 +22,7 @@ import (
 // /healthz, /readyz and /metrics answer; every request has a log line with
 // its request id (the caller's, when it gives a sane one) and no secret.
 func TestOperations(t *testing.T) {
+	t.Parallel()
 	st := sqliteStore(t)
 	s := start(t, st, nil, nil)
 	if a := s.do(t, "GET", "/healthz", "", nil); a.status != 200 {
@@ -94,6 +95,7 @@ func TestOperations(t *testing.T) {
 // Rotating the keys re-seals every connector under the new key while
 // executes go on; afterwards a service with the new key alone opens them.
 func TestKeyRotation(t *testing.T) {
+	t.Parallel()
 	st := sqliteStore(t)
 	old := newKeys(t, "old")
 	s := start(t, st, nil, func(c *server.Config) { c.Keys = old })
@@ -151,6 +153,7 @@ func TestKeyRotation(t *testing.T) {
 
 // 1,000 concurrent executes through the hosted client, none failing.
 func TestThousandConcurrentExecutes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -205,6 +208,7 @@ func TestThousandConcurrentExecutes(t *testing.T) {
 
 // On shutdown, a request in flight finishes and Serve returns nil.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	srv, err := server.New(server.Config{Store: sqliteStore(t), Keys: newKeys(t, "k"), Clients: []server.Client{clientA}, SyncEvery: -1})
 	if err != nil {
 		t.Fatal(err)

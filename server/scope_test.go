@@ -19,6 +19,7 @@ import (
 // workers fill them with the catalogue's copy scope, and search answers
 // from them on any searchable field.
 func TestSalesforceCopiesAreRegisteredAndSynced(t *testing.T) {
+	t.Parallel()
 	sf := salesforcetest.New()
 	defer sf.Close()
 	st := sqliteStore(t)

@@ -269,8 +269,10 @@ func leaks(t *testing.T, where, text string, secrets ...string) {
 // (synchronized on first use) with the records the vendor holds, on both
 // backends; the credentials are never returned.
 func TestCreateExecuteSearch(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			s := start(t, b.open(t), nil, nil)
 			tok := s.token(t, clientA, "")
 			id := s.create(t, tok, "user-1")
@@ -306,8 +308,10 @@ func TestCreateExecuteSearch(t *testing.T) {
 // another's connectors: not executing, not searching, and not learning
 // that they exist (the answer is the same as for an id that does not).
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			s := start(t, b.open(t), nil, nil)
 			tokA := s.token(t, clientA, "")
 			idA1 := s.create(t, tokA, "user-1")
@@ -365,6 +369,7 @@ func TestTenantIsolation(t *testing.T) {
 // Every attack is refused with the contract's error envelope, before the
 // store or a vendor is reached, and leaks nothing.
 func TestAttacksAreRefused(t *testing.T) {
+	t.Parallel()
 	s := start(t, sqliteStore(t), nil, func(c *server.Config) { c.TokenTTL = time.Second })
 	tok := s.token(t, clientA, "")
 	id := s.create(t, tok, "user-1")
@@ -454,6 +459,7 @@ func TestAttacksAreRefused(t *testing.T) {
 // A client that holds a connection without finishing its request is
 // disconnected after the server's timeouts.
 func TestSlowClientIsDisconnected(t *testing.T) {
+	t.Parallel()
 	s := start(t, sqliteStore(t), nil, func(c *server.Config) {
 		c.ReadHeaderTimeout, c.ReadTimeout = 300*time.Millisecond, 600*time.Millisecond
 	})
@@ -485,6 +491,7 @@ func TestSlowClientIsDisconnected(t *testing.T) {
 // Credentials are sealed at rest: neither the store's row nor the database
 // file holds them in clear, and a service with other keys cannot use them.
 func TestCredentialsSealedAtRest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, err := store.OpenSQLite(context.Background(), filepath.Join(dir, "serve.db"))
 	if err != nil {
@@ -521,6 +528,7 @@ func TestCredentialsSealedAtRest(t *testing.T) {
 // Tokens verify in every process that has the keys, and a token of a client
 // removed from a process's configuration is refused there at once.
 func TestTokensAcrossProcessesAndRemovedClients(t *testing.T) {
+	t.Parallel()
 	st := sqliteStore(t)
 	keys := newKeys(t, "k")
 	s1 := start(t, st, nil, func(c *server.Config) { c.Keys = keys })
@@ -542,6 +550,7 @@ func TestTokensAcrossProcessesAndRemovedClients(t *testing.T) {
 
 // Printing a configuration, a client or a static token shows no secret.
 func TestConfigPrintsNoSecret(t *testing.T) {
+	t.Parallel()
 	keys := newKeys(t, "k1")
 	cfg := server.Config{Keys: keys, Clients: []server.Client{clientA}, Tokens: []server.StaticToken{{Token: "static-token-0123456789", Client: "a"}}}
 	_, keyB64, _ := strings.Cut(keys, ":")

@@ -50,8 +50,10 @@ func copyFailure(t *testing.T, a answer, entity string) map[string]any {
 // entered again (PATCH), the copies synchronize, the status shows no
 // failure and the metric is 0. Another tenant sees no status.
 func TestConnectorStatusShowsFailures(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			st := b.open(t)
 			rt := &refusingTransport{}
 			rt.refuse.Store(true)

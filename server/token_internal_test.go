@@ -11,6 +11,7 @@ import (
 // kinds read (Salesforce's instance_url, Gong's customer host), and nothing
 // else.
 func TestSavedTokenKeepsExtras(t *testing.T) {
+	t.Parallel()
 	exp := time.Now().Add(time.Hour).Truncate(time.Second)
 	tok := (&oauth2.Token{AccessToken: "a1", RefreshToken: "r1", Expiry: exp}).WithExtra(map[string]any{
 		"instance_url": "https://acme.my.salesforce.com", "api_base_url_for_customer": "https://us-1.api.gong.io", "signature": "sig"})

@@ -18,6 +18,17 @@ import (
 	"github.com/tributary-dev/tributary/server"
 )
 
+// parallelUnlessRace runs t beside the package's other parallel tests,
+// except under the race detector: there a full synchronization of the
+// Zendesk fake takes a good part of the hang guards of the tests that wait
+// for one (20 s, 90 s), and several at once on two cores could outlast
+// them, so those tests run one at a time, as they did.
+func parallelUnlessRace(t *testing.T) {
+	if !underRace {
+		t.Parallel()
+	}
+}
+
 // waitStatus polls the status of connector id until ok accepts it.
 func (s *service) waitStatus(t *testing.T, token, id, what string, ok func(a answer) bool) answer {
 	t.Helper()
@@ -46,9 +57,11 @@ func (s *service) waitStatus(t *testing.T, token, id, what string, ok func(a ans
 // tributary_copy_failing goes to 0, and the copy synchronizes. Neither
 // the answers nor the log ever hold a token.
 func TestUpdateCredentialsRetriesFailedCopies(t *testing.T) {
+	parallelUnlessRace(t)
 	const newToken = "NEW_API_TOKEN_0123456789"
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			parallelUnlessRace(t)
 			st := b.open(t)
 			// The fake accepts only the new token: the connector's is revoked.
 			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, newToken))
@@ -155,6 +168,7 @@ func TestUpdateCredentialsRetriesFailedCopies(t *testing.T) {
 // contact after the start date moves to the past. An unknown key is
 // refused with a suggestion, and changes nothing.
 func TestUpdateReplicationConfigChangesTheScope(t *testing.T) {
+	t.Parallel()
 	ic := intercomtest.New()
 	t.Cleanup(ic.Close)
 	st := sqliteStore(t)
@@ -224,9 +238,11 @@ func TestUpdateReplicationConfigChangesTheScope(t *testing.T) {
 // parameter, an unknown connector as ErrNotFound, a change of nothing is
 // refused before sending; no error holds a credential.
 func TestHostedUpdateConnector(t *testing.T) {
+	parallelUnlessRace(t)
 	const newToken = "NEW_API_TOKEN_hosted_0123456789"
 	for name, paths := range map[string]hosted.Paths{"default": hosted.DefaultPaths, "integrations": hosted.IntegrationsPaths} {
 		t.Run(name, func(t *testing.T) {
+			parallelUnlessRace(t)
 			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, newToken))
 			t.Cleanup(zd.Close)
 			st := sqliteStore(t)

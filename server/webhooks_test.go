@@ -31,6 +31,7 @@ type hook struct {
 // endpoint gets none of them; a replay sends one again; GET /v1/webhooks
 // shows the endpoint healthy.
 func TestEventsReachTheClientsWebhooks(t *testing.T) {
+	t.Parallel()
 	wh, err := svix.NewWebhook(hookSecret)
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ func loadTickets(t *testing.T, st *store.Store, connector, entity string, n int)
 // ErrNotSynced; a copy under a live claim is ErrBusy. Compact then runs,
 // and the copies left are searched as before.
 func TestDropCompact(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		loadTickets(t, st, "a", "tickets", 20)
@@ -136,6 +137,7 @@ func mustCopies(t *testing.T, st *store.Store) []store.CopyState {
 // Records reads the live records in id order, the tombstones too with
 // Deleted, and says which are; Tombstones tells a search's hits apart.
 func TestRecordsAndTombstones(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		loadTickets(t, st, "a", "tickets", 12)
@@ -181,6 +183,7 @@ func TestRecordsAndTombstones(t *testing.T) {
 
 // OpenSQLiteExisting creates no file and writes nothing into an empty one.
 func TestOpenSQLiteExisting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.db")
@@ -219,6 +222,7 @@ func TestOpenSQLiteExisting(t *testing.T) {
 
 // OpenPostgresExisting creates no tables in an empty database.
 func TestOpenPostgresExisting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
 	for range 2 { // the first refusal wrote nothing the second would open

@@ -16,6 +16,7 @@ import (
 // connectors' copies are, and a lapsed claim is not revived once another
 // copy of its connector has been claimed.
 func TestOneClaimPerConnector(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
@@ -84,6 +85,7 @@ func TestOneClaimPerConnector(t *testing.T) {
 // one connector at once, and copies of different connectors do go at
 // once.
 func TestClaimsSerializeConnectorsUnderRace(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		const connectors, entities, pools, perPool = 3, 5, 4, 4

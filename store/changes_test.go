@@ -50,6 +50,7 @@ func idsOf(t *testing.T, st *store.Store, connector, entity, filter string, dele
 }
 
 func TestUpdatesAndTombstones(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/c.db")
 		if err != nil {

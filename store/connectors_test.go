@@ -29,10 +29,12 @@ import (
 // open opens one more *Store on the same database (the test closes none).
 func backends(t *testing.T, test func(t *testing.T, open func() *store.Store)) {
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		path := filepath.Join(t.TempDir(), "conn.db")
 		test(t, opener(t, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) }))
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		dsn := pgtest.DSN(t)
 		test(t, opener(t, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) }))
 	})
@@ -54,6 +56,7 @@ func opener(t *testing.T, open func(context.Context) (*store.Store, error)) func
 var sealedBytes = []byte{0, 1, 2, 0xff, 0xfe, 0x80, '\'', '"', '\\', 0, 'x', 0xc3, 0x28}
 
 func TestConnectorsCRUD(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
@@ -174,6 +177,7 @@ func equalConnector(a, b store.Connector) bool {
 // Printing a connector, with any verb or through slog, shows the length
 // of its sealed credentials and never their bytes.
 func TestConnectorPrintsNoSealedBytes(t *testing.T) {
+	t.Parallel()
 	secret := []byte("SEALED-TOKEN-4f2a9c")
 	c := store.Connector{ID: "c1", Tenant: "acme", Kind: "hubspot", Name: "CRM", Sealed: secret, Version: 3}
 	var out []string
@@ -206,6 +210,7 @@ func TestConnectorPrintsNoSealedBytes(t *testing.T) {
 
 // Two updates from the same version: exactly one wins.
 func TestUpdateSealedCAS(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		a, b := open(), open()
@@ -259,6 +264,7 @@ func TestUpdateSealedCAS(t *testing.T) {
 // of connections): none is lost. Each holds the lock a little while, so
 // that without the lock they would overlap.
 func TestLockConnectorExcludes(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		handles := []*store.Store{open(), open()}
@@ -380,6 +386,7 @@ func checkMigrated(t *testing.T, st *store.Store, records int64) {
 // Several processes open one version-1 file at once: one upgrades it,
 // the others find it upgraded.
 func TestMigrateV1SQLite(t *testing.T) {
+	t.Parallel()
 	path := v1Fixture(t)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -412,6 +419,7 @@ func TestMigrateV1SQLite(t *testing.T) {
 // records table has a hid column and whose word index has the unicode61
 // tokenizer, updates it as it did then.
 func TestUpdateV1SQLite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, v1Fixture(t))
 	if err != nil {
@@ -452,6 +460,7 @@ func TestUpdateV1SQLite(t *testing.T) {
 // A version-1 file stamped a newer library's version is refused and left
 // as it is.
 func TestOpenNewerVersionSQLite(t *testing.T) {
+	t.Parallel()
 	path := v1Fixture(t)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -529,6 +538,7 @@ func pgVersion(t *testing.T, conn *pgx.Conn) string {
 }
 
 func TestMigrateV1Postgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	conn := makeV1Postgres(t, dsn)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
@@ -544,6 +554,7 @@ func TestMigrateV1Postgres(t *testing.T) {
 // A version-1 store that cannot be written still opens for searching;
 // connectors, which it lacks, fail with ErrVersion.
 func TestV1ReadOnlyPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	conn := makeV1Postgres(t, dsn)
 	sep := "?"
@@ -572,6 +583,7 @@ func TestV1ReadOnlyPostgres(t *testing.T) {
 // Processes that open one new PostgreSQL database at once take turns to
 // create the tables.
 func TestOpenNewAtOncePostgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
 	if _, err := stores[0].CreateConnector(context.Background(), store.Connector{ID: "c", Tenant: "t", Kind: "k"}); err != nil {

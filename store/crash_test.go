@@ -128,6 +128,7 @@ func checkWhole(t *testing.T, st *store.Store, trial int) (gen int, ok bool) {
 }
 
 func TestKilledSyncLeavesTheCopyIntact(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}
@@ -201,6 +202,7 @@ func isNotSynced(err error) bool { return errors.Is(err, store.ErrNotSynced) }
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func TestKilledSyncLeavesTheCopyIntactPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}

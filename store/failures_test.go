@@ -34,6 +34,7 @@ func doubling(n int) time.Duration { return min(time.Second<<(n-1), 8*time.Secon
 // database's clock; ClaimNext passes the copy over until then, Claim takes
 // it; a success clears it.
 func TestFailureTransient(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
@@ -100,6 +101,7 @@ func TestFailureTransient(t *testing.T) {
 
 // A transient failure's retry time passes: ClaimNext gives the copy out.
 func TestFailureRetryAtPasses(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
@@ -119,6 +121,7 @@ func TestFailureRetryAtPasses(t *testing.T) {
 // A permanent failure waits for ResetFailures of its connector, however
 // long; the other connectors' failures stay.
 func TestFailurePermanent(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
@@ -166,6 +169,7 @@ func TestFailurePermanent(t *testing.T) {
 }
 
 func TestFailureArguments(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "f.db"))
 	if err != nil {
@@ -248,6 +252,7 @@ func checkMigratedV2(t *testing.T, st *store.Store, records int64) {
 // "pending" claimed once and never synchronized, and a connector) at once:
 // one upgrades it in place, the others find it upgraded.
 func TestMigrateV2SQLite(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/v2.db")
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +317,7 @@ func makeV2Postgres(t *testing.T, dsn string) *pgx.Conn {
 }
 
 func TestMigrateV2Postgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	conn := makeV2Postgres(t, dsn)
 	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
@@ -325,6 +331,7 @@ func TestMigrateV2Postgres(t *testing.T) {
 // its copies; recording a failure, which it has no room for, fails with
 // ErrVersion.
 func TestV2ReadOnlyPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	conn := makeV2Postgres(t, dsn)
 	sep := "?"

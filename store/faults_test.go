@@ -190,6 +190,7 @@ func (a fileState) check(t testing.TB, path string) {
 }
 
 func TestOpenNotADatabase(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	random := make([]byte, 16<<10)
 	for i := range random {
@@ -227,6 +228,7 @@ func walkAll(ctx context.Context, st *store.Store) error {
 }
 
 func TestOpenTruncatedStore(t *testing.T) {
+	t.Parallel()
 	for _, cut := range []string{"half", "first page"} {
 		t.Run(cut, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "store.db")
@@ -284,6 +286,7 @@ func pagesOf(t testing.TB, path, table string) []int64 {
 }
 
 func TestSearchCorruptPage(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "store.db")
 	seedSQLite(t, path)
 	// A leaf page of the records' JSON, in the middle of the table,
@@ -330,6 +333,7 @@ func setMeta(t testing.TB, db *sql.DB, version string) {
 }
 
 func TestOpenNewerVersion(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "store.db")
 	seedSQLite(t, path)
 	db, err := sql.Open("sqlite", "file:"+path)
@@ -353,6 +357,7 @@ func TestOpenNewerVersion(t *testing.T) {
 }
 
 func TestOpenNewerVersionPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
 	st, err := store.OpenPostgres(ctx, dsn)
@@ -381,6 +386,7 @@ func TestOpenNewerVersionPostgres(t *testing.T) {
 }
 
 func TestOpenOtherApplication(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.db")
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -404,6 +410,7 @@ func TestOpenOtherApplication(t *testing.T) {
 }
 
 func TestOpenOtherApplicationPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -569,6 +576,7 @@ func init() {
 }
 
 func TestReadOnlyDirectory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ro")
 	if err := os.Mkdir(dir, 0o555); err != nil {
 		t.Fatal(err)
@@ -578,6 +586,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 }
 
 func TestReadOnlyStore(t *testing.T) {
+	t.Parallel()
 	for _, dirMode := range []os.FileMode{0o777, 0o555} {
 		t.Run(fmt.Sprintf("directory %o", dirMode), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ro")
@@ -615,6 +624,7 @@ func TestReadOnlyStore(t *testing.T) {
 }
 
 func TestSyncOnFullDisk(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("a small file system to fill is mounted as root (CI runs the tests as root)")
 	}
@@ -728,6 +738,7 @@ func killWhenBlocked(t testing.TB, conn *pgx.Conn) {
 }
 
 func TestPostgresGoesAwayMidSync(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
 	st, err := store.OpenPostgres(ctx, dsn)
@@ -875,6 +886,7 @@ func testInvalidSearch(t *testing.T, st *store.Store, drop func(table string), t
 }
 
 func TestInvalidSearch(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "store.db")
 	seedSQLite(t, path)
 	st, err := store.OpenSQLite(context.Background(), path)
@@ -901,6 +913,7 @@ func TestInvalidSearch(t *testing.T) {
 }
 
 func TestInvalidSearchPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
 	st, err := store.OpenPostgres(ctx, dsn)
@@ -968,6 +981,7 @@ func init() {
 // whose files may not grow (RLIMIT_FSIZE) syncs; the copy stays intact,
 // and the next sync, without the limit, completes.
 func TestSyncOverFileSizeLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "store.db")
 	want := seedSQLite(t, path)
@@ -995,6 +1009,7 @@ func TestSyncOverFileSizeLimit(t *testing.T) {
 }
 
 func TestOpenInMissingDirectory(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "store.db")
 	_, err := store.OpenSQLite(context.Background(), path)
 	wantErr(t, err, store.ErrInvalid, filepath.Dir(path), "does not exist")

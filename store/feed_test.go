@@ -26,6 +26,7 @@ var dropV4 = []string{"DROP TABLE tributary_changes", "DROP TABLE tributary_feed
 
 func eachBackend(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "feed.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +35,7 @@ func eachBackend(t *testing.T, f func(t *testing.T, st *store.Store)) {
 		f(t, st)
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		st, err := store.OpenPostgres(context.Background(), pgtest.DSN(t))
 		if err != nil {
 			t.Fatal(err)
@@ -131,6 +133,7 @@ func sameCopy(t *testing.T, what string, got, want map[string]string) {
 // an empty map is the copy byte for byte, and so is a reader that follows
 // the feed sync after sync; the feed's ops agree with the counts.
 func TestFeedReplaysTheCopy(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		rng := rand.New(rand.NewPCG(29, 1))
@@ -238,6 +241,7 @@ func TestFeedReplaysTheCopy(t *testing.T) {
 // cursor behind them fails with ErrCursorExpired, saying to read the copy
 // again, and the cursors after them go on working.
 func TestFeedRetention(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		st.SetRetention(store.Retention{MaxChanges: 5})
@@ -328,6 +332,7 @@ func checkUpgradedV3(t *testing.T, st *store.Store) {
 }
 
 func TestUpgradeV3SQLite(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/v3.db")
 	if err != nil {
 		t.Fatal(err)
@@ -355,6 +360,7 @@ func TestUpgradeV3SQLite(t *testing.T) {
 }
 
 func TestUpgradeV3Postgres(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
 	st, err := store.OpenPostgres(ctx, dsn)

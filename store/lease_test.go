@@ -12,6 +12,7 @@ import (
 // Claims on one copy: exclusive while current, taken over once expired,
 // and a load made under a lost claim neither writes nor commits.
 func TestClaimsFenceLoads(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, t.TempDir()+"/lease.db")
 	if err != nil {
@@ -89,6 +90,7 @@ func TestClaimsFenceLoads(t *testing.T) {
 // Copies reports registration, claims and synchronization without reading
 // any copy.
 func TestCopies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // a cancelled context) is offered again, and its words still reach the
 // vocabulary that fuzzy searches read.
 func TestPreparedPages(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		open := func(name string) *store.Store {
 			st, err := store.OpenSQLite(context.Background(), t.TempDir()+"/"+name+".db")
@@ -176,6 +177,7 @@ func testPreparedPages(t *testing.T, prepared, written *store.Store) {
 // writes fail with an error, nothing panics, and no goroutine is left
 // (TestMain's goleak).
 func TestCloseDuringLoad(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, t.TempDir()+"/close.db")
 	if err != nil {

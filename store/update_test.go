@@ -17,6 +17,7 @@ import (
 // a change of nothing, a replication configuration that is not JSON and
 // an unknown id change nothing.
 func TestUpdateConnector(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
@@ -117,6 +118,7 @@ func TestUpdateConnector(t *testing.T) {
 // An update waits for a LockConnector on the connector (an OAuth refresh
 // in another process) and then replaces what it saved.
 func TestUpdateConnectorWaitsForTheLock(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st, other := open(), open()

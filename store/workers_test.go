@@ -118,6 +118,7 @@ func TestWorkerChild(t *testing.T) {
 }
 
 func TestWorkersShareTheSync(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs worker processes")
 	}

@@ -225,6 +225,8 @@ type Server struct {
 
 	searchMu    sync.Mutex
 	searchCache map[string]*searchRows // by entity: records decoded once per version
+	hitsVersion int64                  // the version of the records hitsCache holds matches of
+	hitsCache   map[string][]hit       // by entity, order and query: matches sorted once per version
 
 	mu          sync.Mutex
 	windowStart time.Time

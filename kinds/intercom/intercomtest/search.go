@@ -2,12 +2,14 @@ package intercomtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -17,6 +19,9 @@ const (
 	maxSearchFilters = 15 // per AND or OR group
 	maxSearchNesting = 2
 	day              = 86400
+	// maxCachedSearches bounds the searches whose matches are kept at
+	// one version of the records (a sandbox may serve many, unmutated).
+	maxCachedSearches = 16
 )
 
 // searchBody is Intercom's search_request, with the sort object Intercom's
@@ -248,14 +253,69 @@ type searchRows struct {
 	rows    []searchRow
 }
 
+// searchHits returns the live records of entity that pred (query's)
+// matches, in the search's order: by sortField, ascending or descending,
+// then by position (by position alone without a sortField). They are
+// found and sorted once per version of the records for each query and
+// order, since every page of a search reads them all; the slice is shared
+// and only read.
+func (s *Server) searchHits(entity string, query json.RawMessage, pred predicate, sortField string, desc bool) []hit {
+	rows, v := s.rowsOf(entity)
+	key := fmt.Sprintf("%s\x00%s\x00%t\x00%s", entity, sortField, desc, query)
+	s.searchMu.Lock()
+	if s.hitsVersion == v {
+		if hits, ok := s.hitsCache[key]; ok {
+			s.searchMu.Unlock()
+			return hits
+		}
+	}
+	s.searchMu.Unlock()
+	var hits []hit
+	for _, row := range rows {
+		if !pred(row.m) {
+			continue
+		}
+		h := hit{rec: row.rec, i: row.i, key: int64(row.i)}
+		if sortField != "" {
+			f, _ := number(lookup(row.m, sortField))
+			h.key = int64(f)
+		}
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return hitOrder(a, b, desc) })
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if v > s.hitsVersion || s.hitsCache == nil || len(s.hitsCache) >= maxCachedSearches {
+		s.hitsVersion, s.hitsCache = max(v, s.hitsVersion), map[string][]hit{}
+	}
+	if v == s.hitsVersion {
+		s.hitsCache[key] = hits
+	}
+	return hits
+}
+
+// hitOrder compares two hits in a search's order: by sort key, then by
+// position, both reversed when desc.
+func hitOrder(a, b hit, desc bool) int {
+	c := cmp.Compare(a.key, b.key)
+	if c == 0 {
+		c = cmp.Compare(a.i, b.i)
+	}
+	if desc {
+		c = -c
+	}
+	return c
+}
+
 // rowsOf returns entity's live records decoded for search, decoded again
-// only after a mutation: every page of a search reads them all.
-func (s *Server) rowsOf(entity string) []searchRow {
+// only after a mutation (every page of a search reads them all), and the
+// version of the records they are.
+func (s *Server) rowsOf(entity string) ([]searchRow, int64) {
 	v := s.ov.version.Load()
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
 	if c := s.searchCache[entity]; c != nil && c.version == v {
-		return c.rows
+		return c.rows, v
 	}
 	var rows []searchRow
 	for i, n := 0, s.total(entity); i < n; i++ {
@@ -280,7 +340,7 @@ func (s *Server) rowsOf(entity string) []searchRow {
 		s.searchCache = map[string]*searchRows{}
 	}
 	s.searchCache[entity] = &searchRows{version: v, rows: rows}
-	return rows
+	return rows, v
 }
 
 func (s *Server) search(entity string) http.HandlerFunc {
@@ -330,36 +390,7 @@ func (s *Server) search(entity string) http.HandlerFunc {
 			}
 		}
 
-		var hits []hit
-		for _, row := range s.rowsOf(entity) {
-			if !pred(row.m) {
-				continue
-			}
-			h := hit{rec: row.rec, i: row.i, key: int64(row.i)}
-			if sortField != "" {
-				f, _ := number(lookup(row.m, sortField))
-				h.key = int64(f)
-			}
-			hits = append(hits, h)
-		}
-		less := func(a, b hit) int {
-			c := a.key - b.key
-			if c == 0 {
-				c = int64(a.i - b.i)
-			}
-			if desc {
-				c = -c
-			}
-			switch {
-			case c < 0:
-				return -1
-			case c > 0:
-				return 1
-			}
-			return 0
-		}
-		slices.SortFunc(hits, less)
-
+		hits := s.searchHits(entity, body.Query, pred, sortField, desc)
 		start, page := 0, 1
 		if after != "" {
 			key, i, p, ok := s.decodeSearchCursor(entity, after, sortField != "")
@@ -368,13 +399,7 @@ func (s *Server) search(entity string) http.HandlerFunc {
 				return
 			}
 			at := hit{key: key, i: i}
-			start = len(hits)
-			for k, h := range hits {
-				if less(h, at) > 0 {
-					start = k
-					break
-				}
-			}
+			start = sort.Search(len(hits), func(k int) bool { return hitOrder(hits[k], at, desc) > 0 })
 			page = p
 		}
 		end := min(start+per, len(hits))
