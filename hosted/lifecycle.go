@@ -22,6 +22,11 @@ type ConnectorInfo struct {
 	Name           string    `json:"name"`
 	ExternalUserID string    `json:"external_user_id"`
 	CreatedAt      time.Time `json:"created_at"`
+	// LastUsedAt is when a call last used the connector (an operation, a
+	// search, a download, a change feed read, through the API or /mcp;
+	// not the background sync), to within the service's
+	// UseFlushEvery; nil: never.
+	LastUsedAt *time.Time `json:"last_used_at"`
 	// Status is "healthy"; "needs_reconnect" when the vendor refused the
 	// connector's refresh token or a copy failed with class auth (new
 	// credentials, UpdateConnector, make it healthy again); or "failing"

@@ -34,6 +34,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).kind = row.Kind
+	s.used(id)
 	q := r.URL.Query()
 	entity := q.Get("entity")
 	if entity == "" {

@@ -38,10 +38,11 @@ type sealed struct {
 	// Token is the newest OAuth token any process obtained (nil before the
 	// first refresh): another process adopts it instead of refreshing.
 	Token *savedToken `json:"token,omitempty"`
-	// NeedsReconnect is set when the vendor refused a refresh (and the
-	// connector.needs_reconnect event was written), cleared by the next
-	// refresh that succeeds: the event is sent once per refusal spell.
-	NeedsReconnect bool `json:"needs_reconnect,omitempty"`
+	// LegacyNeedsReconnect is where stores before schema version 8 kept
+	// the mark that the vendor refused a refresh: it is read once, by
+	// store.MigrateNeedsReconnect, into the connector's column
+	// (store.Connector.NeedsReconnect), and cleared by the next refresh.
+	LegacyNeedsReconnect bool `json:"needs_reconnect,omitempty"`
 }
 
 // savedToken is an OAuth token as the processes share it, with the token
@@ -432,7 +433,7 @@ func (t *tokenStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh f
 		rt, _ := sl.Credentials["refresh_token"].(string)
 		tok, err := refresh(ctx, rt)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, transport.ErrTokenUnavailable) || sl.NeedsReconnect {
+			if ctx.Err() != nil || errors.Is(err, transport.ErrTokenUnavailable) || row.NeedsReconnect {
 				return nil, nil, err // not a refusal, or already reported
 			}
 			// The vendor refused the refresh token: the connector needs
@@ -443,18 +444,15 @@ func (t *tokenStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh f
 			if eerr != nil {
 				return nil, nil, err
 			}
-			sl.NeedsReconnect = true
-			b, serr := t.s.seal(row.ID, sl)
-			if serr != nil {
-				return nil, nil, err
-			}
-			return b, []*store.Event{ev}, nil
+			row.NeedsReconnect = true
+			return nil, []*store.Event{ev}, nil
 		}
 		if tok.RefreshToken != "" {
 			sl.Credentials["refresh_token"] = tok.RefreshToken
 		}
 		sl.Token = saveToken(tok)
-		sl.NeedsReconnect = false
+		sl.LegacyNeedsReconnect = false
+		row.NeedsReconnect = false
 		out = tok
 		b, err := t.s.seal(row.ID, sl)
 		return b, nil, err

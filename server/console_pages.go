@@ -24,30 +24,43 @@ import (
 // consolePageSize is how many connectors a page of the console lists.
 const consolePageSize = 50
 
-// The statuses (lifecycle.go) the console filters by.
-var consoleStatuses = []string{statusHealthy, statusNeedsReconnect, statusFailing}
+// consoleHealths are the healths the console filters by, in order.
+func consoleHealths() []store.Health {
+	return []store.Health{store.Healthy, store.NeedsReconnect, store.Failing}
+}
 
-// consoleStatus is a connector's status by the API's rule (statusOf)
-// from its copies summed up; credentials that do not open count as
-// failing.
-func (s *Server) consoleStatus(cs *store.ConnectorSummary) string {
-	sl, err := s.unseal(&cs.Connector)
-	if err != nil {
-		return statusFailing
+// consoleStatuses are their names.
+func consoleStatuses() []string {
+	var out []string
+	for _, h := range consoleHealths() {
+		out = append(out, h.String())
 	}
-	return statusOf(sl.NeedsReconnect, cs.AuthFailing > 0, cs.Failing > 0)
+	return out
+}
+
+// healthNamed is the health a filter names.
+func healthNamed(name string) (store.Health, bool) {
+	for _, h := range consoleHealths() {
+		if h.String() == name {
+			return h, true
+		}
+	}
+	return store.AnyHealth, false
 }
 
 // connectorRow is a connector as the console lists it.
 type connectorRow struct {
 	ID, Tenant, ExternalUserID, Kind, Name, Status string
 	Copies, Failing                                int
-	LastSynced, Created                            time.Time
+	LastSynced, Created, LastUsed                  time.Time
 }
 
-func (s *Server) rowOf(cs *store.ConnectorSummary) connectorRow {
+// rowOf is a connector as the console lists it, its status by the API's
+// rule (store.HealthOf) from its copies summed up.
+func rowOf(cs *store.ConnectorSummary) connectorRow {
 	return connectorRow{ID: cs.ID, Tenant: cs.Tenant, ExternalUserID: cs.ExternalUserID, Kind: cs.Kind, Name: cs.Name,
-		Status: s.consoleStatus(cs), Copies: cs.Copies, Failing: cs.Failing, LastSynced: cs.LastSynced, Created: cs.Created}
+		Status: store.HealthOf(cs.NeedsReconnect, cs.AuthFailing, cs.Failing).String(), Copies: cs.Copies, Failing: cs.Failing,
+		LastSynced: cs.LastSynced, Created: cs.Created, LastUsed: cs.LastUsed}
 }
 
 type connectorsData struct {
@@ -78,7 +91,7 @@ func (c *console) tenants(ctx context.Context) ([]string, error) {
 func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	d := connectorsData{Statuses: consoleStatuses, Tenant: q.Get("tenant"), User: q.Get("user"), Status: q.Get("status")}
+	d := connectorsData{Statuses: consoleStatuses(), Tenant: q.Get("tenant"), User: q.Get("user"), Status: q.Get("status")}
 	var err error
 	if d.Tenants, err = c.tenants(ctx); err != nil {
 		c.storeProblem(w, r, err)
@@ -88,9 +101,14 @@ func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 		c.problem(w, r, http.StatusNotFound, "No tenant "+strconv.Quote(d.Tenant)+".")
 		return
 	}
-	if d.Status != "" && !slices.Contains(consoleStatuses, d.Status) {
-		c.problem(w, r, http.StatusBadRequest, "status must be one of healthy, needs_reconnect or failing.")
-		return
+	health := store.AnyHealth
+	if d.Status != "" {
+		h, ok := healthNamed(d.Status)
+		if !ok {
+			c.problem(w, r, http.StatusBadRequest, "status must be one of "+strings.Join(consoleStatuses(), ", ")+".")
+			return
+		}
+		health = h
 	}
 	if !printable(d.User) {
 		c.problem(w, r, http.StatusBadRequest, "user must be at most 256 printable characters.")
@@ -103,35 +121,21 @@ func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	sq := store.ConnectorQuery{Tenant: d.Tenant, ExternalUserID: d.User, Failing: d.Status == statusFailing, After: after, Limit: consolePageSize + 1}
-	if d.Status == statusHealthy || d.Status == statusNeedsReconnect {
-		sq.Limit = 500 // the status is in the sealed credentials: read on until the page is full
+	// One query: the status is the store's filter, by the same rule as
+	// each row's (store.HealthOf).
+	batch, err := c.s.st.ConnectorSummaries(ctx, store.ConnectorQuery{Tenant: d.Tenant, ExternalUserID: d.User, Health: health, After: after, Limit: consolePageSize + 1})
+	if err != nil {
+		c.storeProblem(w, r, err)
+		return
+	}
+	more := len(batch) > consolePageSize
+	batch = batch[:min(len(batch), consolePageSize)]
+	for i := range batch {
+		d.Rows = append(d.Rows, rowOf(&batch[i]))
 	}
 	var last int64
-	more := false
-scan:
-	for {
-		batch, err := c.s.st.ConnectorSummaries(ctx, sq)
-		if err != nil {
-			c.storeProblem(w, r, err)
-			return
-		}
-		for i := range batch {
-			row := c.s.rowOf(&batch[i])
-			if d.Status != "" && row.Status != d.Status {
-				continue
-			}
-			if len(d.Rows) == consolePageSize {
-				more = true
-				break scan
-			}
-			d.Rows = append(d.Rows, row)
-			last = batch[i].Seq
-		}
-		if len(batch) < sq.Limit {
-			break
-		}
-		sq.After = batch[len(batch)-1].Seq
+	if len(batch) > 0 {
+		last = batch[len(batch)-1].Seq
 	}
 	link := func(after int64) string {
 		v := url.Values{}
@@ -175,7 +179,11 @@ type copyRow struct {
 	Syncing    bool
 	Owner      string
 	Failure    *store.Failure
-	// Last is the newest recorded synchronization of the copy (nil: none).
+	// LastSync is the store's summary of the last synchronization: mode,
+	// counts, duration (nil: none, or a store before version 7).
+	LastSync *store.SyncSummary
+	// Last is the newest recorded synchronization of the copy in the
+	// history (nil: none), shown when LastSync is nil.
 	Last *historyRow
 }
 
@@ -240,9 +248,12 @@ func (c *console) showConnector(w http.ResponseWriter, r *http.Request, id strin
 	sum := store.ConnectorSummary{Connector: *row, Copies: len(copies)}
 	var d connectorData
 	for _, cp := range copies {
-		cr := copyRow{Entity: cp.Entity, SyncedAt: cp.SyncedAt, Syncing: cp.Syncing, Owner: cp.Owner, Failure: cp.Failure}
+		cr := copyRow{Entity: cp.Entity, SyncedAt: cp.SyncedAt, Syncing: cp.Syncing, Owner: cp.Owner, Failure: cp.Failure, LastSync: cp.LastSync}
 		if cp.Failure != nil {
 			sum.Failing++
+			if cp.Failure.Class == store.FailureAuth {
+				sum.AuthFailing++
+			}
 		}
 		if cp.SyncedAt.After(sum.LastSynced) {
 			sum.LastSynced = cp.SyncedAt
@@ -255,7 +266,7 @@ func (c *console) showConnector(w http.ResponseWriter, r *http.Request, id strin
 		}
 		d.Copies = append(d.Copies, cr)
 	}
-	d.Row = c.s.rowOf(&sum)
+	d.Row = rowOf(&sum)
 	evs, err := c.s.st.ConnectorEvents(ctx, row.ID, webhook.SyncCompleted, 60)
 	if err != nil {
 		c.storeProblem(w, r, err)

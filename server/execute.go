@@ -39,6 +39,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).kind, info(r).action = l.row.Kind, string(req.Action)
+	s.used(id)
 	if req.Action == tributary.ActionDownload && !s.rangeParam(w, r, l.conn, &req) {
 		return
 	}

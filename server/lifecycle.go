@@ -18,55 +18,22 @@ import (
 	"github.com/tributary-dev/tributary/store"
 )
 
-// The statuses of a connector, as the list and status endpoints report
-// them.
-const (
-	// statusHealthy: no copy's last synchronization failed, and the
-	// vendor has not refused the connector's refresh token.
-	statusHealthy = "healthy"
-	// statusNeedsReconnect: the vendor refused the connector's refresh
-	// token (sealed.NeedsReconnect), or a copy's last synchronization
-	// failed with class auth. New credentials (PATCH, or a reconnect)
-	// make it healthy again.
-	statusNeedsReconnect = "needs_reconnect"
-	// statusFailing: a copy's last synchronization failed (class config
-	// or transient), the credentials were not refused.
-	statusFailing = "failing"
-)
-
-// connectorStatus is the status of a connector whose refresh was refused
-// (needsReconnect) or not, with these copies.
-func connectorStatus(needsReconnect bool, copies []store.CopyState) string {
-	var auth, failing bool
+// connectorStatus is the status (the list and status endpoints, the
+// console) of a connector with these copies, by the store's one rule
+// (store.HealthOf): "needs_reconnect" when the vendor refused its
+// refresh token (row.NeedsReconnect) or a copy failed with class auth,
+// "failing" when another copy failure stands, "healthy" otherwise.
+func connectorStatus(row *store.Connector, copies []store.CopyState) string {
+	var auth, failing int
 	for _, c := range copies {
 		if c.Failure != nil {
-			failing = true
-			auth = auth || c.Failure.Class == store.FailureAuth
+			failing++
+			if c.Failure.Class == store.FailureAuth {
+				auth++
+			}
 		}
 	}
-	return statusOf(needsReconnect, auth, failing)
-}
-
-// statusOf is the one rule of a connector's status (the list, the status
-// endpoint, the console): needs_reconnect when the vendor refused its
-// refresh token or a copy failed with class auth, failing when another
-// copy failure stands, healthy otherwise.
-func statusOf(needsReconnect, authFailure, failure bool) string {
-	switch {
-	case needsReconnect || authFailure:
-		return statusNeedsReconnect
-	case failure:
-		return statusFailing
-	}
-	return statusHealthy
-}
-
-// needsReconnect reports whether the vendor refused row's refresh token;
-// credentials that do not open count as not (the status endpoint reports
-// what it can).
-func (s *Server) needsReconnect(row *store.Connector) bool {
-	sl, err := s.unseal(row)
-	return err == nil && sl.NeedsReconnect
+	return store.HealthOf(row.NeedsReconnect, auth, failing).String()
 }
 
 // Paging of the list endpoint.
@@ -143,7 +110,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	for i := range rows {
 		row := &rows[i]
 		item := connectorJSON(row)
-		item["status"] = connectorStatus(s.needsReconnect(row), byConn[row.ID])
+		item["status"] = connectorStatus(row, byConn[row.ID])
 		items = append(items, item)
 	}
 	out := map[string]any{"data": items, "next_cursor": nil, "has_more": next != 0}
@@ -155,8 +122,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 
 // connectorJSON is what every connector endpoint says of a connector.
 func connectorJSON(row *store.Connector) map[string]any {
+	var used any // null: never used
+	if !row.LastUsed.IsZero() {
+		used = row.LastUsed.UTC().Format(time.RFC3339)
+	}
 	return map[string]any{"id": row.ID, "connector_type": row.Kind, "name": row.Name,
-		"external_user_id": row.ExternalUserID, "created_at": row.Created.UTC().Format(time.RFC3339)}
+		"external_user_id": row.ExternalUserID, "created_at": row.Created.UTC().Format(time.RFC3339), "last_used_at": used}
 }
 
 // cursorPrefix versions the list's cursors.

@@ -148,6 +148,7 @@ func (c *mcpConn) open(ctx context.Context, entity string) (*live, error) {
 		c.s.log.Error("mcp: opening a connector", "connector", c.id, "err", err)
 		return nil, errors.New("the connector could not be opened: the service's storage is unavailable")
 	}
+	c.s.used(c.id)
 	return l, nil
 }
 

@@ -91,6 +91,9 @@ type Config struct {
 	// ConnectorOptions are passed to kinds.Open for every connector of the
 	// kind named by the key (tributary.WithBaseURL of a fake, a rate limit).
 	ConnectorOptions map[string][]tributary.Option
+	// UseFlushEvery is how often Run writes when each connector was last
+	// used to the store (default UseFlushEvery).
+	UseFlushEvery time.Duration
 	// SyncEvery is how stale a copy may grow before the background sync
 	// updates it (default five minutes). Negative: no background sync; an
 	// entity is then synchronized only on its first search.
@@ -168,6 +171,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[string]*live // opened connectors by id
+
+	useMu sync.Mutex
+	uses  map[string]time.Time // connectors used since the last flush (usage.go)
 
 	syncMu  sync.Mutex
 	syncing map[string]chan struct{} // on-demand syncs in progress, by connector/entity
@@ -338,12 +344,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // Run keeps every connector's searchable entities current (nothing when
-// Config.SyncEvery is negative) and delivers the clients' webhooks until
-// ctx ends. Serve calls it; call it yourself when you mount the Server in
+// Config.SyncEvery is negative), delivers the clients' webhooks and
+// records when each connector was last used (every UseFlushEvery) until
+// ctx ends. First it finishes an upgrade of the store from before schema
+// version 8 (store.MigrateNeedsReconnect). Serve calls it; call it yourself when you mount the Server in
 // your own http.Server.
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	s.migrate(ctx)
+	wg.Go(func() { s.recordUse(ctx) })
 	if s.deliverer != nil {
 		wg.Go(func() { _ = s.deliverer.Run(ctx) })
 	}

@@ -87,7 +87,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		out = append(out, cs)
 	}
 	body := connectorJSON(row)
-	body["status"] = connectorStatus(s.needsReconnect(row), copies)
+	body["status"] = connectorStatus(row, copies)
 	body["copies"] = out
 	s.writeJSON(w, http.StatusOK, body)
 }

@@ -40,6 +40,15 @@ type Connector struct {
 	// Created is when the connector was created (the database's clock,
 	// to the millisecond); the store sets it.
 	Created time.Time
+	// NeedsReconnect is set when the vendor refused the connector's
+	// credentials for good (an OAuth refresh token refused): only new
+	// credentials can mend it. LockConnectorEvents sets and clears it;
+	// UpdateConnector clears it with new sealed credentials (schema
+	// version 8; false in an older store).
+	NeedsReconnect bool
+	// LastUsed is the latest use RecordUse recorded (zero: never; schema
+	// version 8).
+	LastUsed time.Time
 }
 
 // String describes the connector, with the length of Sealed only.
@@ -48,8 +57,8 @@ func (c Connector) String() string {
 	if c.Replication != nil {
 		repl = strconv.Quote(string(c.Replication))
 	}
-	return fmt.Sprintf("Connector{ID:%q Tenant:%q ExternalUserID:%q Kind:%q Name:%q Sealed:[%d bytes] Replication:%s Version:%d Created:%s}",
-		c.ID, c.Tenant, c.ExternalUserID, c.Kind, c.Name, len(c.Sealed), repl, c.Version, c.Created.Format(time.RFC3339Nano))
+	return fmt.Sprintf("Connector{ID:%q Tenant:%q ExternalUserID:%q Kind:%q Name:%q Sealed:[%d bytes] Replication:%s Version:%d Created:%s NeedsReconnect:%t LastUsed:%s}",
+		c.ID, c.Tenant, c.ExternalUserID, c.Kind, c.Name, len(c.Sealed), repl, c.Version, c.Created.Format(time.RFC3339Nano), c.NeedsReconnect, c.LastUsed.Format(time.RFC3339Nano))
 }
 
 // Format prints String for every verb (%v, %+v, %#v, %s, %q, %x...), so
@@ -62,7 +71,7 @@ func (c Connector) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("id", c.ID), slog.String("tenant", c.Tenant), slog.String("external_user_id", c.ExternalUserID),
 		slog.String("kind", c.Kind), slog.String("name", c.Name), slog.Int("sealed_bytes", len(c.Sealed)),
-		slog.Int64("version", c.Version), slog.Time("created", c.Created))
+		slog.Int64("version", c.Version), slog.Time("created", c.Created), slog.Bool("needs_reconnect", c.NeedsReconnect))
 }
 
 // Errors of the connector methods, matched with errors.Is; each comes
@@ -89,18 +98,42 @@ func (s *Store) schemaV2() []string {
 	}
 }
 
-const connectorCols = "id, tenant, external_user_id, kind, name, sealed, replication, version, created_at"
+// connectorInsertCols are the columns a new connector's INSERT gives.
+const connectorInsertCols = "id, tenant, external_user_id, kind, name, sealed, replication, version, created_at"
 
-func scanConnector(row interface{ Scan(...any) error }) (*Connector, error) {
+// connectorCols is the select list scanConnector reads, under alias (""
+// or "c."): the columns of version 8 are constants in an older store
+// (opened read-only).
+func (s *Store) connectorCols(alias string) string {
+	cols := ""
+	for i, c := range strings.Split(connectorInsertCols, ", ") {
+		if i > 0 {
+			cols += ", "
+		}
+		cols += alias + c
+	}
+	if s.schema < 8 {
+		return cols + ", 0, NULL"
+	}
+	return cols + ", " + alias + "needs_reconnect, " + alias + "last_used"
+}
+
+func scanConnector(row interface{ Scan(...any) error }, extra ...any) (*Connector, error) {
 	c := &Connector{}
 	var created int64
-	if err := row.Scan(&c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Sealed, &c.Replication, &c.Version, &created); err != nil {
+	var needs int64
+	var used sql.NullInt64
+	if err := row.Scan(append([]any{&c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Sealed, &c.Replication, &c.Version, &created, &needs, &used}, extra...)...); err != nil {
 		return nil, err
 	}
 	if c.Sealed == nil {
 		c.Sealed = []byte{}
 	}
 	c.Created = time.UnixMilli(created).UTC()
+	c.NeedsReconnect = needs != 0
+	if used.Valid {
+		c.LastUsed = time.UnixMilli(used.Int64).UTC()
+	}
 	return c, nil
 }
 
@@ -156,7 +189,7 @@ func (s *Store) CreateConnector(ctx context.Context, c Connector, opts ...EventO
 	}
 	defer tx.Rollback()
 	var created int64
-	err = tx.QueryRowContext(ctx, "INSERT INTO tributary_connectors ("+connectorCols+") VALUES ("+placeholders(d, 1, 7)+", 1, "+d.now()+
+	err = tx.QueryRowContext(ctx, "INSERT INTO tributary_connectors ("+connectorInsertCols+") VALUES ("+placeholders(d, 1, 7)+", 1, "+d.now()+
 		") ON CONFLICT (id) DO NOTHING RETURNING created_at",
 		c.ID, c.Tenant, c.ExternalUserID, c.Kind, c.Name, sealed, c.Replication).Scan(&created)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -189,7 +222,7 @@ func (s *Store) Connector(ctx context.Context, id string) (*Connector, error) {
 	if !validText(id) {
 		return nil, notFound(op, id)
 	}
-	c, err := scanConnector(s.r.QueryRowContext(ctx, "SELECT "+connectorCols+" FROM tributary_connectors WHERE id = "+s.d.ph(1), id))
+	c, err := scanConnector(s.r.QueryRowContext(ctx, "SELECT "+s.connectorCols("")+" FROM tributary_connectors WHERE id = "+s.d.ph(1), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(op, id)
 	}
@@ -209,7 +242,7 @@ func (s *Store) ListConnectors(ctx context.Context, tenant string) ([]Connector,
 	if !validText(tenant) {
 		return nil, nil
 	}
-	q, args := "SELECT "+connectorCols+" FROM tributary_connectors", []any{}
+	q, args := "SELECT "+s.connectorCols("")+" FROM tributary_connectors", []any{}
 	if tenant != "" {
 		q += " WHERE tenant = " + s.d.ph(1)
 		args = append(args, tenant)
@@ -313,8 +346,10 @@ func (s *Store) LockConnector(ctx context.Context, id string, fn func(ctx contex
 // LockConnectorEvents is LockConnector whose fn may also return events,
 // written (with its sealed bytes, if any) in the lock's transaction: fn
 // returns them, with a nil error, for something it decided under the lock
-// (a refresh the vendor refused: the connector needs reconnecting). When
-// fn returns an error, nothing is written.
+// (a refresh the vendor refused: the connector needs reconnecting). fn may
+// also set or clear c.NeedsReconnect: the new value is saved in the same
+// transaction, without a new version. When fn returns an error, nothing
+// is written.
 func (s *Store) LockConnectorEvents(ctx context.Context, id string, fn func(ctx context.Context, c *Connector) (sealed []byte, events []*Event, err error)) (*Connector, error) {
 	const op = "lock connector"
 	if err := s.connectorsReady(op); err != nil {
@@ -332,7 +367,7 @@ func (s *Store) LockConnectorEvents(ctx context.Context, id string, fn func(ctx 
 		return nil, d.wrap(op, err)
 	}
 	defer tx.Rollback()
-	c, err := scanConnector(tx.QueryRowContext(ctx, "SELECT "+connectorCols+" FROM tributary_connectors WHERE id = "+d.ph(1)+d.forUpdate(), id))
+	c, err := scanConnector(tx.QueryRowContext(ctx, "SELECT "+s.connectorCols("")+" FROM tributary_connectors WHERE id = "+d.ph(1)+d.forUpdate(), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(op, id)
 	}
@@ -346,11 +381,18 @@ func (s *Store) LockConnectorEvents(ctx context.Context, id string, fn func(ctx 
 	if err != nil {
 		return nil, err
 	}
-	if sealed == nil && len(events) == 0 {
+	mark := arg.NeedsReconnect != c.NeedsReconnect && s.schema >= 8
+	if sealed == nil && len(events) == 0 && !mark {
 		return c, nil // the transaction only read
 	}
 	if err := s.insertEvents(ctx, tx, op, events); err != nil {
 		return nil, err
+	}
+	if mark {
+		if _, err := tx.ExecContext(ctx, "UPDATE tributary_connectors SET needs_reconnect = "+d.ph(1)+" WHERE id = "+d.ph(2), boolInt(arg.NeedsReconnect), id); err != nil {
+			return nil, d.wrap(op, err)
+		}
+		c.NeedsReconnect = arg.NeedsReconnect
 	}
 	if sealed == nil {
 		return c, d.wrap(op, tx.Commit())
@@ -364,6 +406,14 @@ func (s *Store) LockConnectorEvents(ctx context.Context, id string, fn func(ctx 
 	}
 	c.Sealed = slices.Clone(sealed)
 	return c, nil
+}
+
+// boolInt is a flag as the store's SMALLINT columns hold it.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ConnectorChange is what UpdateConnector changes of a connector: a nil
@@ -399,7 +449,7 @@ func (c ConnectorChange) Format(f fmt.State, _ rune) { io.WriteString(f, c.Strin
 
 // UpdateConnector replaces the connector's sealed credentials, its
 // replication configuration and/or its name (the fields of ch that are not
-// nil). A change of the credentials or the replication configuration
+// nil). New credentials clear NeedsReconnect. A change of the credentials or the replication configuration
 // moves the connector to version+1 and in the same transaction forgets the
 // failures of every
 // copy of the connector, as ResetFailures does: a copy that failed with
@@ -436,6 +486,9 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 	if ch.Sealed != nil {
 		args = append(args, ch.Sealed)
 		sets = append(sets, "sealed = "+d.ph(len(args)))
+		if s.schema >= 8 {
+			sets = append(sets, "needs_reconnect = 0") // new credentials: a reconnection
+		}
 	}
 	if ch.Replication != nil {
 		args = append(args, ch.Replication)
@@ -458,7 +511,7 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 	}
 	defer tx.Rollback()
 	c, err := scanConnector(tx.QueryRowContext(ctx, "UPDATE tributary_connectors SET "+strings.Join(sets, ", ")+" WHERE id = "+d.ph(len(args))+
-		" RETURNING "+connectorCols, args...))
+		" RETURNING "+s.connectorCols(""), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, notFound(op, id)
 	}
@@ -539,9 +592,8 @@ type ConnectorQuery struct {
 	ExternalUserID string
 	// Kind, when not "", keeps the connectors of that connector_type.
 	Kind string
-	// Failing keeps only the connectors with a copy whose last
-	// synchronization failed.
-	Failing bool
+	// Health, when not AnyHealth, keeps the connectors of that health.
+	Health Health
 	// Before, when above 0, is the cursor ConnectorsPage returned: its
 	// page starts after it.
 	Before int64
@@ -571,10 +623,73 @@ func (s *Store) connectorFilter(q ConnectorQuery, alias string) (where []string,
 	add("tenant", q.Tenant)
 	add("external_user_id", q.ExternalUserID)
 	add("kind", q.Kind)
-	if q.Failing {
-		where = append(where, "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = "+alias+"id AND f.failure_class IS NOT NULL)")
+	if q.Health != AnyHealth {
+		where = append(where, s.healthCond(q.Health, alias))
 	}
 	return where, args, true
+}
+
+// Health is a connector's health, by one rule: NeedsReconnect when it is
+// marked so (Connector.NeedsReconnect) or a copy's last synchronization
+// failed with class auth (the vendor refused the credentials: only new
+// ones mend it); else Failing when a copy's last synchronization failed;
+// else Healthy. ConnectorQuery filters by it; HealthOf tells it.
+type Health int
+
+// The healths; AnyHealth filters nothing.
+const (
+	AnyHealth Health = iota
+	Healthy
+	NeedsReconnect
+	Failing
+)
+
+// String is the health's name: "healthy", "needs_reconnect", "failing"
+// (the service's API and console use these), "any".
+func (h Health) String() string {
+	switch h {
+	case Healthy:
+		return "healthy"
+	case NeedsReconnect:
+		return "needs_reconnect"
+	case Failing:
+		return "failing"
+	}
+	return "any"
+}
+
+// HealthOf is the health of a connector marked needsReconnect or not,
+// with authFailing copies failing with class auth and failing copies
+// failing with any class.
+func HealthOf(needsReconnect bool, authFailing, failing int) Health {
+	switch {
+	case needsReconnect || authFailing > 0:
+		return NeedsReconnect
+	case failing > 0:
+		return Failing
+	}
+	return Healthy
+}
+
+// healthCond is the SQL condition of HealthOf(...) == h over the
+// connector under alias. The copies' conditions are probes of the partial
+// index of failing copies (tributary_entities_failing).
+func (s *Store) healthCond(h Health, alias string) string {
+	failing := "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = " + alias + "id AND f.failure_class IS NOT NULL)"
+	auth := "EXISTS (SELECT 1 FROM tributary_entities f WHERE f.connector = " + alias + "id AND f.failure_class IS NOT NULL AND f.failure_class = 'auth')"
+	marked := alias + "needs_reconnect <> 0"
+	if s.schema < 8 {
+		marked = "1 = 0"
+	}
+	switch h {
+	case Healthy:
+		return "NOT (" + marked + ") AND NOT " + failing
+	case NeedsReconnect:
+		return "(" + marked + " OR " + auth + ")"
+	case Failing:
+		return "NOT (" + marked + ") AND " + failing + " AND NOT " + auth
+	}
+	return "1 = 1"
 }
 
 // ConnectorsPage lists a tenant's connectors that match q, newest first,
@@ -598,7 +713,7 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 		where = append(where, "seq < "+d.ph(len(args)))
 	}
 	args = append(args, q.Limit+1)
-	rows, err := s.r.QueryContext(ctx, "SELECT seq, "+connectorCols+" FROM tributary_connectors WHERE "+
+	rows, err := s.r.QueryContext(ctx, "SELECT "+s.connectorCols("")+", seq FROM tributary_connectors WHERE "+
 		strings.Join(where, " AND ")+" ORDER BY seq DESC LIMIT "+d.ph(len(args)), args...)
 	if err != nil {
 		return nil, 0, d.wrap(op, err)
@@ -608,7 +723,7 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 	var seqs []int64
 	for rows.Next() {
 		var seq int64
-		c, err := scanConnector(seqScanner{rows, &seq})
+		c, err := scanConnector(rows, &seq)
 		if err != nil {
 			return nil, 0, d.wrap(op, err)
 		}
@@ -624,14 +739,6 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 	return out[:q.Limit], seqs[q.Limit-1], nil
 }
 
-// seqScanner scans a row's leading seq, then the rest as scanConnector
-// asks.
-type seqScanner struct {
-	rows *sql.Rows
-	seq  *int64
-}
-
-func (s seqScanner) Scan(dest ...any) error { return s.rows.Scan(append([]any{s.seq}, dest...)...) }
 
 // Scrub writes SQLite's write-ahead log into the database file and
 // empties the log (PRAGMA wal_checkpoint(TRUNCATE)); on PostgreSQL it does

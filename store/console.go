@@ -56,7 +56,7 @@ func (s *Store) ConnectorSummaries(ctx context.Context, q ConnectorQuery) ([]Con
 	sub := func(agg string) string {
 		return "(SELECT " + agg + " FROM tributary_entities e WHERE e.connector = c.id)"
 	}
-	query := "SELECT c.seq, c.id, c.tenant, c.external_user_id, c.kind, c.name, c.sealed, c.replication, c.version, c.created_at, " +
+	query := "SELECT " + s.connectorCols("c.") + ", c.seq, " +
 		sub("count(*)") + ", " + sub("count(e.failure_class)") + ", " + sub("count(CASE WHEN e.failure_class = 'auth' THEN 1 END)") + ", " + sub("max(e.synced_at)") +
 		" FROM tributary_connectors c WHERE " + strings.Join(where, " AND ") + " ORDER BY c.seq LIMIT " + d.ph(len(args))
 	rows, err := s.r.QueryContext(ctx, query, args...)
@@ -67,14 +67,12 @@ func (s *Store) ConnectorSummaries(ctx context.Context, q ConnectorQuery) ([]Con
 	var out []ConnectorSummary
 	for rows.Next() {
 		var cs ConnectorSummary
-		var created int64
 		var synced sql.NullInt64
-		c := &cs.Connector
-		if err := rows.Scan(&cs.Seq, &c.ID, &c.Tenant, &c.ExternalUserID, &c.Kind, &c.Name, &c.Sealed, &c.Replication, &c.Version, &created,
-			&cs.Copies, &cs.Failing, &cs.AuthFailing, &synced); err != nil {
+		c, err := scanConnector(rows, &cs.Seq, &cs.Copies, &cs.Failing, &cs.AuthFailing, &synced)
+		if err != nil {
 			return nil, d.wrap(op, err)
 		}
-		c.Created = time.UnixMilli(created).UTC()
+		cs.Connector = *c
 		if synced.Valid {
 			cs.LastSynced = time.UnixMilli(synced.Int64).UTC()
 		}

@@ -63,7 +63,7 @@ func TestConsoleReads(t *testing.T) {
 		if got := idsOf(page(store.ConnectorQuery{Tenant: "t-a", ExternalUserID: "u0"})); !slices.Equal(got, []string{"c0", "c6"}) {
 			t.Errorf("tenant t-a, user u0: %v", got)
 		}
-		failing := page(store.ConnectorQuery{Failing: true})
+		failing := page(store.ConnectorQuery{Health: store.Failing})
 		if got := idsOf(failing); !slices.Equal(got, []string{"c3"}) || failing[0].Failing != 1 {
 			t.Errorf("failing: %+v", failing)
 		}

@@ -72,8 +72,9 @@ import (
 // version 4 each copy's change feed (Changes); version 5 the outbox of
 // events and their webhook deliveries (Event); version 6 the connect
 // sessions (ConnectSession); version 7 each copy's last synchronization's
-// summary (CopyState.LastSync).
-const SchemaVersion = 7
+// summary (CopyState.LastSync); version 8 each connector's reconnection
+// mark and last use as columns (Connector.NeedsReconnect, LastUsed).
+const SchemaVersion = 8
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -325,6 +326,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 7 {
 		stmts = append(stmts, s.schemaV7()...)
+	}
+	if v < 8 {
+		stmts = append(stmts, s.schemaV8()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
