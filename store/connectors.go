@@ -739,7 +739,6 @@ func (s *Store) ConnectorsPage(ctx context.Context, q ConnectorQuery) ([]Connect
 	return out[:q.Limit], seqs[q.Limit-1], nil
 }
 
-
 // Scrub writes SQLite's write-ahead log into the database file and
 // empties the log (PRAGMA wal_checkpoint(TRUNCATE)); on PostgreSQL it does
 // nothing. The SQLite store runs with secure_delete on: what a deletion
