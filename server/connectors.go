@@ -210,6 +210,7 @@ func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector,
 		return nil, err
 	}
 	s.emitted()
+	s.mcp.forgetTenant(sc.client)
 	if ents := replica.Syncable(conn.Entities()); len(ents) > 0 {
 		if err := s.st.Register(ctx, id, ents...); err != nil {
 			return nil, err

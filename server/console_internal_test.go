@@ -24,7 +24,7 @@ func TestHistoryPlots(t *testing.T) {
 	if !strings.Contains(string(records), "&lt;users&gt;: 7 records changed") || strings.Contains(string(records), "<users>") {
 		t.Errorf("the records plot's tooltips are not escaped: %s", records)
 	}
-	if !strings.Contains(string(records), "at most 250.") || !strings.Contains(string(records), `<text x="2" y="24">250</text>`) {
+	if !strings.Contains(string(records), "at most 250.") || !strings.Contains(string(records), `<span class="ymax" aria-hidden="true">250</span>`) {
 		t.Errorf("the records plot's scale is not 250: %s", records)
 	}
 	if n := strings.Count(string(lag), "<circle"); n != 2 {

@@ -350,12 +350,15 @@ func plot(pts []plotPoint, title, format string) template.HTML {
 	}
 	label := fmt.Sprintf("%s: %d points from %s to %s, at most "+format+".", title, len(pts),
 		t0.UTC().Format("2006-01-02 15:04Z"), t1.UTC().Format("2006-01-02 15:04Z"), top)
-	return template.HTML(fmt.Sprintf(`<svg class="plot" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s" preserveAspectRatio="none">`+
+	// The axis' labels are HTML over the plot, inside its axes: the SVG
+	// stretches to the page's width (preserveAspectRatio none), which
+	// would squeeze text drawn in it, and a label left of the axis is cut
+	// off on a narrow screen.
+	return template.HTML(fmt.Sprintf(`<div class="plotbox"><span class="ymax" aria-hidden="true">`+format+`</span><span class="ymin" aria-hidden="true">0</span>`+
+		`<svg class="plot" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s" preserveAspectRatio="none">`+
 		`<line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/>`+
-		`<text x="2" y="%.0f">`+format+`</text><text x="2" y="%.0f">0</text>`+
-		`<polyline points="%s"/>%s</svg>`, wd, ht, html.EscapeString(label),
+		`<polyline points="%s"/>%s</svg></div>`, top, wd, ht, html.EscapeString(label),
 		pad, ht-pad, wd-pad, ht-pad, pad, pad, pad, ht-pad,
-		pad-4, top, ht-pad,
 		strings.Join(line, " "), dots.String()))
 }
 

@@ -84,7 +84,7 @@ func TestListConnectors(t *testing.T) {
 			a := svc.do(t, "GET", "/v1/integrations/connectors?connector_type=github", tok, nil)
 			item := a.json["data"].([]any)[0].(map[string]any)
 			created, _ := time.Parse(time.RFC3339, item["created_at"].(string))
-			if len(item) != 6 || item["id"] != g1 || item["connector_type"] != "github" || item["external_user_id"] != "u1" ||
+			if len(item) != 7 || item["last_used_at"] != nil || item["id"] != g1 || item["connector_type"] != "github" || item["external_user_id"] != "u1" ||
 				item["status"] != "healthy" || time.Since(created) > time.Minute {
 				t.Fatalf("an item: %v", item)
 			}

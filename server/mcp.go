@@ -27,7 +27,7 @@ const MCPMode = "service"
 // is bounded by Config.MaxBody, and package mcp answers with the tools
 // over the token's connectors.
 func (s *Server) mcpHandler() func(http.ResponseWriter, *http.Request) {
-	h := mcp.NewHandler(&mcpBackend{s: s, lists: map[scope]mcpListing{}}, mcp.Options{Logger: s.log}, func(w http.ResponseWriter, r *http.Request, err error) {
+	h := mcp.NewHandler(&s.mcp, mcp.Options{Logger: s.log}, func(w http.ResponseWriter, r *http.Request, err error) {
 		s.storeFailed(w, r, "listing the connectors", err)
 	})
 	authed := s.authenticated(func(w http.ResponseWriter, r *http.Request) {
@@ -42,20 +42,38 @@ func (s *Server) mcpHandler() func(http.ResponseWriter, *http.Request) {
 	}
 }
 
-// mcpListTTL is how long /mcp reuses a scope's list of connectors: a
-// connector created is offered within it (a deleted one is not found at
-// once, when a call opens it). It spares the store a query per call.
+// mcpListTTL is how long /mcp reuses a scope's list of connectors: it
+// spares the store a query per call. A connector created or deleted
+// through this process drops its tenant's lists at once (forgetTenant);
+// one created through another process sharing the store is offered
+// within mcpListTTL (a deleted one is not found at once, when a call
+// opens it).
 const mcpListTTL = 2 * time.Second
 
 // maxListings bounds the scopes whose lists are kept.
 const maxListings = 10_000
 
-// mcpBackend lists the connectors the request's token may use.
+// mcpBackend lists the connectors the request's token may use. Its zero
+// value with s set is ready.
 type mcpBackend struct {
 	s *Server
 
 	mu    sync.Mutex
 	lists map[scope]mcpListing
+
+	catalogues sync.Map // kind → []tributary.Entity, each built once: the tools only read it
+}
+
+// forgetTenant drops the lists of tenant's scopes: a connector of the
+// tenant was created or deleted.
+func (b *mcpBackend) forgetTenant(tenant string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for sc := range b.lists {
+		if sc.client == tenant {
+			delete(b.lists, sc)
+		}
+	}
 }
 
 // mcpListing is a scope's list of connectors, as read at a time.
@@ -87,7 +105,7 @@ func (b *mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 		if !sc.allows(row.Tenant, row.ExternalUserID) {
 			continue
 		}
-		ents, ok := catalogue(row.Kind)
+		ents, ok := b.catalogue(row.Kind)
 		if !ok { // a kind this build no longer has
 			continue
 		}
@@ -95,6 +113,9 @@ func (b *mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.lists == nil {
+		b.lists = map[scope]mcpListing{}
+	}
 	if len(b.lists) >= maxListings {
 		for k := range b.lists { // an arbitrary one
 			delete(b.lists, k)
@@ -105,20 +126,16 @@ func (b *mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 	return out, nil
 }
 
-// catalogues holds each kind's catalogue, built once: the tools only
-// read it.
-var catalogues sync.Map // kind → []tributary.Entity
-
 // catalogue returns the catalogue of kind.
-func catalogue(kind string) ([]tributary.Entity, bool) {
-	if ents, ok := catalogues.Load(kind); ok {
+func (b *mcpBackend) catalogue(kind string) ([]tributary.Entity, bool) {
+	if ents, ok := b.catalogues.Load(kind); ok {
 		return ents.([]tributary.Entity), true
 	}
 	ents, err := kinds.Catalogue(kind)
 	if err != nil {
 		return nil, false
 	}
-	catalogues.Store(kind, ents)
+	b.catalogues.Store(kind, ents)
 	return ents, true
 }
 

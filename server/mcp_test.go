@@ -302,6 +302,19 @@ func TestMCPWithoutConnectors(t *testing.T) {
 	if b, _ := json.Marshal(out); isErr || string(b) != `{"connectors":[]}` {
 		t.Errorf("list_connectors: %v %s", isErr, b)
 	}
+	// A connector created now is offered at the next call (the listing
+	// reused for up to 2 s is dropped), and one deleted is gone at once.
+	tok := s.token(t, clientB, "")
+	id := s.create(t, tok, "bob")
+	if _, out := call(t, cs, "list_connectors", nil); len(out["connectors"].([]any)) != 1 {
+		t.Errorf("after a creation, list_connectors gives %v", out)
+	}
+	if a := s.do(t, "DELETE", "/v1/integrations/connectors/"+id, tok, nil); a.status/100 != 2 {
+		t.Fatalf("delete: %d %s", a.status, a.body)
+	}
+	if _, out := call(t, cs, "list_connectors", nil); len(out["connectors"].([]any)) != 0 {
+		t.Errorf("after a deletion, list_connectors gives %v", out)
+	}
 }
 
 // What /mcp adds to the API's execute for a one-record call, on one server

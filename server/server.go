@@ -172,6 +172,8 @@ type Server struct {
 	mu    sync.Mutex
 	conns map[string]*live // opened connectors by id
 
+	mcp mcpBackend // /mcp's listings (mcp.go)
+
 	useMu sync.Mutex
 	uses  map[string]time.Time // connectors used since the last flush (usage.go)
 
@@ -237,6 +239,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, st: cfg.Store, keys: keys, log: cfg.Logger, owner: cfg.Owner,
 		clients: map[string][32]byte{}, static: map[[32]byte]scope{},
 		conns: map[string]*live{}, syncing: map[string]chan struct{}{}, workers: map[*replica.Worker]struct{}{}, kindLabel: map[string]struct{}{"none": {}}}
+	s.mcp.s = s
 	for _, k := range kinds.Types() {
 		s.kindLabel[k] = struct{}{}
 	}

@@ -406,6 +406,7 @@ func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	delete(s.conns, id)
 	s.mu.Unlock()
 	s.forget(id)
+	s.mcp.forgetTenant(row.Tenant)
 	// Its copies go too, one at a time; one a sync holds at this moment
 	// stays, and its next sync fails for good (no such connector: class
 	// config, not retried).
