@@ -23,6 +23,7 @@ type results struct {
 	extract  phase // reading, and the store's extraction of the search fields
 	backends []backendResult
 	fan      *fanResult
+	hooks    []hookResult
 }
 
 type backendResult struct {
@@ -184,6 +185,9 @@ func (res *results) markdown(w io.Writer) {
 		fmt.Fprintf(w, "| sync | comments | Tributary requests | minimum | ratio |\n|---|---|---|---|---|\n")
 		fmt.Fprintf(w, "| full | %d | %d | %d | %s |\n", f.fullRecords, f.fullReqs, f.fullMin, ratio(float64(f.fullReqs)/float64(f.fullMin)))
 		fmt.Fprintf(w, "| incremental, a comment added to %d tickets (1%%) | %d | %d | %d | %s |\n", f.changed, f.incRecords, f.incReqs, f.incMin, ratio(float64(f.incReqs)/float64(f.incMin)))
+	}
+	for _, h := range res.hooks {
+		h.markdown(w)
 	}
 }
 
