@@ -40,6 +40,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the syncs to this file")
 	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
 	hookN := flag.Int("webhooks", 2000, "events the webhook deliverer sends, against plain POST loops (0: skip)")
+	hookprofile := flag.String("hookprofile", "", "write a CPU profile of the webhook deliverer's drain to this file (.sqlite, .postgres)")
 	only := flag.String("searches", "eq,range,keyword,fuzzy", "the searches to time, by name (empty: none, the syncs alone)")
 	searchprofile := flag.String("searchprofile", "", "write a CPU profile of the searches to this file")
 	reuse := flag.Bool("reuse", false, "with -dir: keep the SQLite files, and when an earlier run with -reuse kept them, only time the searches and their best single queries on them")
@@ -259,7 +260,7 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
-			h, err := webhooks(ctx, name, st, *hookN)
+			h, err := webhooks(ctx, name, st, *hookN, *hookprofile)
 			st.Close()
 			if err != nil {
 				log.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -89,7 +90,8 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // backend): the events are written into its outbox first, the plain loops
 // send their bodies, then the deliverer drains the outbox; last, events
 // are committed one at a time for the latency.
-func webhooks(ctx context.Context, backend string, st *store.Store, n int) (hookResult, error) {
+// With profile, it writes a CPU profile of the deliverer's drain there.
+func webhooks(ctx context.Context, backend string, st *store.Store, n int, profile string) (hookResult, error) {
 	res := hookResult{backend: backend, events: n, connectors: hookConnectors, concurrency: min(hookConnectors, webhook.DefaultBatch)}
 	rc := &receiver{seen: map[string]int{}}
 	srv := httptest.NewServer(rc)
@@ -171,10 +173,23 @@ func webhooks(ctx context.Context, backend string, st *store.Store, n int) (hook
 			return fmt.Errorf("webhooks: %d of %d deliveries recorded after 5 minutes", delivered.Load(), target.Load())
 		}
 	}
+	if profile != "" {
+		f, err := os.Create(profile + "." + backend)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return res, err
+		}
+	}
 	res.deliver, err = measure(func() (int64, int64, error) {
 		go func() { defer close(done); _ = d.Run(rctx) }()
 		return int64(n), res.bodyBytes, wait()
 	})
+	if profile != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return res, err
 	}
