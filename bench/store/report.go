@@ -202,7 +202,14 @@ func row(w io.Writer, what, ours, base string, x float64, target string, met boo
 	fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", what, ours, base, ratio(x), target, m)
 }
 
-func ratio(x float64) string { return fmt.Sprintf("%.2f×", x) }
+// ratio prints x with two decimals, three below 0.1 (so that a small
+// ratio does not read 0.00×).
+func ratio(x float64) string {
+	if x < 0.1 {
+		return fmt.Sprintf("%.3f×", x)
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
 
 func title(backend string) string {
 	if backend == "postgres" {
