@@ -39,6 +39,8 @@ func main() {
 	markdown := flag.String("markdown", "", "write the tables, in Markdown, between the markers of this file (- for standard output)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the syncs to this file")
 	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
+	hookN := flag.Int("webhooks", 2000, "events the webhook deliverer sends, against plain POST loops (0: skip)")
+	hookprofile := flag.String("hookprofile", "", "write a CPU profile of the webhook deliverer's drain to this file (.sqlite, .postgres)")
 	only := flag.String("searches", "eq,range,keyword,fuzzy", "the searches to time, by name (empty: none, the syncs alone)")
 	searchprofile := flag.String("searchprofile", "", "write a CPU profile of the searches to this file")
 	reuse := flag.Bool("reuse", false, "with -dir: keep the SQLite files, and when an earlier run with -reuse kept them, only time the searches and their best single queries on them")
@@ -247,6 +249,25 @@ func main() {
 		}
 		res.fan = &f
 		f.print(os.Stdout)
+	}
+	if *hookN > 0 {
+		names := []string{"sqlite"}
+		if *pg != "" {
+			names = append(names, "postgres")
+		}
+		for _, name := range names {
+			st, err := openHookStore(ctx, name, d, *pg)
+			if err != nil {
+				log.Fatal(err)
+			}
+			h, err := webhooks(ctx, name, st, *hookN, *hookprofile)
+			st.Close()
+			if err != nil {
+				log.Fatal(err)
+			}
+			h.print(os.Stdout)
+			res.hooks = append(res.hooks, h)
+		}
 	}
 	if *memN > 0 {
 		msrv := zendesktest.New(zendesktest.WithTickets(*memN))

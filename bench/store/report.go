@@ -23,6 +23,7 @@ type results struct {
 	extract  phase // reading, and the store's extraction of the search fields
 	backends []backendResult
 	fan      *fanResult
+	hooks    []hookResult
 }
 
 type backendResult struct {
@@ -185,6 +186,9 @@ func (res *results) markdown(w io.Writer) {
 		fmt.Fprintf(w, "| full | %d | %d | %d | %s |\n", f.fullRecords, f.fullReqs, f.fullMin, ratio(float64(f.fullReqs)/float64(f.fullMin)))
 		fmt.Fprintf(w, "| incremental, a comment added to %d tickets (1%%) | %d | %d | %d | %s |\n", f.changed, f.incRecords, f.incReqs, f.incMin, ratio(float64(f.incReqs)/float64(f.incMin)))
 	}
+	for _, h := range res.hooks {
+		h.markdown(w)
+	}
 }
 
 func row(w io.Writer, what, ours, base string, x float64, target string, met bool) {
@@ -198,7 +202,14 @@ func row(w io.Writer, what, ours, base string, x float64, target string, met boo
 	fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", what, ours, base, ratio(x), target, m)
 }
 
-func ratio(x float64) string { return fmt.Sprintf("%.2f×", x) }
+// ratio prints x with two decimals, three below 0.1 (so that a small
+// ratio does not read 0.00×).
+func ratio(x float64) string {
+	if x < 0.1 {
+		return fmt.Sprintf("%.3f×", x)
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
 
 func title(backend string) string {
 	if backend == "postgres" {
