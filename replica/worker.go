@@ -407,7 +407,14 @@ func (w *Worker) failed(ctx context.Context, c *store.Claim, err error) {
 	if w.fopts != nil {
 		eopts = w.fopts(c.Connector, c.Entity, err)
 	}
-	f, rerr := w.st.RecordFailure(actx, c.Connector, c.Entity, class, err.Error(), w.backoff, eopts...)
+	f, rerr := c.RecordFailure(actx, class, err.Error(), w.backoff, eopts...)
+	if errors.Is(rerr, store.ErrLeaseLost) {
+		// Another worker has the copy, or the connector's credentials or
+		// configuration changed meanwhile (its failure no longer applies).
+		w.log.Warn("replica worker: sync failed after its claim was lost or revoked; the failure is not recorded", "owner", w.owner,
+			"connector", c.Connector, "entity", c.Entity, "class", string(class), "err", err)
+		return
+	}
 	if rerr != nil {
 		wait := w.backoff(1)
 		w.log.Error("replica worker: sync failed, and recording the failure failed", "owner", w.owner, "connector", c.Connector, "entity", c.Entity,

@@ -460,9 +460,15 @@ func (c ConnectorChange) Format(f fmt.State, _ rune) { io.WriteString(f, c.Strin
 // ErrInvalid when ch changes nothing or its Replication is not JSON.
 //
 // The update waits for a LockConnector on the connector (an OAuth
-// refresh) to finish, then replaces what it saved. A synchronization in
-// progress with the old credentials may still record its failure after
-// the update. opts add what commits with it (Emit, FinishingSession).
+// refresh) to finish, then replaces what it saved. A change of the
+// credentials or the configuration also revokes the claims on the
+// connector's copies, in the same transaction: a synchronization in
+// progress with the old ones can no longer write, commit, or record its
+// failure (Claim.RecordFailure: ErrLeaseLost), and the copy can be claimed
+// again at once. Until its next write finds its claim revoked, such a
+// synchronization may still be reading from the vendor while a new one
+// of another copy of the connector starts. opts add what commits with it
+// (Emit, FinishingSession).
 func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChange, opts ...EventOption) (*Connector, int, error) {
 	const op = "update connector"
 	if err := s.connectorsReady(op); err != nil {
@@ -519,6 +525,16 @@ func (s *Store) UpdateConnector(ctx context.Context, id string, ch ConnectorChan
 		return nil, 0, d.wrap(op, err)
 	}
 	reset := 0
+	if working {
+		// Revoke the copies' claims: a synchronization in flight with the
+		// old credentials or configuration can no longer write, commit or
+		// record its failure (its fence fails), and the copy is free to be
+		// claimed again at once.
+		if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET lease_token = COALESCE(lease_token, 0) + 1, lease_owner = NULL, lease_expires = NULL WHERE connector = "+d.ph(1)+
+			" AND lease_owner IS NOT NULL", id); err != nil {
+			return nil, 0, d.wrap(op, err)
+		}
+	}
 	if working && s.schema >= 3 {
 		res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET "+clearFailure+" WHERE connector = "+d.ph(1)+
 			" AND failure_class IS NOT NULL", id)

@@ -127,6 +127,21 @@ func (s *Store) failuresReady(op string) error {
 // registered if it was not. Events given (Emit) are written in the same
 // transaction.
 func (s *Store) RecordFailure(ctx context.Context, connector, entity string, class FailureClass, message string, backoff func(failures int) time.Duration, opts ...EventOption) (*Failure, error) {
+	return s.recordFailure(ctx, connector, entity, nil, class, message, backoff, opts...)
+}
+
+// RecordFailure is Store.RecordFailure of the claimed copy, recorded only
+// while c is still the copy's current claim: once another worker claimed
+// the copy, or a change of the connector's credentials or configuration
+// (UpdateConnector) revoked the claim, it records nothing, writes none of
+// opts' events, and fails with ErrLeaseLost. A synchronization that
+// failed with the old credentials cannot mark the copy failed after the
+// new ones reset it.
+func (c *Claim) RecordFailure(ctx context.Context, class FailureClass, message string, backoff func(failures int) time.Duration, opts ...EventOption) (*Failure, error) {
+	return c.s.recordFailure(ctx, c.Connector, c.Entity, c, class, message, backoff, opts...)
+}
+
+func (s *Store) recordFailure(ctx context.Context, connector, entity string, fence *Claim, class FailureClass, message string, backoff func(failures int) time.Duration, opts ...EventOption) (*Failure, error) {
 	if err := s.failuresReady("record failure"); err != nil {
 		return nil, err
 	}
@@ -144,9 +159,18 @@ func (s *Store) RecordFailure(ctx context.Context, connector, entity string, cla
 	}
 	defer tx.Rollback()
 	var n int
+	args := []any{string(class), cutMessage(message), connector, entity}
+	fenced := ""
+	if fence != nil {
+		fenced = " AND lease_token = " + d.ph(5) + " AND lease_owner = " + d.ph(6)
+		args = append(args, fence.Token, fence.Owner)
+	}
 	err = tx.QueryRowContext(ctx, "UPDATE tributary_entities SET failure_class = "+d.ph(1)+", failure_message = "+d.ph(2)+
 		", failures = COALESCE(failures, 0) + 1, failed_at = "+d.now()+", retry_at = NULL WHERE connector = "+d.ph(3)+" AND entity = "+d.ph(4)+
-		" RETURNING failures", string(class), cutMessage(message), connector, entity).Scan(&n)
+		fenced+" RETURNING failures", args...).Scan(&n)
+	if fence != nil && errors.Is(err, sql.ErrNoRows) {
+		return nil, fence.lost("record failure")
+	}
 	if err != nil {
 		return nil, d.wrap("record failure", err)
 	}

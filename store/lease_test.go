@@ -119,3 +119,61 @@ func TestCopies(t *testing.T) {
 		t.Errorf("after Release: %+v", got[1])
 	}
 }
+
+// New credentials revoke the claims on the connector's copies: the load
+// in flight can neither write nor commit, its failure is not recorded
+// (it failed with the old credentials, and the update reset the copy's
+// failures), and the copy is claimed again at once.
+func TestUpdateConnectorRevokesClaims(t *testing.T) {
+	t.Parallel()
+	backends(t, func(t *testing.T, open func() *store.Store) {
+		ctx := context.Background()
+		st := open()
+		spec := crashSpec()
+		if _, err := st.CreateConnector(ctx, store.Connector{ID: spec.Connector, Tenant: "t", Kind: "zendesk-support", Sealed: []byte("old")}); err != nil {
+			t.Fatal(err)
+		}
+		a, err := st.Claim(ctx, spec.Connector, spec.Entity, "a", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := st.BeginFull(ctx, spec, store.Fenced(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Write(ctx, crashGen(1)[:10], nil); err != nil {
+			t.Fatal(err)
+		}
+		// A rename changes nothing a sync reads: the claim stands.
+		name := "renamed"
+		if _, _, err := st.UpdateConnector(ctx, spec.Connector, store.ConnectorChange{Name: &name}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Renew(ctx, time.Minute); err != nil {
+			t.Fatalf("the claim after a rename: %v", err)
+		}
+		if _, _, err := st.UpdateConnector(ctx, spec.Connector, store.ConnectorChange{Sealed: []byte("new")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Write(ctx, crashGen(1)[10:20], nil); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("a write under the revoked claim: %v", err)
+		}
+		if err := l.Commit(ctx); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("a commit under the revoked claim: %v", err)
+		}
+		if _, err := a.RecordFailure(ctx, store.FailureAuth, "the vendor answered 401", nil); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("recording the failure under the revoked claim: %v", err)
+		}
+		if f, err := st.CopyFailure(ctx, spec.Connector, spec.Entity); err != nil || f != nil {
+			t.Fatalf("the copy's failure: %+v %v", f, err)
+		}
+		b, err := st.ClaimNext(ctx, "b", time.Minute, 0)
+		if err != nil || b == nil || b.Entity != spec.Entity || b.Token <= a.Token {
+			t.Fatalf("the copy is not claimed again at once: %+v %v", b, err)
+		}
+		// Under a current claim the failure is recorded.
+		if f, err := b.RecordFailure(ctx, store.FailureTransient, "the vendor answered 503", nil); err != nil || f.Class != store.FailureTransient {
+			t.Fatalf("recording under the current claim: %+v %v", f, err)
+		}
+	})
+}
