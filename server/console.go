@@ -290,11 +290,13 @@ func (c *console) csrfOK(r *http.Request, sid string) bool {
 	return false
 }
 
-// setCookie sets a console cookie: HttpOnly, SameSite=Strict, Secure
-// over TLS, on /console only.
-func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+// setCookie sets a console cookie: HttpOnly, SameSite=Strict, on
+// /console only, and Secure over TLS or when the service's public URL
+// (Config.PublicURL) is https (TLS ended by a proxy in front).
+func (c *console) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+	secure := r.TLS != nil || strings.HasPrefix(strings.ToLower(c.s.cfg.PublicURL), "https://")
 	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/console", MaxAge: maxAge,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 }
 
 // guard runs next for a request with a valid session; a request with an
@@ -355,7 +357,7 @@ func (c *console) loginPage(w http.ResponseWriter, r *http.Request) {
 
 func (c *console) showLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	nonce := randomID(16)
-	setCookie(w, r, loginCookie, nonce, 3600)
+	c.setCookie(w, r, loginCookie, nonce, 3600)
 	_, key, _ := c.key("")
 	c.render(w, r, status, "login", view{Title: "Sign in", Error: msg,
 		Data: loginData{Next: safeNext(r.FormValue("next")), LoginCSRF: base64.RawURLEncoding.EncodeToString(macOf(key, "login", nonce))}})
@@ -399,8 +401,8 @@ func (c *console) login(w http.ResponseWriter, r *http.Request) {
 		c.problem(w, r, http.StatusInternalServerError, "The session could not be made.")
 		return
 	}
-	setCookie(w, r, loginCookie, "", -1)
-	setCookie(w, r, sessionCookie, value, int(consoleSessionTTL/time.Second))
+	c.setCookie(w, r, loginCookie, "", -1)
+	c.setCookie(w, r, sessionCookie, value, int(consoleSessionTTL/time.Second))
 	c.s.log.Info("console: signed in", "request_id", info(r).id, "remote", r.RemoteAddr)
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
@@ -418,6 +420,6 @@ func (c *console) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	c.revoked[sess.ID] = time.Unix(sess.Expires, 0)
 	c.revokedMu.Unlock()
-	setCookie(w, r, sessionCookie, "", -1)
+	c.setCookie(w, r, sessionCookie, "", -1)
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 }

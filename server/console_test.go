@@ -488,3 +488,19 @@ func TestConsoleCookiesSecureOverTLS(t *testing.T) {
 		t.Fatalf("sign in over TLS: %d, cookies %v", p.status, cookies)
 	}
 }
+
+// Behind a proxy that ends TLS (the public URL is https), the console's
+// cookies are Secure too, though the request reached it over plain HTTP.
+func TestConsoleCookiesSecureBehindTLSProxy(t *testing.T) {
+	s := start(t, sqliteStore(t), nil, func(c *server.Config) { withConsole(c); c.PublicURL = "https://console.example" })
+	p := newOperator(t, s).get("/console/login")
+	cookies := (&http.Response{Header: p.header}).Cookies()
+	if len(cookies) == 0 {
+		t.Fatalf("the sign-in page sets no cookie: %d %v", p.status, p.header)
+	}
+	for _, c := range cookies {
+		if !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode {
+			t.Errorf("behind a TLS proxy the cookie is %+v", c)
+		}
+	}
+}
