@@ -344,10 +344,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 		" ORDER BY x.next_at, x.id LIMIT " + limit
 	claim := "UPDATE tributary_deliveries SET lease_owner = " + d.ph(1) + ", lease_expires = " + now + " + " + d.ph(2) +
 		" WHERE id IN (" + pick + ") RETURNING id, event_id, endpoint, attempts, created_at"
-	// The claimed deliveries' events, read at once: the list of ids is
-	// always max long (the first id repeated), so that its statement is
-	// the same whatever the number claimed, and prepared once.
-	events := "SELECT id, type, tenant, connector, created_at, body FROM tributary_events WHERE id IN (" + placeholders(d, 1, max) + ")"
+	// The claimed deliveries' events, read up to 64 at once: the list of
+	// ids always has as many (the last one repeated), so that its
+	// statement is the same whatever the number claimed, and prepared once.
+	chunk := min(max, 64)
+	events := "SELECT id, type, tenant, connector, created_at, body FROM tributary_events WHERE id IN (" + placeholders(d, 1, chunk) + ")"
 	s.wstmts.ready(ctx, claim, events)
 	tx, err := d.writeTx(ctx, s.w)
 	if err != nil {
@@ -379,12 +380,13 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 	if err := rows.Err(); err != nil {
 		return nil, d.wrap(op, err)
 	}
-	if len(out) > 0 {
-		ids := make([]any, max)
+	byID := map[string]Event{}
+	for from := 0; from < len(out); from += chunk {
+		part := out[from:min(from+chunk, len(out))]
+		ids := make([]any, chunk)
 		for i := range ids {
-			ids[i] = out[min(i, len(out)-1)].Event.ID
+			ids[i] = part[min(i, len(part)-1)].Event.ID
 		}
-		byID := map[string]Event{}
 		rows, err := s.wstmts.query(ctx, tx, events, ids...)
 		if err != nil {
 			return nil, d.wrap(op, err)
@@ -403,13 +405,13 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 		if err := rows.Err(); err != nil {
 			return nil, d.wrap(op, err)
 		}
-		for i := range out {
-			ev, ok := byID[out[i].Event.ID]
-			if !ok {
-				return nil, &Error{Op: op, Err: ErrNotFound, Message: fmt.Sprintf("delivery %d: its event %q is missing", out[i].ID, out[i].Event.ID)}
-			}
-			out[i].Event = ev
+	}
+	for i := range out {
+		ev, ok := byID[out[i].Event.ID]
+		if !ok {
+			return nil, &Error{Op: op, Err: ErrCorrupt, Message: fmt.Sprintf("delivery %d: its event %q is missing", out[i].ID, out[i].Event.ID)}
 		}
+		out[i].Event = ev
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, d.wrap(op, err)

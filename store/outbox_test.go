@@ -161,9 +161,11 @@ func TestDeliveredAllMarksABatch(t *testing.T) {
 			t.Fatalf("claimed %+v, want ev_c1_1 and ev_c2_1", got)
 		}
 
-		// 20 chains' heads, past one statement's 16.
-		for i := range 20 {
-			ev := &store.Event{ID: fmt.Sprintf("ev_b_%d", i), Type: "sync.completed", Tenant: "app", Connector: fmt.Sprintf("b%02d", i), Body: []byte(`{}`), Endpoints: []string{"ep_b"}}
+		// 70 chains' heads, past one statement's 16 marks and 64 events
+		// read.
+		for i := range 70 {
+			c := fmt.Sprintf("b%02d", i)
+			ev := &store.Event{ID: "ev_b_" + c, Type: "sync.completed", Tenant: "app", Connector: c, Body: []byte(`{}`), Endpoints: []string{"ep_b"}}
 			if err := st.AddEvent(ctx, ev); err != nil {
 				t.Fatal(err)
 			}
@@ -171,6 +173,9 @@ func TestDeliveredAllMarksABatch(t *testing.T) {
 		batch := claim("four", "ep_b")
 		var ok []store.Success
 		for _, dl := range batch {
+			if dl.Event.ID != "ev_b_"+dl.Event.Connector || string(dl.Event.Body) != `{}` || dl.Event.Type != "sync.completed" {
+				t.Errorf("delivery %d: event %+v", dl.ID, dl.Event)
+			}
 			ok = append(ok, store.Success{Delivery: dl, Status: 204})
 		}
 		if err := st.DeliveredAll(ctx, "four", ok...); err != nil {
@@ -180,8 +185,8 @@ func TestDeliveredAllMarksABatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(batch) != 20 || eps[0].Delivered != 20 || eps[0].Pending != 0 {
-			t.Errorf("a batch of %d: endpoint %+v, want 20 delivered", len(batch), eps[0])
+		if len(batch) != 70 || eps[0].Delivered != 70 || eps[0].Pending != 0 {
+			t.Errorf("a batch of %d: endpoint %+v, want 70 delivered", len(batch), eps[0])
 		}
 	})
 }
