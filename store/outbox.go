@@ -317,17 +317,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 		return nil, nil
 	}
 	d := s.d
-	tx, err := d.writeTx(ctx, s.w)
-	if err != nil {
-		return nil, d.wrap(op, err)
-	}
-	defer tx.Rollback()
-	if d.name() == "postgres" {
-		// Claims take turns, so that each sees the others' (as leases do).
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7350120093710464013)"); err != nil {
-			return nil, d.wrap(op, err)
-		}
-	}
 	// The values in the statement's order (SQLite's placeholders are
 	// positional).
 	args := []any{owner, ttl.Milliseconds()}
@@ -353,8 +342,26 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 		" AND (x.lease_expires IS NULL OR x.lease_expires < " + now + ")" +
 		" AND NOT EXISTS (SELECT 1 FROM tributary_webhook_endpoints e WHERE e.endpoint = x.endpoint AND e.retry_at > " + now + ")" +
 		" ORDER BY x.next_at, x.id LIMIT " + limit
-	rows, err := tx.QueryContext(ctx, "UPDATE tributary_deliveries SET lease_owner = "+d.ph(1)+", lease_expires = "+now+" + "+d.ph(2)+
-		" WHERE id IN ("+pick+") RETURNING id, event_id, endpoint, attempts, created_at", args...)
+	claim := "UPDATE tributary_deliveries SET lease_owner = " + d.ph(1) + ", lease_expires = " + now + " + " + d.ph(2) +
+		" WHERE id IN (" + pick + ") RETURNING id, event_id, endpoint, attempts, created_at"
+	// The claimed deliveries' events, read up to 64 at once: the list of
+	// ids always has as many (the last one repeated), so that its
+	// statement is the same whatever the number claimed, and prepared once.
+	chunk := min(max, 64)
+	events := "SELECT id, type, tenant, connector, created_at, body FROM tributary_events WHERE id IN (" + placeholders(d, 1, chunk) + ")"
+	s.wstmts.ready(ctx, claim, events)
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	if d.name() == "postgres" {
+		// Claims take turns, so that each sees the others' (as leases do).
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7350120093710464013)"); err != nil {
+			return nil, d.wrap(op, err)
+		}
+	}
+	rows, err := s.wstmts.query(ctx, tx, claim, args...)
 	if err != nil {
 		return nil, d.wrap(op, err)
 	}
@@ -373,14 +380,38 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 	if err := rows.Err(); err != nil {
 		return nil, d.wrap(op, err)
 	}
-	for i := range out {
-		ev := &out[i].Event
-		var created int64
-		if err := tx.QueryRowContext(ctx, "SELECT type, tenant, connector, created_at, body FROM tributary_events WHERE id = "+d.ph(1), ev.ID).
-			Scan(&ev.Type, &ev.Tenant, &ev.Connector, &created, &ev.Body); err != nil {
+	byID := map[string]Event{}
+	for from := 0; from < len(out); from += chunk {
+		part := out[from:min(from+chunk, len(out))]
+		ids := make([]any, chunk)
+		for i := range ids {
+			ids[i] = part[min(i, len(part)-1)].Event.ID
+		}
+		rows, err := s.wstmts.query(ctx, tx, events, ids...)
+		if err != nil {
 			return nil, d.wrap(op, err)
 		}
-		ev.Created = time.UnixMilli(created).UTC()
+		for rows.Next() {
+			var ev Event
+			var created int64
+			if err := rows.Scan(&ev.ID, &ev.Type, &ev.Tenant, &ev.Connector, &created, &ev.Body); err != nil {
+				rows.Close()
+				return nil, d.wrap(op, err)
+			}
+			ev.Created = time.UnixMilli(created).UTC()
+			byID[ev.ID] = ev
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, d.wrap(op, err)
+		}
+	}
+	for i := range out {
+		ev, ok := byID[out[i].Event.ID]
+		if !ok {
+			return nil, &Error{Op: op, Err: ErrCorrupt, Message: fmt.Sprintf("delivery %d: its event %q is missing", out[i].ID, out[i].Event.ID)}
+		}
+		out[i].Event = ev
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, d.wrap(op, err)
@@ -398,22 +429,94 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 // delivery is done, and the endpoint's failures are forgotten. A delivery
 // another deliverer claimed since (this claim lapsed) is left to it.
 func (s *Store) Delivered(ctx context.Context, dl Delivery, owner string, status int) error {
+	return s.DeliveredAll(ctx, owner, Success{Delivery: dl, Status: status})
+}
+
+// Success is a delivery its endpoint answered with a 2xx status.
+type Success struct {
+	Delivery Delivery
+	// Status is the endpoint's answer (2xx).
+	Status int
+}
+
+// markChunk is how many deliveries one statement of DeliveredAll marks:
+// its list of ids is always that long (padded with the last id), so that
+// the statement is the same for any batch and is prepared once.
+const markChunk = 16
+
+// succeededEvery is how stale an endpoint's last success time may get:
+// a success on an endpoint whose failures are 0 already, whose last status
+// was the same and whose success time is more recent than that writes
+// nothing to the endpoint's row (every delivery rewrote it: on PostgreSQL
+// the concurrent deliverers' transactions queued on its row lock).
+const succeededEvery = time.Second
+
+// DeliveredAll records, in one transaction, the successes of several
+// deliveries claimed by owner (a batch sent at once), as Delivered records
+// one: each is done, and its endpoint's failures are forgotten (the
+// endpoint's row is written only when that changes something, or its
+// success time is older than a second). A delivery another deliverer
+// claimed since is left to it. On an error none is marked: each is sent
+// again once its claim lapses (at least once).
+func (s *Store) DeliveredAll(ctx context.Context, owner string, done ...Success) error {
 	const op = "delivered"
+	if err := s.outboxReady(op); err != nil {
+		return err
+	}
+	if len(done) == 0 {
+		return nil
+	}
 	d := s.d
+	now := d.now()
+	mark := "UPDATE tributary_deliveries SET state = 'delivered', attempts = attempts + 1, done_at = " + now +
+		", last_status = " + d.ph(1) + ", last_error = NULL, lease_owner = NULL, lease_expires = NULL WHERE lease_owner = " + d.ph(2) +
+		" AND state = 'pending' AND id IN (" + placeholders(d, 3, markChunk) + ")"
+	// The endpoint's row, when a success changes it: the SELECT gives no
+	// row (and the upsert locks none) when it is up to date.
+	reset := "INSERT INTO tributary_webhook_endpoints (endpoint, failures, last_status, succeeded_at) SELECT CAST(" + d.ph(1) + " AS TEXT), 0, CAST(" + d.ph(2) + " AS BIGINT), " + now +
+		" WHERE NOT EXISTS (SELECT 1 FROM tributary_webhook_endpoints e WHERE e.endpoint = " + d.ph(3) + " AND e.failures = 0 AND e.last_status = " + d.ph(4) +
+		" AND e.last_error IS NULL AND e.retry_at IS NULL AND e.succeeded_at > " + now + " - " + d.ph(5) + ")" +
+		" ON CONFLICT (endpoint) DO UPDATE SET failures = 0, last_status = excluded.last_status, last_error = NULL, retry_at = NULL, succeeded_at = excluded.succeeded_at"
+	s.wstmts.ready(ctx, mark, reset)
+	// The ids by status (one, mostly), in chunks; each endpoint's last
+	// status.
+	byStatus := map[int][]int64{}
+	var statuses []int
+	last := map[string]int{}
+	var endpoints []string
+	for _, sc := range done {
+		if _, ok := byStatus[sc.Status]; !ok {
+			statuses = append(statuses, sc.Status)
+		}
+		byStatus[sc.Status] = append(byStatus[sc.Status], sc.Delivery.ID)
+		if _, ok := last[sc.Delivery.Endpoint]; !ok {
+			endpoints = append(endpoints, sc.Delivery.Endpoint)
+		}
+		last[sc.Delivery.Endpoint] = sc.Status
+	}
 	tx, err := d.writeTx(ctx, s.w)
 	if err != nil {
 		return d.wrap(op, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "UPDATE tributary_deliveries SET state = 'delivered', attempts = attempts + 1, done_at = "+d.now()+
-		", last_status = "+d.ph(1)+", last_error = NULL, lease_owner = NULL, lease_expires = NULL WHERE id = "+d.ph(2)+" AND lease_owner = "+d.ph(3)+" AND state = 'pending'",
-		status, dl.ID, owner); err != nil {
-		return d.wrap(op, err)
+	for _, status := range statuses {
+		ids := byStatus[status]
+		for len(ids) > 0 {
+			chunk := ids[:min(len(ids), markChunk)]
+			ids = ids[len(chunk):]
+			args := []any{status, owner}
+			for i := range markChunk {
+				args = append(args, chunk[min(i, len(chunk)-1)])
+			}
+			if _, err := s.wstmts.exec(ctx, tx, mark, args...); err != nil {
+				return d.wrap(op, err)
+			}
+		}
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO tributary_webhook_endpoints (endpoint, failures, last_status, succeeded_at) VALUES ("+d.ph(1)+", 0, "+d.ph(2)+", "+d.now()+
-		") ON CONFLICT (endpoint) DO UPDATE SET failures = 0, last_status = excluded.last_status, last_error = NULL, retry_at = NULL, succeeded_at = excluded.succeeded_at",
-		dl.Endpoint, status); err != nil {
-		return d.wrap(op, err)
+	for _, e := range endpoints {
+		if _, err := s.wstmts.exec(ctx, tx, reset, e, last[e], e, last[e], succeededEvery.Milliseconds()); err != nil {
+			return d.wrap(op, err)
+		}
 	}
 	return d.wrap(op, tx.Commit())
 }
@@ -509,7 +612,8 @@ type EndpointState struct {
 	LastStatus int
 	LastError  string
 	// FailedAt and SucceededAt are the last failure's and the last
-	// success's times; RetryAt is when the endpoint is tried again after
+	// success's times (SucceededAt to within a second: successes in a
+	// row rewrite it once a second at most); RetryAt is when the endpoint is tried again after
 	// its failures (zero: not backing off).
 	FailedAt, SucceededAt, RetryAt time.Time
 	// OldestPending is when its oldest pending delivery was made (zero:

@@ -84,3 +84,109 @@ func TestClaimDeliveriesGivesChainHeads(t *testing.T) {
 		want(claim("three", "ep_a", "ep_b"), "ep_a/ev_c3_0")
 	})
 }
+
+// DeliveredAll marks a batch's successes at once: each delivery its owner
+// still holds is delivered with its status (one another deliverer claimed
+// since is left to it), the next of each marked chain becomes claimable,
+// and the endpoint's failures and back-off are forgotten, so that its
+// chains are claimed again. More deliveries than one statement marks are
+// marked too.
+func TestDeliveredAllMarksABatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		for i := range 2 {
+			for _, c := range []string{"c1", "c2", "c3", "c4"} {
+				ev := &store.Event{ID: fmt.Sprintf("ev_%s_%d", c, i), Type: "sync.completed", Tenant: "app", Connector: c, Body: []byte(`{}`), Endpoints: []string{"ep_a"}}
+				if err := st.AddEvent(ctx, ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		claim := func(owner, ep string) []store.Delivery {
+			t.Helper()
+			dls, err := st.ClaimDeliveries(ctx, owner, time.Minute, 100, []string{ep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return dls
+		}
+		first := claim("one", "ep_a")
+		if len(first) != 4 {
+			t.Fatalf("claimed %d deliveries, want the 4 chains' heads", len(first))
+		}
+		// c3's head goes to another deliverer; c4's fails, and the
+		// endpoint backs off for an hour.
+		if err := st.Unclaim(ctx, "one", first[2]); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("two", "ep_a"); len(got) != 1 || got[0].Event.ID != "ev_c3_0" {
+			t.Fatalf("second claim: %+v, want ev_c3_0", got)
+		}
+		if _, err := st.DeliveryFailed(ctx, first[3], "one", store.Attempt{Status: 503, Message: "down", Retry: time.Hour, RetryFor: 24 * time.Hour,
+			EndpointBackoff: func(int) time.Duration { return time.Hour }}); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("three", "ep_a"); len(got) != 0 {
+			t.Fatalf("claimed %d deliveries of an endpoint backing off", len(got))
+		}
+
+		if err := st.DeliveredAll(ctx, "one", store.Success{Delivery: first[0], Status: 200}, store.Success{Delivery: first[1], Status: 204},
+			store.Success{Delivery: first[2], Status: 204}); err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string]store.DeliveryRecord{
+			"ev_c1_0": {State: store.DeliveryDelivered, Attempts: 1, LastStatus: 200},
+			"ev_c2_0": {State: store.DeliveryDelivered, Attempts: 1, LastStatus: 204},
+			"ev_c3_0": {State: store.DeliveryPending}, // two's now
+		} {
+			rec, err := st.EventByID(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := rec.Deliveries[0]
+			if got.State != want.State || got.Attempts != want.Attempts || got.LastStatus != want.LastStatus {
+				t.Errorf("%s: %+v, want %+v", id, got, want)
+			}
+		}
+		eps, err := st.Endpoints(ctx, "ep_a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := eps[0]; e.Failures != 0 || e.LastStatus != 204 || e.LastError != "" || !e.RetryAt.IsZero() || e.SucceededAt.IsZero() || e.Delivered != 2 {
+			t.Errorf("endpoint after the batch: %+v", e)
+		}
+		// c1's and c2's next (c3's head is two's, c4's waits an hour).
+		got := claim("three", "ep_a")
+		if len(got) != 2 || got[0].Event.ID != "ev_c1_1" || got[1].Event.ID != "ev_c2_1" {
+			t.Fatalf("claimed %+v, want ev_c1_1 and ev_c2_1", got)
+		}
+
+		// 70 chains' heads, past one statement's 16 marks and 64 events
+		// read.
+		for i := range 70 {
+			c := fmt.Sprintf("b%02d", i)
+			ev := &store.Event{ID: "ev_b_" + c, Type: "sync.completed", Tenant: "app", Connector: c, Body: []byte(`{}`), Endpoints: []string{"ep_b"}}
+			if err := st.AddEvent(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		batch := claim("four", "ep_b")
+		var ok []store.Success
+		for _, dl := range batch {
+			if dl.Event.ID != "ev_b_"+dl.Event.Connector || string(dl.Event.Body) != `{}` || dl.Event.Type != "sync.completed" {
+				t.Errorf("delivery %d: event %+v", dl.ID, dl.Event)
+			}
+			ok = append(ok, store.Success{Delivery: dl, Status: 204})
+		}
+		if err := st.DeliveredAll(ctx, "four", ok...); err != nil {
+			t.Fatal(err)
+		}
+		eps, err = st.Endpoints(ctx, "ep_b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) != 70 || eps[0].Delivered != 70 || eps[0].Pending != 0 {
+			t.Errorf("a batch of %d: endpoint %+v, want 70 delivered", len(batch), eps[0])
+		}
+	})
+}

@@ -109,11 +109,69 @@ func (c *stmtCache) close() {
 // uses is closed when it is done with it) and the cache starts again, so
 // that the statements of tables gone do not stay. PostgreSQL's driver caches prepared
 // statements by itself: the cache is off there.
+//
+// The outbox's hot statements (a delivery claim, a batch's delivered
+// marks) use one too, on the writer pool, with ahead set: that pool has one
+// connection, which the transaction holds once it has begun, so a
+// statement is prepared by ready, before its transaction, never by stmt
+// (which runs it unprepared when ready did not, or its statement was
+// dropped since).
 type readStmts struct {
-	mu sync.Mutex
-	on bool
-	db *sql.DB
-	m  map[string]*sql.Stmt
+	mu    sync.Mutex
+	on    bool
+	ahead bool
+	db    *sql.DB
+	m     map[string]*sql.Stmt
+}
+
+// ready prepares, on the pool, those of texts not prepared yet; it is
+// called outside of any transaction of the pool (with ahead). A statement
+// that fails to prepare is run unprepared.
+func (c *readStmts) ready(ctx context.Context, texts ...string) {
+	if c == nil || !c.on {
+		return
+	}
+	for _, text := range texts {
+		c.mu.Lock()
+		had := c.m[text] != nil
+		c.mu.Unlock()
+		if had {
+			continue
+		}
+		st, err := c.db.PrepareContext(ctx, text)
+		if err != nil {
+			continue
+		}
+		c.keep(text, st)
+	}
+}
+
+// keep adds st, prepared for text, to the cache, and returns the cached
+// statement of text (st, or one another goroutine kept first).
+func (c *readStmts) keep(text string, st *sql.Stmt) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if had := c.m[text]; had != nil {
+		st.Close()
+		return had
+	}
+	c.evictLocked()
+	c.m[text] = st
+	return st
+}
+
+// evictLocked makes room for a statement (c.mu held): past maxReadStmts,
+// all are closed.
+func (c *readStmts) evictLocked() {
+	if len(c.m) >= maxReadStmts {
+		for _, old := range c.m {
+			old.Close()
+		}
+		clear(c.m)
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
 }
 
 // maxReadStmts bounds the statements readStmts keeps.
@@ -135,6 +193,9 @@ func (c *readStmts) stmt(ctx context.Context, q querier, text string) *sql.Stmt 
 		return tx.StmtContext(ctx, st)
 	}
 	c.mu.Unlock()
+	if c.ahead {
+		return nil // not prepared by ready: run unprepared
+	}
 	// Preparing takes a connection of the pool, which every search's
 	// transaction holds one of: it waits a little for one, not for as long
 	// as the searches that hold them, which may be waiting here too.
@@ -144,21 +205,15 @@ func (c *readStmts) stmt(ctx context.Context, q querier, text string) *sql.Stmt 
 	if err != nil {
 		return nil // run unprepared: its error, if any, is the query's
 	}
+	// Kept and given to the transaction under the lock, so that no
+	// other goroutine's eviction closes it in between.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if had := c.m[text]; had != nil {
 		st.Close()
 		st = had
 	} else {
-		if len(c.m) >= maxReadStmts {
-			for _, old := range c.m {
-				old.Close()
-			}
-			clear(c.m)
-		}
-		if c.m == nil {
-			c.m = map[string]*sql.Stmt{}
-		}
+		c.evictLocked()
 		c.m[text] = st
 	}
 	return tx.StmtContext(ctx, st)
@@ -173,6 +228,13 @@ func (c *readStmts) query(ctx context.Context, q querier, text string, args ...a
 		return st.QueryContext(ctx, args...)
 	}
 	return q.QueryContext(ctx, text, args...)
+}
+
+func (c *readStmts) exec(ctx context.Context, q querier, text string, args ...any) (sql.Result, error) {
+	if st := c.stmt(ctx, q, text); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return q.ExecContext(ctx, text, args...)
 }
 
 func (c *readStmts) queryRow(ctx context.Context, q querier, text string, args ...any) *sql.Row {

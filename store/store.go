@@ -161,6 +161,7 @@ type Store struct {
 	vocab     map[vocabKey]*vocabEntry
 	specs     map[int64]parsedSpec // by table (liveRead)
 	rstmts    *readStmts           // searches' prepared statements
+	wstmts    *readStmts           // the outbox's hot statements, on the writer pool
 
 	// bgMu guards checkpointing, set while a checkpoint runs in the
 	// background (checkpointSoon), and closed, set by Close, after which
@@ -189,6 +190,7 @@ func (s *Store) Close() error {
 	s.bgMu.Unlock()
 	s.background.Wait()
 	s.rstmts.close()
+	s.wstmts.close()
 	return errors.Join(s.w.Close(), s.r.Close())
 }
 
@@ -229,7 +231,7 @@ func (s *Store) String() string { return s.d.name() + ":" + s.desc }
 // tables gets the store's (else it is refused with ErrVersion).
 func newStore(ctx context.Context, d dialect, w, r *sql.DB, desc string, create bool) (*Store, error) {
 	s := &Store{d: d, w: w, r: r, desc: desc, schema: SchemaVersion, broad: broadFilter, retention: Retention{MaxAge: DefaultRetentionAge}, vocab: map[vocabKey]*vocabEntry{},
-		rstmts: &readStmts{on: d.name() == "sqlite", db: r}}
+		rstmts: &readStmts{on: d.name() == "sqlite", db: r}, wstmts: &readStmts{on: d.name() == "sqlite", ahead: true, db: w}}
 	if err := d.setup(ctx, w); err != nil {
 		return nil, d.wrap("open", err)
 	}

@@ -78,8 +78,9 @@ type DelivererConfig struct {
 	// connection, TLS and header time-outs). Redirects are never followed
 	// whatever it is.
 	Transport http.RoundTripper
-	// Observe, when set, is called after every attempt, from the
-	// deliverer's goroutines; it must not block.
+	// Observe, when set, is called after every attempt, once the
+	// attempts of its batch are recorded, from the deliverer's goroutine;
+	// it must not block.
 	Observe func(Outcome)
 	// Logger receives failed attempts (default: discarded). No secret is
 	// logged.
@@ -238,6 +239,12 @@ func (d *Deliverer) Run(ctx context.Context) error {
 
 // RunOnce claims one batch of due deliveries, sends them concurrently and
 // records how each went; it returns how many it claimed.
+//
+// The batch's successes are recorded together, in one transaction, once
+// its last request has ended (answered, failed, or cut by the timeout):
+// a fast delivery is marked as late as the batch's slowest, at most
+// Timeout after it was sent; its chain's next waits for the next batch
+// anyway.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	dls, err := d.cfg.Store.ClaimDeliveries(cctx, d.cfg.Owner, d.ttl, d.cfg.Batch, d.ids)
@@ -245,49 +252,79 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	tries := make([]try, len(dls))
 	var wg sync.WaitGroup
-	for _, dl := range dls {
-		wg.Go(func() { d.deliver(ctx, dl) })
+	for i, dl := range dls {
+		wg.Go(func() { tries[i] = d.try(ctx, dl) })
 	}
 	wg.Wait()
+	d.record(ctx, dls, tries)
 	return len(dls), nil
 }
 
-// deliver sends one delivery and records the outcome.
-func (d *Deliverer) deliver(ctx context.Context, dl store.Delivery) {
-	ep := d.eps[dl.Endpoint]
-	out := Outcome{Endpoint: dl.Endpoint, Tenant: ep.Tenant, EventID: dl.Event.ID, Type: dl.Event.Type, Connector: dl.Event.Connector, Attempt: dl.Attempts + 1}
-	status, err := d.send(ctx, ep, dl)
-	// Record the outcome even while stopping.
+// try is how sending one delivery went.
+type try struct {
+	status int
+	err    error
+	cut    bool          // cut by the deliverer's stop: not the endpoint's failure
+	took   time.Duration // from the event's commit to the answer
+}
+
+// try sends one delivery.
+func (d *Deliverer) try(ctx context.Context, dl store.Delivery) try {
+	status, err := d.send(ctx, d.eps[dl.Endpoint], dl)
+	return try{status: status, err: err, cut: err != nil && ctx.Err() != nil, took: d.clock().Sub(dl.Event.Created)}
+}
+
+// record records how a batch's attempts went (even while stopping): the
+// successes in one transaction, each failure, and gives back the
+// deliveries the stop cut; then tells Observe.
+func (d *Deliverer) record(ctx context.Context, dls []store.Delivery, tries []try) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if ctx.Err() != nil && err != nil {
-		// Cut by the stop: not the endpoint's failure. Sent again soon.
-		if uerr := d.cfg.Store.Unclaim(rctx, d.cfg.Owner, dl); uerr != nil {
-			d.log.Warn("webhook deliverer: giving a delivery back (its claim lapses by itself)", "owner", d.cfg.Owner, "err", uerr)
+	var ok []store.Success
+	var cut []store.Delivery
+	for i, dl := range dls {
+		switch t := tries[i]; {
+		case t.cut:
+			cut = append(cut, dl)
+		case t.err == nil:
+			ok = append(ok, store.Success{Delivery: dl, Status: t.status})
 		}
-		return
 	}
-	out.Status, out.Err = status, err
-	if err == nil {
-		out.State = store.DeliveryDelivered
-		out.Latency = d.clock().Sub(dl.Event.Created)
-		if serr := d.cfg.Store.Delivered(rctx, dl, d.cfg.Owner, status); serr != nil {
-			// Sent again once the claim lapses: at least once.
-			d.log.Error("webhook deliverer: recording a delivery", "owner", d.cfg.Owner, "endpoint", dl.Endpoint, "event", dl.Event.ID, "err", serr)
+	if len(cut) > 0 {
+		// Sent again soon, by this process or another.
+		if err := d.cfg.Store.Unclaim(rctx, d.cfg.Owner, cut...); err != nil {
+			d.log.Warn("webhook deliverer: giving deliveries back (their claims lapse by themselves)", "owner", d.cfg.Owner, "deliveries", len(cut), "err", err)
 		}
-	} else {
-		state, serr := d.cfg.Store.DeliveryFailed(rctx, dl, d.cfg.Owner, store.Attempt{Status: status, Message: err.Error(),
-			Retry: d.backoff(dl.Attempts + 1), EndpointBackoff: d.endpointBackoff, RetryFor: d.cfg.RetryFor})
-		if serr != nil {
-			d.log.Error("webhook deliverer: recording a failed delivery", "owner", d.cfg.Owner, "endpoint", dl.Endpoint, "event", dl.Event.ID, "err", serr)
-			state = store.DeliveryPending
-		}
-		out.State = state
-		d.log.Warn("webhook delivery failed", "endpoint", ep, "event", dl.Event.ID, "type", dl.Event.Type, "attempt", out.Attempt, "status", status, "state", string(state), "err", err)
 	}
-	if d.cfg.Observe != nil {
-		d.cfg.Observe(out)
+	if err := d.cfg.Store.DeliveredAll(rctx, d.cfg.Owner, ok...); err != nil {
+		// Sent again once their claims lapse: at least once.
+		d.log.Error("webhook deliverer: recording deliveries", "owner", d.cfg.Owner, "deliveries", len(ok), "err", err)
+	}
+	for i, dl := range dls {
+		t := tries[i]
+		if t.cut {
+			continue
+		}
+		ep := d.eps[dl.Endpoint]
+		out := Outcome{Endpoint: dl.Endpoint, Tenant: ep.Tenant, EventID: dl.Event.ID, Type: dl.Event.Type, Connector: dl.Event.Connector,
+			Attempt: dl.Attempts + 1, Status: t.status, Err: t.err}
+		if t.err == nil {
+			out.State, out.Latency = store.DeliveryDelivered, t.took
+		} else {
+			state, err := d.cfg.Store.DeliveryFailed(rctx, dl, d.cfg.Owner, store.Attempt{Status: t.status, Message: t.err.Error(),
+				Retry: d.backoff(dl.Attempts + 1), EndpointBackoff: d.endpointBackoff, RetryFor: d.cfg.RetryFor})
+			if err != nil {
+				d.log.Error("webhook deliverer: recording a failed delivery", "owner", d.cfg.Owner, "endpoint", dl.Endpoint, "event", dl.Event.ID, "err", err)
+				state = store.DeliveryPending
+			}
+			out.State = state
+			d.log.Warn("webhook delivery failed", "endpoint", ep, "event", dl.Event.ID, "type", dl.Event.Type, "attempt", out.Attempt, "status", t.status, "state", string(state), "err", t.err)
+		}
+		if d.cfg.Observe != nil {
+			d.cfg.Observe(out)
+		}
 	}
 }
 
