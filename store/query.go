@@ -118,7 +118,13 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		const cols = "SELECT r.rid, r.idkey, r.hid, x.raw FROM "
 		raw := " JOIN " + quoteIdent(tname+"_raw") + " x ON x.rid = r.rid"
 		q := cols + quoteIdent(tname) + " r" + raw
-		cs, order := conds, " ORDER BY r.rid"
+		// No index: none serves the filter but the covering index might,
+		// whose matches SQLite would read and sort by row (all of a
+		// status's, where the rows' order stops after a page).
+		cs, order := slices.Clone(conds), " ORDER BY r.rid"
+		if where.sql != "" {
+			cs[len(cs)-1] = noIndex(cs[len(cs)-1])
+		}
 		if words {
 			// The word index's rows drive the read, in their order
 			// (ORDER BY r.rid would sort every match).
@@ -148,7 +154,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if where.sql != "" && c.indexed && inSQL && first != "" && !words && ev.Offset()+ev.Limit() < s.broad {
 		// The page ends before s.broad matches, so that a broad filter's
 		// page is never empty.
-		res, ok, err := s.collected(ctx, tx, tname, collectQuery(tname, conds, req.Query.Sort, ts, s.broad), c.args, where.exact, ev)
+		res, ok, err := s.collected(ctx, tx, tname, conds, req.Query.Sort, ts, c.args, where.exact, ev)
 		if err != nil {
 			return nil, s.searchErr(err, connector, entity)
 		}
@@ -446,36 +452,68 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 // with their sort keys, sorted in the request's order (for each key, the
 // records that have it first; then the id), each row with the number of
 // matches collected. The sort fields all have key columns.
-func collectQuery(table string, conds []string, sort []search.SortItem, ts *tableSpec, most int) string {
-	var cols, order []string
+//
+// When the table's covering index holds the conditions' and the sort's
+// columns, SQLite's read (gated) is the matches sorted as they are read,
+// not collected into a table first, behind a count of them, capped at
+// most, that SQLite runs once before the read: the read returns nothing
+// when the count reaches most, and each row's number is 0. Its values are
+// the conditions' twice (the count's, then the read's). Collecting the
+// matches into a table (to count them in the same pass) took twice as
+// long as reading and sorting them, and the count alone, from the same
+// index, a quarter of the read (a date range and an in of 10,000 matches
+// at 200,000 records: 6.7 ms collected, 3.0 ms sorted, 0.9 ms counted).
+// Where the count would read the rows, it would read them twice.
+func collectQuery(d dialect, table string, conds []string, sort []search.SortItem, ts *tableSpec, most int) (q string, gated bool) {
+	var cols, order, keys []string
 	for i, it := range sort {
 		a := "s" + strconv.Itoa(i)
-		cols = append(cols, "r."+keyCol(ts.column(it.Field))+" AS "+a)
+		k := "r." + keyCol(ts.column(it.Field))
+		cols = append(cols, k+" AS "+a)
 		dir := ""
 		if it.Order == search.OrderDesc {
 			dir = " DESC"
 		}
 		order = append(order, "("+a+" IS NULL)", a+dir)
+		keys = append(keys, k+dir+" NULLS LAST")
 	}
-	return "WITH m AS MATERIALIZED (SELECT r.rid, " + strings.Join(cols, ", ") + ", r.idkey FROM " + quoteIdent(table) + " r WHERE " +
-		strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(most) + ") SELECT m.rid, (SELECT count(*) FROM m) FROM m ORDER BY " +
-		strings.Join(order, ", ") + ", m.idkey"
+	where := strings.Join(conds, " AND ")
+	from := " FROM " + quoteIdent(table) + " r WHERE "
+	if d.name() == "sqlite" && ts.covers(conds, sort) {
+		return "SELECT r.rid, 0" + from + "(" + countQuery(table, conds, most) + ") < " + strconv.Itoa(most) + " AND " + where +
+			" ORDER BY " + strings.Join(keys, ", ") + ", r.idkey", true
+	}
+	return "WITH m AS MATERIALIZED (SELECT r.rid, " + strings.Join(cols, ", ") + ", r.idkey" + from +
+		where + " LIMIT " + strconv.Itoa(most) + ") SELECT m.rid, (SELECT count(*) FROM m) FROM m ORDER BY " +
+		strings.Join(order, ", ") + ", m.idkey", false
 }
 
-// collected answers ev's request with q, a collectQuery; exact says that
-// q's matches are the request's. ok is false, and there is no result,
-// when the filter has s.broad matches or more: q then saw only some of
-// them, and a read in the order's index is the cheaper plan. The page
-// must end before s.broad matches.
-func (s *Store) collected(ctx context.Context, tx querier, table, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
+// countQuery counts the rows of table r that meet conds, up to most.
+func countQuery(table string, conds []string, most int) string {
+	return "SELECT count(*) FROM (SELECT 1 FROM " + quoteIdent(table) + " r WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(most) + ")"
+}
+
+// collected answers ev's request, sorted by sort, whose matches are the
+// rows of table that meet conds (with the values args), in one pass
+// (collectQuery); exact says that conds' matches are the request's. ok is
+// false, and there is no result, when conds have s.broad matches or more:
+// the pass saw only some of them, and a read in the order's index is the
+// cheaper plan. The page must end before s.broad matches.
+func (s *Store) collected(ctx context.Context, tx querier, table string, conds []string, sort []search.SortItem, ts *tableSpec, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
+	q, gated := collectQuery(s.d, table, conds, sort, ts, s.broad)
+	qargs := args
+	if gated {
+		qargs = append(slices.Clone(args), args...)
+	}
 	if direct {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1, offset)
 	}
 	var rids []int64
 	var broad bool
-	res = &search.Result{Hits: []search.Hit{}}
+	read := 0 // rows read
+	res = &search.Result{Hits: make([]search.Hit, 0, limit)}
 	matched, more, done := 0, false, false
 	// decide decides the records of chunk (done: the page is full).
 	decide := func(chunk []int64) error {
@@ -487,14 +525,15 @@ func (s *Store) collected(ctx context.Context, tx querier, table, q string, args
 	// the dialect reads one query at a time, once all are read.
 	stream := !direct && s.d.streams()
 	err = func() error {
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := tx.QueryContext(ctx, q, qargs...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
+		var rid int64
+		var n int
 		for !done && rows.Next() {
-			var rid int64
-			var n int
+			read++
 			if err := rows.Scan(&rid, &n); err != nil {
 				return err
 			}
@@ -510,6 +549,13 @@ func (s *Store) collected(ctx context.Context, tx querier, table, q string, args
 		}
 		return rows.Err()
 	}()
+	if err == nil && gated && read == 0 {
+		// Nothing read: no match (or none past the offset), or the count
+		// reached s.broad.
+		var n int
+		err = tx.QueryRowContext(ctx, countQuery(table, conds, s.broad), args...).Scan(&n)
+		broad = n >= s.broad
+	}
 	if err != nil || broad {
 		return nil, false, err
 	}

@@ -58,7 +58,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -448,7 +451,59 @@ type tableSpec struct {
 	// field's column (wordTag), rather than a column per field. Tables
 	// written before have a column per field.
 	TaggedWords bool `json:"tagged_words,omitempty"`
+	// Covering is the fields (by column) of the table's covering index, a
+	// field of few values then one or two date-times (Load.decide), whose
+	// entries also hold the id key and the tombstone's time: a filter and
+	// a sort on these fields alone are read from the index, without a
+	// row. None when the copy's Spec names its indexes.
+	Covering []int `json:"covering,omitempty"`
 }
+
+// maxEnumValues is the most distinct values, in the first page of a
+// load, of a field that gets the covering index (tableSpec.Covering).
+const maxEnumValues = 16
+
+// coveringCols returns the columns of the covering index, in order, or
+// nil when the table has none.
+func (ts *tableSpec) coveringCols() []string {
+	if len(ts.Covering) == 0 {
+		return nil
+	}
+	var cols []string
+	for _, i := range ts.Covering {
+		cols = append(cols, keyCol(i))
+	}
+	return append(cols, "idkey", "deleted_at")
+}
+
+// covers reports whether the table's covering index holds every column
+// conds (over the records table, as r) refer to and the sort's keys.
+func (ts *tableSpec) covers(conds []string, sort []search.SortItem) bool {
+	cols := ts.coveringCols()
+	if cols == nil {
+		return false
+	}
+	for _, it := range sort {
+		if !slices.Contains(cols, keyCol(ts.column(it.Field))) {
+			return false
+		}
+	}
+	for _, c := range conds {
+		if strings.Contains(c, "r.rid IN (") {
+			return false // the word index
+		}
+		for _, ref := range columnRef.FindAllString(c, -1) {
+			if !slices.Contains(cols, ref[len("r."):]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// columnRef is a reference to a column of the records table in a
+// compiled condition.
+var columnRef = regexp.MustCompile(`\br\.[a-z_]+[0-9]*\b`)
 
 // wordTag is what a word of field col starts with in a tagged word index
 // (tableSpec.TaggedWords): its column's digits, then 'q', so that no two
