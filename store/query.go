@@ -463,8 +463,10 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 // long as reading and sorting them, and the count alone, from the same
 // index, a quarter of the read (a date range and an in of 10,000 matches
 // at 200,000 records: 6.7 ms collected, 3.0 ms sorted, 0.9 ms counted).
-// Where the count would read the rows, it would read them twice.
-func collectQuery(d dialect, table string, conds []string, sort []search.SortItem, ts *tableSpec, most int) (q string, gated bool) {
+// Where the count would read the rows, it would read them twice. counted
+// says that the conditions were counted on this copy lately and had fewer
+// than most matches (Store.narrow): SQLite's read is then not gated.
+func collectQuery(d dialect, table string, conds []string, sort []search.SortItem, ts *tableSpec, most int, counted bool) (q string, gated bool) {
 	var cols, order, keys []string
 	for i, it := range sort {
 		a := "s" + strconv.Itoa(i)
@@ -480,12 +482,41 @@ func collectQuery(d dialect, table string, conds []string, sort []search.SortIte
 	where := strings.Join(conds, " AND ")
 	from := " FROM " + quoteIdent(table) + " r WHERE "
 	if d.name() == "sqlite" && ts.covers(conds, sort) {
-		return "SELECT r.rid, 0" + from + "(" + countQuery(table, conds, most) + ") < " + strconv.Itoa(most) + " AND " + where +
-			" ORDER BY " + strings.Join(keys, ", ") + ", r.idkey", true
+		gate := ""
+		if !counted {
+			gate = "(" + countQuery(table, conds, most) + ") < " + strconv.Itoa(most) + " AND "
+		}
+		return "SELECT r.rid, 0" + from + gate + where + " ORDER BY " + strings.Join(keys, ", ") + ", r.idkey", !counted
 	}
 	return "WITH m AS MATERIALIZED (SELECT r.rid, " + strings.Join(cols, ", ") + ", r.idkey" + from +
 		where + " LIMIT " + strconv.Itoa(most) + ") SELECT m.rid, (SELECT count(*) FROM m) FROM m ORDER BY " +
 		strings.Join(order, ", ") + ", m.idkey", false
+}
+
+// narrowFor is how long a filter counted with fewer matches than
+// Store.broad is taken for one without counting it again (Store.narrow):
+// the matches of a copy that changes meanwhile could grow past it, and
+// the read then sorts all of them (the results stay the same).
+const narrowFor = time.Minute
+
+// maxNarrow bounds the filters Store.narrow keeps.
+const maxNarrow = 256
+
+// narrow reports whether the filter key (the table's, with its values and
+// the threshold) was counted within narrowFor with fewer matches than the
+// threshold; note records that it just was.
+func (s *Store) narrow(key string, note bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if note {
+		if s.narrowed == nil || len(s.narrowed) >= maxNarrow {
+			s.narrowed = map[string]time.Time{}
+		}
+		s.narrowed[key] = time.Now()
+		return true
+	}
+	at, ok := s.narrowed[key]
+	return ok && time.Since(at) < narrowFor
 }
 
 // countQuery counts the rows of table r that meet conds, up to most.
@@ -502,7 +533,15 @@ func countQuery(table string, conds []string, most int) string {
 func (s *Store) collected(ctx context.Context, tx querier, table string, conds []string, sort []search.SortItem, ts *tableSpec, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
-	q, gated := collectQuery(s.d, table, conds, sort, ts, s.broad)
+	// A filter the covering index serves, counted lately: its count
+	// again would be a fifth of the read.
+	var narrowKey string
+	counted := false
+	if s.d.name() == "sqlite" && ts.covers(conds, sort) {
+		narrowKey = fmt.Sprintf("%d\x00%s\x00%q", s.broad, strings.Join(conds, " AND "), args)
+		counted = s.narrow(narrowKey, false)
+	}
+	q, gated := collectQuery(s.d, table, conds, sort, ts, s.broad, counted)
 	qargs := args
 	if gated {
 		qargs = append(slices.Clone(args), args...)
@@ -558,6 +597,9 @@ func (s *Store) collected(ctx context.Context, tx querier, table string, conds [
 	}
 	if err != nil || broad {
 		return nil, false, err
+	}
+	if gated {
+		s.narrow(narrowKey, true)
 	}
 	switch {
 	case direct:

@@ -162,6 +162,7 @@ type Store struct {
 	retention Retention // of the change feeds (SetRetention)
 	vocab     map[vocabKey]*vocabEntry
 	specs     map[int64]parsedSpec // by table (liveRead)
+	narrowed  map[string]time.Time // filters counted narrow, when (narrow)
 	rstmts    *readStmts           // searches' prepared statements
 
 	// bgMu guards checkpointing, set while a checkpoint runs in the
@@ -413,8 +414,13 @@ type Spec struct {
 	// Indexed names the fields that get a B-tree index, for the filters
 	// and sorts a program runs most. Empty: the store chooses up to
 	// DefaultIndexes from the first page of records, date-times first,
-	// then the fields with the fewest distinct values. Fields without an
-	// index are still searched exactly, by reading the copy in order.
+	// then the fields with the fewest distinct values, and one covering
+	// index more: the string field of few values (at most 16 in the first
+	// page, a status, a type) that most records have and that got no
+	// index, then the two date-time fields most records have, from which
+	// SQLite reads a filter and a sort on those fields alone without
+	// reading a record. Fields without an index are still searched
+	// exactly, by reading the copy in order.
 	Indexed []string
 }
 
