@@ -121,6 +121,18 @@ func TestDifferentialCovering(t *testing.T) {
 	if want := "(k7, k1, k8, idkey, deleted_at)"; !strings.HasSuffix(def, want) {
 		t.Fatalf("the covering index is %s, want its columns the state's, created's and updated's: %s", def, want)
 	}
+	diffCovered(t, st, ix)
+}
+
+// TestDifferentialCoveringPostgres: the same on PostgreSQL, whose copy
+// gets the covering index too (its planner chooses whether to read it).
+func TestDifferentialCoveringPostgres(t *testing.T) {
+	t.Parallel()
+	st := diffPostgres(t)
+	diffCovered(t, st, loadCovered(t, st, 600))
+}
+
+func diffCovered(t *testing.T, st *store.Store, ix *search.Index) {
 	for _, broad := range []int{1, 8, 60, 250, 20000} {
 		t.Run(strconv.Itoa(broad), func(t *testing.T) {
 			store.SetBroadFilter(st, broad)
