@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -117,7 +118,13 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		const cols = "SELECT r.rid, r.idkey, r.hid, x.raw FROM "
 		raw := " JOIN " + quoteIdent(tname+"_raw") + " x ON x.rid = r.rid"
 		q := cols + quoteIdent(tname) + " r" + raw
-		cs, order := conds, " ORDER BY r.rid"
+		// No index: none serves the filter but the covering index might,
+		// whose matches SQLite would read and sort by row (all of a
+		// status's, where the rows' order stops after a page).
+		cs, order := slices.Clone(conds), " ORDER BY r.rid"
+		if where.sql != "" {
+			cs[len(cs)-1] = noIndex(cs[len(cs)-1])
+		}
 		if words {
 			// The word index's rows drive the read, in their order
 			// (ORDER BY r.rid would sort every match).
@@ -147,7 +154,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	if where.sql != "" && c.indexed && inSQL && first != "" && !words && ev.Offset()+ev.Limit() < s.broad {
 		// The page ends before s.broad matches, so that a broad filter's
 		// page is never empty.
-		res, ok, err := s.collected(ctx, tx, tname, collectQuery(tname, conds, req.Query.Sort, ts, s.broad), c.args, where.exact, ev)
+		res, ok, err := s.collected(ctx, tx, tname, conds, req.Query.Sort, ts, c.args, where.exact, ev)
 		if err != nil {
 			return nil, s.searchErr(err, connector, entity)
 		}
@@ -361,10 +368,10 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 	if offset > maxRowOrder {
 		return nil, false, nil
 	}
-	res = &search.Result{Hits: []search.Hit{}}
+	res = &search.Result{Hits: make([]search.Hit, 0, limit)}
 	more := false
 	var lastRid int64
-	var lastKey []byte
+	var lastKey []byte // the last candidate's id key, a copy (key is the driver's)
 	inOrder, all := true, true
 	err = func() error {
 		rows, err := s.rstmts.query(ctx, tx, q, args...)
@@ -373,18 +380,22 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 		}
 		defer rows.Close()
 		n, matched := 0, 0 // candidates read, hits seen
+		// Declared once: Scan's pointers make them escape.
+		var (
+			rid int64
+			key sql.RawBytes
+			id  string
+			raw driverBytes
+		)
 		for rows.Next() {
-			var rid int64
-			var key, raw []byte
-			var id string
 			if err := rows.Scan(&rid, &key, &id, &raw); err != nil {
 				return err
 			}
-			if lastKey != nil && bytes.Compare(key, lastKey) <= 0 {
+			if n > 0 && bytes.Compare(key, lastKey) <= 0 {
 				inOrder = false
 				return nil
 			}
-			lastRid, lastKey = rid, key
+			lastRid, lastKey = rid, append(lastKey[:0], key...)
 			if n++; n > offset+maxRowOrder+limit+1 {
 				inOrder = false
 				return nil
@@ -441,36 +452,107 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 // with their sort keys, sorted in the request's order (for each key, the
 // records that have it first; then the id), each row with the number of
 // matches collected. The sort fields all have key columns.
-func collectQuery(table string, conds []string, sort []search.SortItem, ts *tableSpec, most int) string {
-	var cols, order []string
+//
+// When the table's covering index holds the conditions' and the sort's
+// columns, SQLite's read (gated) is the matches sorted as they are read,
+// not collected into a table first, behind a count of them, capped at
+// most, that SQLite runs once before the read: the read returns nothing
+// when the count reaches most, and each row's number is 0. Its values are
+// the conditions' twice (the count's, then the read's). Collecting the
+// matches into a table (to count them in the same pass) took twice as
+// long as reading and sorting them, and the count alone, from the same
+// index, a quarter of the read (a date range and an in of 10,000 matches
+// at 200,000 records: 6.7 ms collected, 3.0 ms sorted, 0.9 ms counted).
+// Where the count would read the rows, it would read them twice. counted
+// says that the conditions were counted on this copy lately and had fewer
+// than most matches (Store.narrow): SQLite's read is then not gated.
+func collectQuery(d dialect, table string, conds []string, sort []search.SortItem, ts *tableSpec, most int, counted bool) (q string, gated bool) {
+	var cols, order, keys []string
 	for i, it := range sort {
 		a := "s" + strconv.Itoa(i)
-		cols = append(cols, "r."+keyCol(ts.column(it.Field))+" AS "+a)
+		k := "r." + keyCol(ts.column(it.Field))
+		cols = append(cols, k+" AS "+a)
 		dir := ""
 		if it.Order == search.OrderDesc {
 			dir = " DESC"
 		}
 		order = append(order, "("+a+" IS NULL)", a+dir)
+		keys = append(keys, k+dir+" NULLS LAST")
 	}
-	return "WITH m AS MATERIALIZED (SELECT r.rid, " + strings.Join(cols, ", ") + ", r.idkey FROM " + quoteIdent(table) + " r WHERE " +
-		strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(most) + ") SELECT m.rid, (SELECT count(*) FROM m) FROM m ORDER BY " +
-		strings.Join(order, ", ") + ", m.idkey"
+	where := strings.Join(conds, " AND ")
+	from := " FROM " + quoteIdent(table) + " r WHERE "
+	if d.name() == "sqlite" && ts.covers(conds, sort) {
+		gate := ""
+		if !counted {
+			gate = "(" + countQuery(table, conds, most) + ") < " + strconv.Itoa(most) + " AND "
+		}
+		return "SELECT r.rid, 0" + from + gate + where + " ORDER BY " + strings.Join(keys, ", ") + ", r.idkey", !counted
+	}
+	return "WITH m AS MATERIALIZED (SELECT r.rid, " + strings.Join(cols, ", ") + ", r.idkey" + from +
+		where + " LIMIT " + strconv.Itoa(most) + ") SELECT m.rid, (SELECT count(*) FROM m) FROM m ORDER BY " +
+		strings.Join(order, ", ") + ", m.idkey", false
 }
 
-// collected answers ev's request with q, a collectQuery; exact says that
-// q's matches are the request's. ok is false, and there is no result,
-// when the filter has s.broad matches or more: q then saw only some of
-// them, and a read in the order's index is the cheaper plan. The page
-// must end before s.broad matches.
-func (s *Store) collected(ctx context.Context, tx querier, table, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
+// narrowFor is how long a filter counted with fewer matches than
+// Store.broad is taken for one without counting it again (Store.narrow):
+// the matches of a copy that changes meanwhile could grow past it, and
+// the read then sorts all of them (the results stay the same).
+const narrowFor = time.Minute
+
+// maxNarrow bounds the filters Store.narrow keeps.
+const maxNarrow = 256
+
+// narrow reports whether the filter key (the table's, with its values and
+// the threshold) was counted within narrowFor with fewer matches than the
+// threshold; note records that it just was.
+func (s *Store) narrow(key string, note bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if note {
+		if s.narrowed == nil || len(s.narrowed) >= maxNarrow {
+			s.narrowed = map[string]time.Time{}
+		}
+		s.narrowed[key] = time.Now()
+		return true
+	}
+	at, ok := s.narrowed[key]
+	return ok && time.Since(at) < narrowFor
+}
+
+// countQuery counts the rows of table r that meet conds, up to most.
+func countQuery(table string, conds []string, most int) string {
+	return "SELECT count(*) FROM (SELECT 1 FROM " + quoteIdent(table) + " r WHERE " + strings.Join(conds, " AND ") + " LIMIT " + strconv.Itoa(most) + ")"
+}
+
+// collected answers ev's request, sorted by sort, whose matches are the
+// rows of table that meet conds (with the values args), in one pass
+// (collectQuery); exact says that conds' matches are the request's. ok is
+// false, and there is no result, when conds have s.broad matches or more:
+// the pass saw only some of them, and a read in the order's index is the
+// cheaper plan. The page must end before s.broad matches.
+func (s *Store) collected(ctx context.Context, tx querier, table string, conds []string, sort []search.SortItem, ts *tableSpec, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	direct := exact && !ev.Scoring()
+	// A filter the covering index serves, counted lately: its count
+	// again would be a fifth of the read.
+	var narrowKey string
+	counted := false
+	if s.d.name() == "sqlite" && ts.covers(conds, sort) {
+		narrowKey = fmt.Sprintf("%d\x00%s\x00%q", s.broad, strings.Join(conds, " AND "), args)
+		counted = s.narrow(narrowKey, false)
+	}
+	q, gated := collectQuery(s.d, table, conds, sort, ts, s.broad, counted)
+	qargs := args
+	if gated {
+		qargs = append(slices.Clone(args), args...)
+	}
 	if direct {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", limit+1, offset)
 	}
 	var rids []int64
 	var broad bool
-	res = &search.Result{Hits: []search.Hit{}}
+	read := 0 // rows read
+	res = &search.Result{Hits: make([]search.Hit, 0, limit)}
 	matched, more, done := 0, false, false
 	// decide decides the records of chunk (done: the page is full).
 	decide := func(chunk []int64) error {
@@ -482,14 +564,15 @@ func (s *Store) collected(ctx context.Context, tx querier, table, q string, args
 	// the dialect reads one query at a time, once all are read.
 	stream := !direct && s.d.streams()
 	err = func() error {
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := tx.QueryContext(ctx, q, qargs...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
+		var rid int64
+		var n int
 		for !done && rows.Next() {
-			var rid int64
-			var n int
+			read++
 			if err := rows.Scan(&rid, &n); err != nil {
 				return err
 			}
@@ -505,8 +588,18 @@ func (s *Store) collected(ctx context.Context, tx querier, table, q string, args
 		}
 		return rows.Err()
 	}()
+	if err == nil && gated && read == 0 {
+		// Nothing read: no match (or none past the offset), or the count
+		// reached s.broad.
+		var n int
+		err = tx.QueryRowContext(ctx, countQuery(table, conds, s.broad), args...).Scan(&n)
+		broad = n >= s.broad
+	}
 	if err != nil || broad {
 		return nil, false, err
+	}
+	if gated {
+		s.narrow(narrowKey, true)
 	}
 	switch {
 	case direct:
@@ -527,6 +620,30 @@ func (s *Store) collected(ctx context.Context, tx querier, table, q string, args
 	return res, err == nil, err
 }
 
+// driverBytes scans a record's JSON with one copy rather than two: the
+// SQLite driver (modernc.org/sqlite) copies each row's blob out of SQLite's
+// memory into a slice of its own, which database/sql would copy again into
+// a []byte destination; a Scanner receives the driver's slice and keeps it.
+// A text value (a string) is copied. TestDriverBytesKept pins the driver's behaviour: every row's
+// slice its own. The bytes were a third of a page's allocations (a 1.6 KiB
+// ticket copied twice, 51 times).
+type driverBytes []byte
+
+// Scan implements sql.Scanner.
+func (b *driverBytes) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		*b = v
+	case string:
+		*b = []byte(v)
+	case nil:
+		*b = nil
+	default:
+		return fmt.Errorf("a record's JSON is a %T, not bytes", src)
+	}
+	return nil
+}
+
 // fetchRaw returns the JSON of the records rids of table, in their order,
 // and their hit ids.
 func (s *Store) fetchRaw(ctx context.Context, tx querier, table string, rids []int64) (raws [][]byte, ids []string, err error) {
@@ -544,7 +661,7 @@ func (s *Store) fetchRaw(ctx context.Context, tx querier, table string, rids []i
 	defer rows.Close()
 	type rec struct {
 		id  string
-		raw []byte
+		raw driverBytes
 	}
 	byRid := make(map[int64]rec, len(rids))
 	for rows.Next() {

@@ -58,7 +58,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,6 +163,7 @@ type Store struct {
 	retention Retention // of the change feeds (SetRetention)
 	vocab     map[vocabKey]*vocabEntry
 	specs     map[int64]parsedSpec // by table (liveRead)
+	narrowed  map[string]time.Time // filters counted narrow, when (narrow)
 	rstmts    *readStmts           // searches' prepared statements
 	wstmts    *readStmts           // the outbox's hot statements, on the writer pool
 
@@ -416,8 +420,13 @@ type Spec struct {
 	// Indexed names the fields that get a B-tree index, for the filters
 	// and sorts a program runs most. Empty: the store chooses up to
 	// DefaultIndexes from the first page of records, date-times first,
-	// then the fields with the fewest distinct values. Fields without an
-	// index are still searched exactly, by reading the copy in order.
+	// then the fields with the fewest distinct values, and one covering
+	// index more: the string field of few values (at most 16 in the first
+	// page, a status, a type) that most records have and that got no
+	// index, then the two date-time fields most records have, from which
+	// SQLite reads a filter and a sort on those fields alone without
+	// reading a record. Fields without an index are still searched
+	// exactly, by reading the copy in order.
 	Indexed []string
 }
 
@@ -454,7 +463,59 @@ type tableSpec struct {
 	// field's column (wordTag), rather than a column per field. Tables
 	// written before have a column per field.
 	TaggedWords bool `json:"tagged_words,omitempty"`
+	// Covering is the fields (by column) of the table's covering index, a
+	// field of few values then one or two date-times (Load.decide), whose
+	// entries also hold the id key and the tombstone's time: a filter and
+	// a sort on these fields alone are read from the index, without a
+	// row. None when the copy's Spec names its indexes.
+	Covering []int `json:"covering,omitempty"`
 }
+
+// maxEnumValues is the most distinct values, in the first page of a
+// load, of a field that gets the covering index (tableSpec.Covering).
+const maxEnumValues = 16
+
+// coveringCols returns the columns of the covering index, in order, or
+// nil when the table has none.
+func (ts *tableSpec) coveringCols() []string {
+	if len(ts.Covering) == 0 {
+		return nil
+	}
+	var cols []string
+	for _, i := range ts.Covering {
+		cols = append(cols, keyCol(i))
+	}
+	return append(cols, "idkey", "deleted_at")
+}
+
+// covers reports whether the table's covering index holds every column
+// conds (over the records table, as r) refer to and the sort's keys.
+func (ts *tableSpec) covers(conds []string, sort []search.SortItem) bool {
+	cols := ts.coveringCols()
+	if cols == nil {
+		return false
+	}
+	for _, it := range sort {
+		if !slices.Contains(cols, keyCol(ts.column(it.Field))) {
+			return false
+		}
+	}
+	for _, c := range conds {
+		if strings.Contains(c, "r.rid IN (") {
+			return false // the word index
+		}
+		for _, ref := range columnRef.FindAllString(c, -1) {
+			if !slices.Contains(cols, ref[len("r."):]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// columnRef is a reference to a column of the records table in a
+// compiled condition.
+var columnRef = regexp.MustCompile(`\br\.[a-z_]+[0-9]*\b`)
 
 // wordTag is what a word of field col starts with in a tagged word index
 // (tableSpec.TaggedWords): its column's digits, then 'q', so that no two

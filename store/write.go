@@ -219,6 +219,31 @@ func (l *Load) decide(sample [][]byte) {
 	for _, i := range candidates[:min(len(candidates), DefaultIndexes)] {
 		l.ts.Fields[i].Index = true
 	}
+	if len(l.spec.Indexed) == 0 {
+		l.ts.Covering = nil
+		// A string field of few values left without an index of its own
+		// (a status, a type: what filters are made of), the one most
+		// records have, then the one of fewest values, gets one with the
+		// two date-time fields most records have (created, updated: the
+		// usual range and sort), which serves a filter on it and a range
+		// of the first, sorted by either, from the index alone.
+		enum, dates := -1, []int(nil)
+		for i, f := range l.ts.Fields {
+			switch {
+			case !f.Key || st[i].n == 0:
+			case f.Type == search.TypeDateTime:
+				dates = append(dates, i)
+			case f.Type == search.TypeString && !f.Index && len(st[i].distinct) >= 2 && len(st[i].distinct) <= maxEnumValues:
+				if enum < 0 || st[i].n > st[enum].n || st[i].n == st[enum].n && len(st[i].distinct) < len(st[enum].distinct) {
+					enum = i
+				}
+			}
+		}
+		slices.SortStableFunc(dates, func(a, b int) int { return cmp.Compare(st[b].n, st[a].n) })
+		if enum >= 0 && len(dates) > 0 {
+			l.ts.Covering = append([]int{enum}, dates[:min(2, len(dates))]...)
+		}
+	}
 	if l.newRows {
 		// A key the whole sample has in a field (an array's or object's
 		// kind, a flag that never changes) becomes its column's default.
@@ -1229,6 +1254,9 @@ func (l *Load) indexes(pending bool) []string {
 		if f.Index {
 			out = append(out, fmt.Sprintf("CREATE INDEX %s ON %s (%s, idkey)", quoteIdent(fmt.Sprintf("%s_%s", l.table, keyCol(i))), quoteIdent(l.table), keyCol(i)))
 		}
+	}
+	if cols := l.ts.coveringCols(); cols != nil {
+		out = append(out, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", quoteIdent(l.table+"_covering"), quoteIdent(l.table), strings.Join(cols, ", ")))
 	}
 	// The statistics after the indexes they may describe (a statement
 	// run at the same time as another on its table waits for its lock).
