@@ -102,7 +102,11 @@ func (postgresDialect) createWords(ctx context.Context, tx *sql.Tx, table string
 	if len(cols) == 0 {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s (rid BIGINT PRIMARY KEY, w TEXT[])", quoteIdent(wordsName(table))))
+	// COLLATE "C": the words are compared byte for byte (a match is
+	// equality, which no collation changes), not by the database's
+	// collation: the GIN build sorts every word, and took 7.8 s instead of
+	// 5.3 s at 200k tickets under C.UTF-8.
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE TABLE %s (rid BIGINT PRIMARY KEY, w TEXT[] COLLATE "C")`, quoteIdent(wordsName(table))))
 	return err
 }
 
