@@ -1,6 +1,69 @@
 package store
 
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
 // SetBroadFilter sets the number of matches past which s takes a filter
 // as broad (20,000 otherwise), so that tests of a few hundred records
 // reach both plans of a sorted search.
 func SetBroadFilter(s *Store, n int) { s.broad = n }
+
+// UntagWordsPostgres rewrites the word index of a copy's live table in a
+// PostgreSQL store as the store wrote it before tagged word indexes: an
+// array w<col> per word field (the field's words, untagged), a GIN index
+// on each, and a spec without tagged_words.
+func UntagWordsPostgres(ctx context.Context, s *Store, connector, entity string) error {
+	if s.d.name() != "postgres" {
+		return fmt.Errorf("UntagWordsPostgres: a %s store", s.d.name())
+	}
+	id, spec, err := s.liveSpec(ctx, s.w, connector, entity)
+	if err != nil {
+		return err
+	}
+	ts, err := parseTableSpec(spec)
+	if err != nil {
+		return err
+	}
+	if !ts.TaggedWords {
+		return fmt.Errorf("UntagWordsPostgres: %s/%s is not tagged", connector, entity)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	words := quoteIdent(wordsName(tableName(id)))
+	old := quoteIdent(wordsName(tableName(id)) + "_old")
+	var cols, sel []string
+	for _, c := range ts.wordCols() {
+		cols = append(cols, fmt.Sprintf("w%d TEXT[]", c))
+		sel = append(sel, fmt.Sprintf("ARRAY(SELECT substr(x, %d) FROM unnest(w) x WHERE starts_with(x, '%s'))", len(wordTag(c))+1, wordTag(c)))
+	}
+	stmts := []string{
+		"CREATE TABLE " + old + " (rid BIGINT PRIMARY KEY, " + strings.Join(cols, ", ") + ")",
+		"INSERT INTO " + old + " SELECT rid, " + strings.Join(sel, ", ") + " FROM " + words,
+		"DROP TABLE " + words,
+		"ALTER TABLE " + old + " RENAME TO " + words,
+	}
+	for _, c := range ts.wordCols() {
+		stmts = append(stmts, fmt.Sprintf("CREATE INDEX %s ON %s USING GIN (w%d)", quoteIdent(fmt.Sprintf("%s_w%d", wordsName(tableName(id)), c)), words, c))
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	ts.TaggedWords = false
+	b, err := json.Marshal(ts)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = $1 WHERE id = $2", string(b), id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

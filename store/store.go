@@ -458,10 +458,13 @@ type tableSpec struct {
 	IDField string        `json:"id_field"`
 	Fields  []tableField  `json:"fields"`
 	Schema  search.Schema `json:"-"`
-	// TaggedWords says the table's SQLite word index has one column, whose
-	// tokens are the words of every word field, each tagged with its
-	// field's column (wordTag), rather than a column per field. Tables
-	// written before have a column per field.
+	// TaggedWords says the table's word index has one column (SQLite's
+	// FTS5 column, PostgreSQL's array), whose words are those of every word
+	// field, each tagged with its field's column (wordTag), rather than a
+	// column per field. Tables written by earlier versions of the store
+	// (on PostgreSQL, every table before its copy's next full load) have
+	// a column per field, which writes and matches name until a full load
+	// replaces the table.
 	TaggedWords bool `json:"tagged_words,omitempty"`
 	// Covering is the fields (by column) of the table's covering index, a
 	// field of few values then one or two date-times (Load.decide), whose
@@ -519,9 +522,20 @@ var columnRef = regexp.MustCompile(`\br\.[a-z_]+[0-9]*\b`)
 
 // wordTag is what a word of field col starts with in a tagged word index
 // (tableSpec.TaggedWords): its column's digits, then 'q', so that no two
-// fields' tokens are alike and each is one token of FTS5's ascii
-// tokenizer.
+// fields' words are alike (the tag ends at the first 'q') and each is one
+// token of FTS5's ascii tokenizer.
 func wordTag(col int) string { return strconv.Itoa(col) + "q" }
+
+// tagWords returns the words ws of field col as a tagged word index holds
+// them (wordTag).
+func tagWords(col int, ws []string) []string {
+	tag := wordTag(col)
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = tag + w
+	}
+	return out
+}
 
 type tableField struct {
 	Name  string      `json:"name"`

@@ -103,7 +103,7 @@ func (s *Store) BeginFull(ctx context.Context, sp Spec, opts ...LoadOption) (*Lo
 	if err != nil {
 		return nil, &Error{Op: "sync", Connector: sp.Connector, Entity: sp.Entity, Err: ErrInvalid, Message: err.Error(), Cause: err}
 	}
-	ts.TaggedWords = s.d.name() == "sqlite" // see sqliteDialect.createWords
+	ts.TaggedWords = true // see the dialects' createWords
 	x, _ := search.NewExtractor(sp.Schema, sp.IDField)
 	l := &Load{s: s, spec: sp, ts: ts, x: x, vocab: map[vocabWord]struct{}{}, stmts: newStmtCache(s.d, s.w), copyRows: s.d.name() == "postgres", newRows: s.d.name() == "sqlite",
 		begun: time.Now()}
@@ -797,10 +797,7 @@ func (l *Load) writeBatches(ctx context.Context, tx *sql.Tx, cols []string, next
 			}
 			rows[i] = row
 		}
-		wc := []string{"rid"}
-		for _, c := range wordCols {
-			wc = append(wc, fmt.Sprintf("w%d", c))
-		}
+		wc := append([]string{"rid"}, wordColumns(wordCols, l.ts.TaggedWords)...)
 		if err := l.copyFrom(ctx, wordsName(l.table), wc, rows); err != nil {
 			return err
 		}
