@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -94,9 +95,20 @@ func openSQLite(ctx context.Context, path string, create bool) (*Store, error) {
 	// a store (a new one was just made): setting it on every connection
 	// would convert another application's database before init refuses
 	// it. On a store already in WAL mode it writes nothing.
-	if _, err := w.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
-		s.Close()
-		return nil, d.wrap("open", err)
+	// Switching a file in rollback mode to WAL takes its exclusive lock,
+	// and SQLite answers busy at once, without waiting, while another
+	// process opening it at the same moment reads it: try again for up to
+	// the busy timeout.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		_, err := w.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		if err == nil {
+			break
+		}
+		if err := d.wrap("open", err); !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
+			s.Close()
+			return nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	return s, nil
 }
