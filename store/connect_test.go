@@ -127,13 +127,13 @@ func TestUpgradeV5SQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range []string{dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'"} {
+	for _, stmt := range append(dropV9("sqlite"), dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'") {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stores := openAtOnce(t, 3, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) || v != "7" {
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) || v != "9" {
 		t.Fatalf("the upgraded file is at version %s", v)
 	}
 	checkSessions(t, stores[1])
@@ -152,13 +152,13 @@ func TestUpgradeV5Postgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	for _, stmt := range []string{dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'"} {
+	for _, stmt := range append(dropV9("postgres"), dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stores := openAtOnce(t, 3, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) })
-	if v := pgVersion(t, conn); v != "7" {
+	if v := pgVersion(t, conn); v != "9" {
 		t.Fatalf("the upgraded database is at version %s", v)
 	}
 	checkSessions(t, stores[0])

@@ -24,6 +24,23 @@ import (
 // dropV4 turns a current PostgreSQL store's tables into version 3's.
 var dropV4 = []string{"DROP TABLE tributary_changes", "DROP TABLE tributary_feeds"}
 
+// dropV9 turns a current store's change feed into version 8's (the
+// tables of version 4), on backend "sqlite" or "postgres": the changes
+// must carry their bytes (see materializeAll).
+func dropV9(backend string) []string {
+	if backend == "postgres" {
+		return []string{"DROP INDEX tributary_changes_ref",
+			"ALTER TABLE tributary_changes DROP CONSTRAINT tributary_changes_raw_or_ref, DROP COLUMN ref_table, DROP COLUMN ref_rid, ALTER COLUMN raw SET NOT NULL"}
+	}
+	return []string{
+		`CREATE TABLE tributary_changes_v4 (feed BIGINT NOT NULL, seq BIGINT NOT NULL, op SMALLINT NOT NULL,
+			id TEXT NOT NULL, raw BLOB NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (feed, seq))`,
+		"INSERT INTO tributary_changes_v4 SELECT feed, seq, op, id, raw, at FROM tributary_changes",
+		"DROP TABLE tributary_changes",
+		"ALTER TABLE tributary_changes_v4 RENAME TO tributary_changes",
+	}
+}
+
 func eachBackend(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()

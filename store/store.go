@@ -72,8 +72,9 @@ import (
 // version 4 each copy's change feed (Changes); version 5 the outbox of
 // events and their webhook deliveries (Event); version 6 the connect
 // sessions (ConnectSession); version 7 each copy's last synchronization's
-// summary (CopyState.LastSync).
-const SchemaVersion = 7
+// summary (CopyState.LastSync); version 9 the change feed's references to
+// a full synchronization's records instead of copies of them.
+const SchemaVersion = 9
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -325,6 +326,10 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 7 {
 		stmts = append(stmts, s.schemaV7()...)
+	}
+	// Version 8: another change's, to come.
+	if v < 9 {
+		stmts = append(stmts, s.schemaV9()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
