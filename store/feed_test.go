@@ -26,7 +26,7 @@ var dropV4 = []string{"DROP TABLE tributary_changes", "DROP TABLE tributary_feed
 
 // dropV9 turns a current store's change feed into version 8's (the
 // tables of version 4), on backend "sqlite" or "postgres": the changes
-// must carry their bytes (see materializeAll).
+// must carry their bytes (no reference to a row).
 func dropV9(backend string) []string {
 	if backend == "postgres" {
 		return []string{"DROP INDEX tributary_changes_ref",
