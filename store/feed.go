@@ -161,20 +161,19 @@ func (s *Store) schemaV4() []string {
 // finds the changes referring to a table's rows. The changes a store
 // holds keep their bytes. (Version 8 is another change's.)
 func (s *Store) schemaV9() []string {
-	cols := `feed BIGINT NOT NULL, seq BIGINT NOT NULL, op SMALLINT NOT NULL, id TEXT NOT NULL, raw ` + s.d.blob() + `, at BIGINT NOT NULL,
-			ref_table BIGINT, ref_rid BIGINT, PRIMARY KEY (feed, seq),
-			CHECK (raw IS NOT NULL AND ref_table IS NULL AND ref_rid IS NULL OR raw IS NULL AND ref_table IS NOT NULL AND ref_rid IS NOT NULL)`
+	// Either the bytes or a reference, never both or neither.
+	check := "CONSTRAINT tributary_changes_raw_or_ref CHECK (raw IS NOT NULL AND ref_table IS NULL AND ref_rid IS NULL OR raw IS NULL AND ref_table IS NOT NULL AND ref_rid IS NOT NULL)"
 	index := "CREATE INDEX tributary_changes_ref ON tributary_changes (ref_table, ref_rid) WHERE ref_table IS NOT NULL"
 	if s.d.name() == "postgres" {
 		return []string{
-			"ALTER TABLE tributary_changes ALTER COLUMN raw DROP NOT NULL, ADD COLUMN ref_table BIGINT, ADD COLUMN ref_rid BIGINT",
-			"ALTER TABLE tributary_changes ADD CONSTRAINT tributary_changes_raw_or_ref CHECK (raw IS NOT NULL AND ref_table IS NULL AND ref_rid IS NULL OR raw IS NULL AND ref_table IS NOT NULL AND ref_rid IS NOT NULL)",
+			"ALTER TABLE tributary_changes ALTER COLUMN raw DROP NOT NULL, ADD COLUMN ref_table BIGINT, ADD COLUMN ref_rid BIGINT, ADD " + check,
 			index,
 		}
 	}
 	// SQLite cannot drop a column's NOT NULL: the table is made again.
 	return []string{
-		"CREATE TABLE tributary_changes_v9 (" + cols + ")",
+		`CREATE TABLE tributary_changes_v9 (feed BIGINT NOT NULL, seq BIGINT NOT NULL, op SMALLINT NOT NULL, id TEXT NOT NULL, raw BLOB, at BIGINT NOT NULL,
+			ref_table BIGINT, ref_rid BIGINT, PRIMARY KEY (feed, seq), ` + check + ")",
 		"INSERT INTO tributary_changes_v9 (feed, seq, op, id, raw, at) SELECT feed, seq, op, id, raw, at FROM tributary_changes",
 		"DROP TABLE tributary_changes",
 		"ALTER TABLE tributary_changes_v9 RENAME TO tributary_changes",
