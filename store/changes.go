@@ -140,9 +140,14 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 		return l.wrap(err)
 	}
 	counts := l.counts
-	changed, logged, err := l.classify(ctx, tx, records, &counts)
+	changed, logged, rewritten, err := l.classify(ctx, tx, records, &counts)
 	if err != nil {
 		return err
+	}
+	// The rows rewritten may hold the bytes of a full synchronization's
+	// changes: those take them first.
+	if err := l.s.materialize(ctx, tx, l.id, rewritten); err != nil {
+		return l.wrap(err)
 	}
 	before := l.n
 	if len(changed) > 0 {
@@ -242,22 +247,24 @@ func (u *Update) Counts() Counts { return u.l.counts }
 
 // classify compares records with the rows the copy holds for their ids:
 // it counts them and returns those to write (new, changed, or restored
-// after a deletion), and the change each makes, for the copy's feed.
-func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Counts) ([][]byte, []pendingChange, error) {
+// after a deletion), the change each makes, for the copy's feed, and the
+// rids of the rows the writing rewrites.
+func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Counts) ([][]byte, []pendingChange, []int64, error) {
 	if len(records) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	keys := make([][]byte, len(records))
 	hids := make([]string, len(records))
 	for i, rec := range records {
 		if err := l.x.Extract(rec, &l.ex); err != nil {
-			return nil, nil, &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
+			return nil, nil, nil, &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid,
 				Message: fmt.Sprintf("record %d of the page cannot be stored: %v", i, err), Cause: err}
 		}
 		keys[i] = slices.Clone(l.ex.IDKey)
 		hids[i] = l.ex.ID
 	}
 	type row struct {
+		rid     int64
 		deleted bool
 		raw     []byte
 	}
@@ -269,28 +276,30 @@ func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Co
 		for i, k := range chunk {
 			args[i] = k
 		}
-		q := fmt.Sprintf("SELECT t.idkey, t.deleted_at, r.raw FROM %s t JOIN %s r ON r.rid = t.rid WHERE t.idkey IN (%s)",
+		q := fmt.Sprintf("SELECT t.idkey, t.rid, t.deleted_at, r.raw FROM %s t JOIN %s r ON r.rid = t.rid WHERE t.idkey IN (%s)",
 			quoteIdent(l.table), quoteIdent(l.table+"_raw"), placeholders(d, 1, len(chunk)))
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
-			return nil, nil, l.wrap(err)
+			return nil, nil, nil, l.wrap(err)
 		}
 		for rows.Next() {
 			var k, raw []byte
+			var rid int64
 			var del sql.NullInt64
-			if err := rows.Scan(&k, &del, &raw); err != nil {
+			if err := rows.Scan(&k, &rid, &del, &raw); err != nil {
 				rows.Close()
-				return nil, nil, l.wrap(err)
+				return nil, nil, nil, l.wrap(err)
 			}
-			have[string(k)] = row{deleted: del.Valid, raw: raw}
+			have[string(k)] = row{rid: rid, deleted: del.Valid, raw: raw}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, nil, l.wrap(err)
+			return nil, nil, nil, l.wrap(err)
 		}
 	}
 	out := make([][]byte, 0, len(records))
 	logged := make([]pendingChange, 0, len(records))
+	var rewritten []int64
 	seen := map[string]int{} // id → its change in logged
 	for i, rec := range records {
 		k := string(keys[i])
@@ -313,11 +322,14 @@ func (l *Load) classify(ctx context.Context, tx *sql.Tx, records [][]byte, c *Co
 		default:
 			c.Updated++
 		}
+		if ok {
+			rewritten = append(rewritten, h.rid)
+		}
 		seen[k] = len(logged)
 		out = append(out, rec)
 		logged = append(logged, pendingChange{op: op, id: hids[i], raw: rec})
 	}
-	return out, logged, nil
+	return out, logged, rewritten, nil
 }
 
 // markDeleted makes the rows of deleted records tombstones (those the
@@ -338,7 +350,7 @@ func (l *Load) markDeleted(ctx context.Context, tx *sql.Tx, deleted [][]byte, f 
 			args = append(args, slices.Clone(l.ex.IDKey))
 		}
 		if f != nil {
-			sel := fmt.Sprintf("SELECT %d AS op, t.hid AS id, r.raw AS raw, t.rid AS ord FROM %s t JOIN %s r ON r.rid = t.rid WHERE t.deleted_at IS NULL AND t.idkey IN (%s)",
+			sel := fmt.Sprintf("SELECT %d AS op, t.hid AS id, r.raw AS raw, CAST(NULL AS BIGINT) AS ref_table, CAST(NULL AS BIGINT) AS ref_rid, t.rid AS ord FROM %s t JOIN %s r ON r.rid = t.rid WHERE t.deleted_at IS NULL AND t.idkey IN (%s)",
 				opDelete, quoteIdent(l.table), quoteIdent(l.table+"_raw"), placeholders(d, logSelectFirst, len(chunk)))
 			if _, err := l.s.logSelect(ctx, tx, f, sel, args[1:]...); err != nil {
 				return 0, l.wrap(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,7 +127,7 @@ func TestUpgradeV5SQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range append(slices.Clone(dropV8), dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(dropV9("sqlite"), dropV8...), dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'") {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +152,7 @@ func TestUpgradeV5Postgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	for _, stmt := range append(slices.Clone(dropV8), dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'") {
+	for _, stmt := range append(append(dropV9("postgres"), dropV8...), dropV7Index, dropV7, dropV6, "UPDATE tributary_meta SET value = '5' WHERE name = 'schema_version'") {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}

@@ -168,6 +168,7 @@ func runCrashTrials(t *testing.T, target string, trials int) {
 		}
 		g, ok := checkWhole(t, st, trial)
 		if ok {
+			checkFeed(t, st, trial)
 			if g < lastGen {
 				t.Fatalf("trial %d: the live copy went back from generation %d to %d", trial, lastGen, g)
 			}
@@ -187,6 +188,7 @@ func runCrashTrials(t *testing.T, target string, trials int) {
 	if g, _ := checkWhole(t, st, -1); g != lastGen+100 {
 		t.Fatalf("live generation %d after the last load, want %d", g, lastGen+100)
 	}
+	checkFeed(t, st, -1)
 	stats, err := st.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +197,18 @@ func runCrashTrials(t *testing.T, target string, trials int) {
 		t.Errorf("stats after a completed load: %+v", stats.Entities)
 	}
 	t.Logf("%d kills; the live copy was last generation %d", trials, lastGen)
+}
+
+// checkFeed checks that the copy's feed, replayed from its start, is the
+// live copy, byte for byte: whatever instant of a load, or of its swap,
+// the kill came at, each change reads the bytes it was written with
+// (those a change refers to in the copy's rows as well as those it
+// carries).
+func checkFeed(t *testing.T, st *store.Store, trial int) {
+	t.Helper()
+	replayed := map[string]string{}
+	replay(t, st, "crash", "things", 0, store.MaxChangesPage, replayed)
+	sameCopy(t, fmt.Sprintf("trial %d: the feed replayed", trial), replayed, liveCopy(t, st, "crash", "things"))
 }
 
 func isNotSynced(err error) bool { return errors.Is(err, store.ErrNotSynced) }

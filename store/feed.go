@@ -28,6 +28,18 @@ import (
 // copy and the new one in the transaction that swaps them (Load.Commit).
 // A process killed at any instant leaves the feed and the copy agreeing.
 //
+// A full synchronization's inserts and updates do not copy the records'
+// bytes into the feed: each refers to its row of the copy's raw records
+// (ref_table, the copy's table, and ref_rid, the row), which holds the
+// same bytes, and the feed's reader takes them from there. Whatever would
+// change or drop such a row first writes the bytes into the changes that
+// refer to it (materialize), in the same transaction: an incremental page
+// that rewrites the record, and the next full synchronization's swap,
+// after which the previous copy is dropped. A reference is therefore
+// always to a row of the live copy that holds the change's bytes, and
+// Changes returns the same bytes, at every moment, as when every change
+// carried them.
+//
 // Retention (SetRetention) drops a copy's oldest changes at the end of a
 // synchronization, in its transaction; a cursor older than the oldest
 // change kept fails with ErrCursorExpired.
@@ -143,6 +155,32 @@ func (s *Store) schemaV4() []string {
 	}
 }
 
+// schemaV9 is what version 9 added: a change may refer to its record's
+// row in the copy's raw records instead of carrying the bytes (raw is
+// null, ref_table and ref_rid say where they are), and the index that
+// finds the changes referring to a table's rows. The changes a store
+// holds keep their bytes. (Version 8 is another change's.)
+func (s *Store) schemaV9() []string {
+	// Either the bytes or a reference, never both or neither.
+	check := "CONSTRAINT tributary_changes_raw_or_ref CHECK (raw IS NOT NULL AND ref_table IS NULL AND ref_rid IS NULL OR raw IS NULL AND ref_table IS NOT NULL AND ref_rid IS NOT NULL)"
+	index := "CREATE INDEX tributary_changes_ref ON tributary_changes (ref_table, ref_rid) WHERE ref_table IS NOT NULL"
+	if s.d.name() == "postgres" {
+		return []string{
+			"ALTER TABLE tributary_changes ALTER COLUMN raw DROP NOT NULL, ADD COLUMN ref_table BIGINT, ADD COLUMN ref_rid BIGINT, ADD " + check,
+			index,
+		}
+	}
+	// SQLite cannot drop a column's NOT NULL: the table is made again.
+	return []string{
+		`CREATE TABLE tributary_changes_v9 (feed BIGINT NOT NULL, seq BIGINT NOT NULL, op SMALLINT NOT NULL, id TEXT NOT NULL, raw BLOB, at BIGINT NOT NULL,
+			ref_table BIGINT, ref_rid BIGINT, PRIMARY KEY (feed, seq), ` + check + ")",
+		"INSERT INTO tributary_changes_v9 (feed, seq, op, id, raw, at) SELECT feed, seq, op, id, raw, at FROM tributary_changes",
+		"DROP TABLE tributary_changes",
+		"ALTER TABLE tributary_changes_v9 RENAME TO tributary_changes",
+		index,
+	}
+}
+
 // feedsReady fails when the store's tables are of a version without
 // change feeds (an older store opened read-only).
 func (s *Store) feedsReady(op string) error {
@@ -235,15 +273,16 @@ func (s *Store) logChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, f 
 }
 
 // logSelect appends to f the changes that sel selects, in tx: sel is a
-// SELECT of (op, id, raw, ord) from which ord, a column that orders
-// them, is dropped; its placeholders, for args, start at
-// logSelectFirst. It returns how many there were of each op.
+// SELECT of (op, id, raw, ref_table, ref_rid, ord) from which ord, a
+// column that orders them, is dropped (raw null and a reference, or the
+// bytes and no reference: see materialize); its placeholders, for args,
+// start at logSelectFirst. It returns how many there were of each op.
 func (s *Store) logSelect(ctx context.Context, tx *sql.Tx, f *feedState, sel string, args ...any) (map[int]int64, error) {
 	if f == nil {
 		return nil, nil
 	}
 	at := f.at()
-	q := fmt.Sprintf("INSERT INTO tributary_changes (feed, seq, op, id, raw, at) SELECT %s, %s + row_number() OVER (ORDER BY c.ord), c.op, c.id, c.raw, %s FROM (%s) c",
+	q := fmt.Sprintf("INSERT INTO tributary_changes (feed, seq, op, id, raw, ref_table, ref_rid, at) SELECT %s, %s + row_number() OVER (ORDER BY c.ord), c.op, c.id, c.raw, c.ref_table, c.ref_rid, %s FROM (%s) c",
 		s.d.ph(1), s.d.ph(2), s.d.ph(3), sel)
 	if _, err := tx.ExecContext(ctx, q, append([]any{f.id, f.last, at}, args...)...); err != nil {
 		return nil, err
@@ -313,6 +352,40 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx, f *feedState) error {
 	return err
 }
 
+// materialize writes into the changes that refer to the rows rids of
+// table's raw records (see schemaV9) the rows' bytes, and drops their
+// references, in tx: before the rows are changed. A row that no change
+// refers to costs a lookup of the index.
+func (s *Store) materialize(ctx context.Context, tx *sql.Tx, table int64, rids []int64) error {
+	q := materializeSQL(s.d, table)
+	for start := 0; start < len(rids); start += maxRowsPerInsert {
+		chunk := rids[start:min(start+maxRowsPerInsert, len(rids))]
+		args := make([]any, 0, 1+len(chunk))
+		args = append(args, table)
+		for _, rid := range chunk {
+			args = append(args, rid)
+		}
+		if _, err := tx.ExecContext(ctx, q+" AND ref_rid IN ("+placeholders(s.d, 2, len(chunk))+")", args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// materializeTable is materialize for every row of table that a change
+// refers to: before the table is dropped.
+func (s *Store) materializeTable(ctx context.Context, tx *sql.Tx, table int64) error {
+	_, err := tx.ExecContext(ctx, materializeSQL(s.d, table), table)
+	return err
+}
+
+// materializeSQL is the UPDATE of the changes that refer to table's rows
+// (its placeholder 1), for materialize.
+func materializeSQL(d dialect, table int64) string {
+	return fmt.Sprintf("UPDATE tributary_changes SET raw = (SELECT r.raw FROM %s r WHERE r.rid = tributary_changes.ref_rid), ref_table = NULL, ref_rid = NULL WHERE ref_table = %s",
+		quoteIdent(tableName(table)+"_raw"), d.ph(1))
+}
+
 // ChangeCursor returns the cursor of the last change of a copy's feed: a
 // reader that starts from it sees every change made after this call. It
 // fails with an error matching ErrNotSynced when the copy has no feed yet
@@ -345,30 +418,58 @@ func (s *Store) Changes(ctx context.Context, connector, entity string, cursor in
 	if limit <= 0 || limit > MaxChangesPage {
 		limit = MaxChangesPage
 	}
+	// A change that refers to its record's row reads it from the live
+	// copy's raw records, in the same snapshot. On PostgreSQL a full
+	// synchronization can swap the copies and drop the previous one
+	// between the snapshot's first statement and the one that reads the
+	// table (the table is gone, while the snapshot still shows the
+	// references to it): the read starts again, and its new snapshot has
+	// the bytes in the changes (the swap wrote them before the drop).
+	for attempt := 1; ; attempt++ {
+		page, live, err := s.readChanges(ctx, connector, entity, cursor, limit)
+		if err == nil || attempt == 3 || !live.Valid {
+			return page, err
+		}
+		var now sql.NullInt64
+		if s.r.QueryRowContext(ctx, "SELECT live_table FROM tributary_entities WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity).Scan(&now) != nil || now == live {
+			return page, err
+		}
+	}
+}
+
+// readChanges is Changes in one read transaction; it returns the live
+// table it read the references from, if any.
+func (s *Store) readChanges(ctx context.Context, connector, entity string, cursor int64, limit int) (*ChangePage, sql.NullInt64, error) {
+	var live sql.NullInt64
 	tx, err := s.d.readTx(ctx, s.r)
 	if err != nil {
-		return nil, s.wrapCopy("changes", connector, entity, err)
+		return nil, live, s.wrapCopy("changes", connector, entity, err)
 	}
 	defer tx.Rollback()
 	var f feedState
-	err = tx.QueryRowContext(ctx, "SELECT id, first_seq, last_seq FROM tributary_feeds WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity).Scan(&f.id, &f.first, &f.last)
+	err = tx.QueryRowContext(ctx, "SELECT f.id, f.first_seq, f.last_seq, e.live_table FROM tributary_feeds f LEFT JOIN tributary_entities e ON e.connector = f.connector AND e.entity = f.entity WHERE f.connector = "+s.d.ph(1)+" AND f.entity = "+s.d.ph(2), connector, entity).Scan(&f.id, &f.first, &f.last, &live)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrNotSynced, Message: "the entity has no copy in the store yet: synchronize it first"}
+		return nil, live, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrNotSynced, Message: "the entity has no copy in the store yet: synchronize it first"}
 	}
 	if err != nil {
-		return nil, s.wrapCopy("changes", connector, entity, err)
+		return nil, live, s.wrapCopy("changes", connector, entity, err)
 	}
 	switch {
 	case cursor < 0 || cursor > f.last:
-		return nil, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrInvalid,
+		return nil, live, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrInvalid,
 			Message: fmt.Sprintf("cursor %d is not one of this copy's feed (its last change is %d)", cursor, f.last)}
 	case cursor < f.first:
-		return nil, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrCursorExpired,
+		return nil, live, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrCursorExpired,
 			Message: fmt.Sprintf("cursor %d is older than the changes the feed keeps (from %d on): read the copy again, then follow the feed from the cursor taken before that read", cursor, f.first)}
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT seq, op, id, raw, at FROM tributary_changes WHERE feed = "+s.d.ph(1)+" AND seq > "+s.d.ph(2)+" ORDER BY seq LIMIT "+s.d.ph(3), f.id, cursor, limit)
+	q := "SELECT c.seq, c.op, c.id, c.raw, c.at FROM tributary_changes c"
+	if s.schema >= 9 && live.Valid {
+		q = fmt.Sprintf("SELECT c.seq, c.op, c.id, coalesce(c.raw, r.raw), c.at FROM tributary_changes c LEFT JOIN %s r ON c.ref_table = %d AND r.rid = c.ref_rid",
+			quoteIdent(tableName(live.Int64)+"_raw"), live.Int64)
+	}
+	rows, err := tx.QueryContext(ctx, q+" WHERE c.feed = "+s.d.ph(1)+" AND c.seq > "+s.d.ph(2)+" ORDER BY c.seq LIMIT "+s.d.ph(3), f.id, cursor, limit)
 	if err != nil {
-		return nil, s.wrapCopy("changes", connector, entity, err)
+		return nil, live, s.wrapCopy("changes", connector, entity, err)
 	}
 	defer rows.Close()
 	page := &ChangePage{Changes: make([]Change, 0, min(int64(limit), f.last-cursor)), Next: cursor}
@@ -378,17 +479,23 @@ func (s *Store) Changes(ctx context.Context, connector, entity string, cursor in
 		var at int64
 		var data []byte
 		if err := rows.Scan(&c.Seq, &op, &c.ID, &data, &at); err != nil {
-			return nil, s.wrapCopy("changes", connector, entity, err)
+			return nil, live, s.wrapCopy("changes", connector, entity, err)
+		}
+		if data == nil {
+			// A reference to a row that is not the live copy's: never
+			// written so (see materialize).
+			return nil, live, &Error{Op: "changes", Connector: connector, Entity: entity, Err: ErrCorrupt,
+				Message: fmt.Sprintf("change %d refers to a record the copy no longer holds", c.Seq)}
 		}
 		c.Op, c.Data, c.At = opOf(op), data, time.UnixMilli(at).UTC()
 		page.Changes = append(page.Changes, c)
 		page.Next = c.Seq
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.wrapCopy("changes", connector, entity, err)
+		return nil, live, s.wrapCopy("changes", connector, entity, err)
 	}
 	page.More = page.Next < f.last
-	return page, nil
+	return page, live, nil
 }
 
 // wrapCopy is d.wrap naming the copy.
@@ -406,8 +513,11 @@ func (s *Store) wrapCopy(op, connector, entity string, err error) error {
 // feed: an insert for each live record of the load that old lacks (or
 // holds as a deletion), an update for each whose bytes differ, a deletion
 // for each live record of old that the load lacks or holds as a deletion.
-// It returns the load's counts with Inserted, Updated and Unchanged as
-// the difference decided them, then prunes the feed.
+// The inserts and updates refer to the load's rows (see materialize); the
+// deletions carry old's bytes. It returns the load's counts with
+// Inserted, Updated and Unchanged as the difference decided them, prunes
+// the feed, then writes into the changes that refer to old's rows,
+// still kept, their bytes, since old is dropped after the swap.
 func (l *Load) logDiff(ctx context.Context, tx *sql.Tx, old sql.NullInt64) (Counts, error) {
 	s := l.s
 	counts := l.counts
@@ -417,20 +527,22 @@ func (l *Load) logDiff(ctx context.Context, tx *sql.Tx, old sql.NullInt64) (Coun
 	}
 	nt := quoteIdent(l.table)
 	nr := quoteIdent(l.table + "_raw")
+	// A reference to the load's row: no bytes, the table and the row.
+	ref := fmt.Sprintf("CAST(NULL AS %s) AS raw, %d AS ref_table, n.rid AS ref_rid", s.d.blob(), l.id)
 	var c map[int]int64
 	if !old.Valid {
-		c, err = s.logSelect(ctx, tx, f, fmt.Sprintf("SELECT %d AS op, n.hid AS id, nr.raw AS raw, n.rid AS ord FROM %s n JOIN %s nr ON nr.rid = n.rid WHERE n.deleted_at IS NULL",
-			opInsert, nt, nr))
+		c, err = s.logSelect(ctx, tx, f, fmt.Sprintf("SELECT %d AS op, n.hid AS id, %s, n.rid AS ord FROM %s n WHERE n.deleted_at IS NULL",
+			opInsert, ref, nt))
 		if err != nil {
 			return counts, err
 		}
 	} else {
 		ot := quoteIdent(tableName(old.Int64))
 		or := quoteIdent(tableName(old.Int64) + "_raw")
-		c, err = s.logSelect(ctx, tx, f, fmt.Sprintf(`SELECT CASE WHEN o.rid IS NULL OR o.deleted_at IS NOT NULL THEN %d ELSE %d END AS op, n.hid AS id, nr.raw AS raw, n.rid AS ord
+		c, err = s.logSelect(ctx, tx, f, fmt.Sprintf(`SELECT CASE WHEN o.rid IS NULL OR o.deleted_at IS NOT NULL THEN %d ELSE %d END AS op, n.hid AS id, %s, n.rid AS ord
 			FROM %s n JOIN %s nr ON nr.rid = n.rid LEFT JOIN %s o ON o.idkey = n.idkey LEFT JOIN %s orr ON orr.rid = o.rid
 			WHERE n.deleted_at IS NULL AND (o.rid IS NULL OR o.deleted_at IS NOT NULL OR orr.raw <> nr.raw)`,
-			opInsert, opUpdate, nt, nr, ot, or))
+			opInsert, opUpdate, ref, nt, nr, ot, or))
 		if err != nil {
 			return counts, err
 		}
@@ -442,7 +554,7 @@ func (l *Load) logDiff(ctx context.Context, tx *sql.Tx, old sql.NullInt64) (Coun
 			return counts, err
 		}
 		if oldLive != l.liveN-c[opInsert] {
-			if _, err := s.logSelect(ctx, tx, f, fmt.Sprintf(`SELECT %d AS op, o.hid AS id, orr.raw AS raw, o.rid AS ord FROM %s o JOIN %s orr ON orr.rid = o.rid
+			if _, err := s.logSelect(ctx, tx, f, fmt.Sprintf(`SELECT %d AS op, o.hid AS id, orr.raw AS raw, CAST(NULL AS BIGINT) AS ref_table, CAST(NULL AS BIGINT) AS ref_rid, o.rid AS ord FROM %s o JOIN %s orr ON orr.rid = o.rid
 				WHERE o.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM %s n WHERE n.idkey = o.idkey AND n.deleted_at IS NULL)`,
 				opDelete, ot, or, nt)); err != nil {
 				return counts, err
@@ -451,5 +563,12 @@ func (l *Load) logDiff(ctx context.Context, tx *sql.Tx, old sql.NullInt64) (Coun
 	}
 	counts.Inserted, counts.Updated = c[opInsert], c[opUpdate]
 	counts.Unchanged = l.liveN - counts.Inserted - counts.Updated
-	return counts, s.prune(ctx, tx, f)
+	if err := s.prune(ctx, tx, f); err != nil {
+		return counts, err
+	}
+	if old.Valid {
+		// Only the changes retention kept are written.
+		return counts, s.materializeTable(ctx, tx, old.Int64)
+	}
+	return counts, nil
 }

@@ -24,6 +24,29 @@ import (
 // dropV4 turns a current PostgreSQL store's tables into version 3's.
 var dropV4 = []string{"DROP TABLE tributary_changes", "DROP TABLE tributary_feeds"}
 
+// dropV9 turns a current store's change feed into version 8's (the
+// tables of version 4), on backend "sqlite" or "postgres": the changes
+// must carry their bytes (no reference to a row).
+func dropV9(backend string) []string {
+	if backend == "postgres" {
+		// Version 8 kept every change's bytes: the references' are copied
+		// in first, from each copy's raw table.
+		materialize := `DO $$ DECLARE t BIGINT; BEGIN
+			FOR t IN SELECT DISTINCT ref_table FROM tributary_changes WHERE ref_table IS NOT NULL LOOP
+				EXECUTE format('UPDATE tributary_changes c SET raw = r.raw, ref_table = NULL, ref_rid = NULL FROM tributary_t%s_raw r WHERE c.ref_table = %s AND r.rid = c.ref_rid', t, t);
+			END LOOP; END $$`
+		return []string{materialize, "DROP INDEX tributary_changes_ref",
+			"ALTER TABLE tributary_changes DROP CONSTRAINT tributary_changes_raw_or_ref, DROP COLUMN ref_table, DROP COLUMN ref_rid, ALTER COLUMN raw SET NOT NULL"}
+	}
+	return []string{
+		`CREATE TABLE tributary_changes_v4 (feed BIGINT NOT NULL, seq BIGINT NOT NULL, op SMALLINT NOT NULL,
+			id TEXT NOT NULL, raw BLOB NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (feed, seq))`,
+		"INSERT INTO tributary_changes_v4 SELECT feed, seq, op, id, raw, at FROM tributary_changes",
+		"DROP TABLE tributary_changes",
+		"ALTER TABLE tributary_changes_v4 RENAME TO tributary_changes",
+	}
+}
+
 func eachBackend(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()

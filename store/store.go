@@ -76,8 +76,10 @@ import (
 // events and their webhook deliveries (Event); version 6 the connect
 // sessions (ConnectSession); version 7 each copy's last synchronization's
 // summary (CopyState.LastSync); version 8 each connector's reconnection
-// mark and last use as columns (Connector.NeedsReconnect, LastUsed).
-const SchemaVersion = 8
+// mark and last use as columns (Connector.NeedsReconnect, LastUsed);
+// version 9 the change feed's references to a full synchronization's
+// records instead of copies of them.
+const SchemaVersion = 9
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -335,6 +337,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 8 {
 		stmts = append(stmts, s.schemaV8()...)
+	}
+	if v < 9 {
+		stmts = append(stmts, s.schemaV9()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

@@ -142,7 +142,7 @@ func TestRecordUse(t *testing.T) {
 // column once, by MigrateNeedsReconnect, and never again.
 func TestUpgradeV7(t *testing.T) {
 	t.Parallel()
-	run := func(t *testing.T, open func(context.Context) (*store.Store, error), exec func(stmts ...string), version func() string) {
+	run := func(t *testing.T, backend string, open func(context.Context) (*store.Store, error), exec func(stmts ...string), version func() string) {
 		ctx := context.Background()
 		st, err := open(ctx)
 		if err != nil {
@@ -154,7 +154,7 @@ func TestUpgradeV7(t *testing.T) {
 			}
 		}
 		st.Close()
-		exec(append(slices.Clone(dropV8), "UPDATE tributary_meta SET value = '7' WHERE name = 'schema_version'")...)
+		exec(append(append(dropV9(backend), dropV8...), "UPDATE tributary_meta SET value = '7' WHERE name = 'schema_version'")...)
 		st, err = open(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +193,7 @@ func TestUpgradeV7(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		run(t, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) },
+		run(t, "sqlite", func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) },
 			func(stmts ...string) {
 				for _, s := range stmts {
 					if _, err := db.Exec(s); err != nil {
@@ -206,7 +206,7 @@ func TestUpgradeV7(t *testing.T) {
 		t.Parallel()
 		dsn := pgtest.DSN(t)
 		ctx := context.Background()
-		run(t, func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) },
+		run(t, "postgres", func(ctx context.Context) (*store.Store, error) { return store.OpenPostgres(ctx, dsn) },
 			func(stmts ...string) {
 				conn, err := pgx.Connect(ctx, dsn)
 				if err != nil {
