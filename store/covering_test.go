@@ -151,22 +151,5 @@ func loadCovered(t *testing.T, st *store.Store, n int) *search.Index {
 	for i := range n {
 		recs = append(recs, genCovered(r, i*7%n))
 	}
-	ix, err := search.NewIndex(coveringSchema, "id", recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	l, err := st.BeginFull(ctx, store.Spec{Connector: "diff", Entity: "things", Schema: coveringSchema, IDField: "id"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(recs); i += 37 {
-		if err := l.Write(ctx, recs[i:min(i+37, len(recs))], nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return loadThings(t, st, coveringSchema, recs)
 }

@@ -241,12 +241,19 @@ func loadIDs(t testing.TB, st *store.Store, seed uint64, n int, id func(int) int
 	for i := range n {
 		recs = append(recs, genRecord(r, id(i)))
 	}
-	ix, err := search.NewIndex(diffSchema, "id", recs)
+	return loadThings(t, st, diffSchema, recs)
+}
+
+// loadThings writes recs of schema, 37 a page, as the copy diff/things of
+// st in one full load, and returns the reference index of them.
+func loadThings(t testing.TB, st *store.Store, schema search.Schema, recs [][]byte) *search.Index {
+	t.Helper()
+	ix, err := search.NewIndex(schema, "id", recs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	l, err := st.BeginFull(ctx, store.Spec{Connector: "diff", Entity: "things", Schema: diffSchema, IDField: "id"})
+	l, err := st.BeginFull(ctx, store.Spec{Connector: "diff", Entity: "things", Schema: schema, IDField: "id"})
 	if err != nil {
 		t.Fatal(err)
 	}

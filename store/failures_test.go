@@ -253,26 +253,7 @@ func checkMigratedV2(t *testing.T, st *store.Store, records int64) {
 // one upgrades it in place, the others find it upgraded.
 func TestMigrateV2SQLite(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/v2.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "v2.db")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v := schemaVersion(t, db); v != "2" {
-		t.Fatalf("the fixture is at version %s", v)
-	}
-	stores := openAtOnce(t, 4, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
-		t.Fatalf("the upgraded file is at version %s", v)
-	}
+	stores := openFixtureAtOnce(t, "v2", "2", 4)
 	checkMigratedV2(t, stores[0], 40)
 	if f, err := stores[3].CopyFailure(context.Background(), faultSpec.Connector, "pending"); err != nil || f == nil {
 		t.Fatalf("another handle: %v %v", f, err)
@@ -355,4 +336,33 @@ func TestV2ReadOnlyPostgres(t *testing.T) {
 	if v := pgVersion(t, conn); v != "2" {
 		t.Fatalf("the read-only open changed the version to %s", v)
 	}
+}
+
+// openFixtureAtOnce copies testdata/NAME.db, written by the library at
+// schema version, to a temporary file, checks its version, opens it by n
+// stores at once (one upgrades it, the others find it upgraded) and checks
+// that it is now at SchemaVersion.
+func openFixtureAtOnce(t *testing.T, name, version string, n int) []*store.Store {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name + ".db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name+".db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v := schemaVersion(t, db); v != version {
+		t.Fatalf("the fixture is at version %s", v)
+	}
+	stores := openAtOnce(t, n, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
+	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
+		t.Fatalf("the upgraded file is at version %s", v)
+	}
+	return stores
 }

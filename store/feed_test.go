@@ -2,11 +2,9 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -356,26 +354,7 @@ func checkUpgradedV3(t *testing.T, st *store.Store) {
 
 func TestUpgradeV3SQLite(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/v3.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "v3.db")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v := schemaVersion(t, db); v != "3" {
-		t.Fatalf("the fixture is at version %s", v)
-	}
-	stores := openAtOnce(t, 3, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
-		t.Fatalf("the upgraded file is at version %s", v)
-	}
+	stores := openFixtureAtOnce(t, "v3", "3", 3)
 	if got := ids(t, stores[0], "null", false); len(got) != 19 {
 		t.Fatalf("the copy after the upgrade: %v", got)
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -360,26 +359,7 @@ func afterUpgradeV7(r *feedRun) {
 // opened (by processes opening it at once): its changes keep their bytes.
 func TestUpgradeV7FeedSQLite(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/v7.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "v7.db")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v := schemaVersion(t, db); v != "7" {
-		t.Fatalf("the fixture is at version %s", v)
-	}
-	stores := openAtOnce(t, 3, func(ctx context.Context) (*store.Store, error) { return store.OpenSQLite(ctx, path) })
-	if v := schemaVersion(t, db); v != strconv.Itoa(store.SchemaVersion) {
-		t.Fatalf("the upgraded file is at version %s", v)
-	}
+	stores := openFixtureAtOnce(t, "v7", "7", 3)
 	r := newFeedRun(t, stores[1])
 	v7Scenario(r)
 	afterUpgradeV7(r)
