@@ -260,7 +260,11 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
-			h, err := webhooks(ctx, name, st, *hookN, *hookprofile)
+			var settle func(context.Context) error
+			if name == "postgres" {
+				settle = func(ctx context.Context) error { return settlePostgres(ctx, *pg) }
+			}
+			h, err := webhooks(ctx, name, st, *hookN, *hookprofile, settle)
 			st.Close()
 			if err != nil {
 				log.Fatal(err)
