@@ -24,28 +24,10 @@ import (
 // consolePageSize is how many connectors a page of the console lists.
 const consolePageSize = 50
 
-// consoleHealths are the healths the console filters by, in order.
-func consoleHealths() []store.Health {
-	return []store.Health{store.Healthy, store.NeedsReconnect, store.Failing}
-}
-
-// consoleStatuses are their names.
+// consoleStatuses are the names of the healths the console filters by
+// (store.ParseHealth reads them), in order.
 func consoleStatuses() []string {
-	var out []string
-	for _, h := range consoleHealths() {
-		out = append(out, h.String())
-	}
-	return out
-}
-
-// healthNamed is the health a filter names.
-func healthNamed(name string) (store.Health, bool) {
-	for _, h := range consoleHealths() {
-		if h.String() == name {
-			return h, true
-		}
-	}
-	return store.AnyHealth, false
+	return []string{store.Healthy.String(), store.NeedsReconnect.String(), store.Failing.String()}
 }
 
 // connectorRow is a connector as the console lists it.
@@ -103,7 +85,7 @@ func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 	}
 	health := store.AnyHealth
 	if d.Status != "" {
-		h, ok := healthNamed(d.Status)
+		h, ok := store.ParseHealth(d.Status)
 		if !ok {
 			c.problem(w, r, http.StatusBadRequest, "status must be one of "+strings.Join(consoleStatuses(), ", ")+".")
 			return

@@ -18,13 +18,19 @@ const UseFlushEvery = 10 * time.Second
 // costs a map write: Run writes the uses to the store every
 // UseFlushEvery.
 func (s *Server) used(id string) {
-	now := time.Now()
 	s.useMu.Lock()
+	s.noteUse(id, time.Now())
+	s.useMu.Unlock()
+}
+
+// noteUse keeps at as id's use unless a later one is kept (s.useMu held).
+func (s *Server) noteUse(id string, at time.Time) {
 	if s.uses == nil {
 		s.uses = map[string]time.Time{}
 	}
-	s.uses[id] = now
-	s.useMu.Unlock()
+	if at.After(s.uses[id]) {
+		s.uses[id] = at
+	}
 }
 
 // flushUse writes the uses gathered since the last flush; on failure they
@@ -40,13 +46,8 @@ func (s *Server) flushUse(ctx context.Context) {
 	if err := s.st.RecordUse(ctx, batch); err != nil {
 		s.log.Warn("recording the connectors' last use failed; retrying at the next flush", "connectors", len(batch), "err", err)
 		s.useMu.Lock()
-		if s.uses == nil {
-			s.uses = map[string]time.Time{}
-		}
 		for id, at := range batch {
-			if at.After(s.uses[id]) {
-				s.uses[id] = at
-			}
+			s.noteUse(id, at)
 		}
 		s.useMu.Unlock()
 	}

@@ -674,6 +674,17 @@ func (h Health) String() string {
 	return "any"
 }
 
+// ParseHealth is the health named name ("healthy", "needs_reconnect",
+// "failing": Health.String); false for another name.
+func ParseHealth(name string) (Health, bool) {
+	for h := Healthy; h <= Failing; h++ {
+		if h.String() == name {
+			return h, true
+		}
+	}
+	return AnyHealth, false
+}
+
 // HealthOf is the health of a connector marked needsReconnect or not,
 // with authFailing copies failing with class auth and failing copies
 // failing with any class.
