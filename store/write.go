@@ -1240,13 +1240,17 @@ func (l *Load) Commit(ctx context.Context) error {
 }
 
 // indexes returns the statements that build the loaded table's indexes
-// and statistics, B-tree then words, when they are built in Commit's transaction (pending)
-// or by buildIndexes (not pending).
+// and statistics, when they are built in Commit's transaction (pending)
+// or by buildIndexes (not pending). The word index comes first: on
+// PostgreSQL its GIN build is the longest statement by far (7.7 s at
+// 200,000 tickets, against 0.4 to 0.9 s for each B-tree), so one worker
+// builds it while the other builds the B-trees and their statistics;
+// after the B-trees it was the whole commit's last 8 s, alone.
 func (l *Load) indexes(pending bool) []string {
 	if pending != (l.s.d.indexWorkers() <= 1) {
 		return nil
 	}
-	var out []string
+	out := l.s.d.wordIndexes(l.table, l.ts.wordCols())
 	for i, f := range l.ts.Fields {
 		if f.Index {
 			out = append(out, fmt.Sprintf("CREATE INDEX %s ON %s (%s, idkey)", quoteIdent(fmt.Sprintf("%s_%s", l.table, keyCol(i))), quoteIdent(l.table), keyCol(i)))
@@ -1259,7 +1263,6 @@ func (l *Load) indexes(pending bool) []string {
 	// run at the same time as another on its table waits for its lock).
 	keys, words := l.s.d.analyze(l.table, len(l.ts.wordCols()) > 0)
 	out = append(out, keys...)
-	out = append(out, l.s.d.wordIndexes(l.table, l.ts.wordCols())...)
 	return append(out, words...)
 }
 
