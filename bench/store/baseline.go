@@ -315,19 +315,44 @@ func equalBatches[T any](page []T) [][]T {
 
 // plainPostgres is plain persistence on PostgreSQL: each record's id and
 // raw JSON into one table keyed by id by COPY (pgx's CopyFrom), a page a
-// transaction, as the store copies a full sync's rows in. With feed, each
-// record is also copied into a change feed's table, as plainSQLite does.
-func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string, feed bool) (phase, error) {
+// transaction, as the store copies a full sync's rows in. kind says what
+// else each page writes, as plainSQLite's: with plainFeed each record is
+// also copied into a change feed's table; with plainSearchable the table
+// has the best queries' columns and a word vector of the subject and
+// description (a generated tsvector column, the 'simple' configuration),
+// and its indexes (the status; the status, created and updated dates; a
+// GIN index of the words) are built at the end, with its statistics.
+func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string, kind plainKind) (phase, error) {
 	pc, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return phase{}, err
 	}
 	defer pc.Close(ctx)
-	if _, err := pc.Exec(ctx, "DROP TABLE IF EXISTS bench_plain; CREATE TABLE bench_plain (id BIGINT PRIMARY KEY, raw BYTEA NOT NULL)"); err != nil {
+	setup := "DROP TABLE IF EXISTS bench_plain; DROP TABLE IF EXISTS bench_changes; " +
+		"CREATE TABLE bench_changes (seq BIGINT PRIMARY KEY, op SMALLINT NOT NULL, id TEXT NOT NULL, raw BYTEA NOT NULL, at BIGINT NOT NULL); "
+	cols := []string{"id", "raw"}
+	var finish []string
+	if kind == plainSearchable {
+		setup += "CREATE TABLE bench_plain (id BIGINT PRIMARY KEY, status TEXT, created_at TEXT, updated_at TEXT, subject TEXT, description TEXT, raw BYTEA NOT NULL, " +
+			"w tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(subject, '') || ' ' || coalesce(description, ''))) STORED)"
+		cols = []string{"id", "status", "created_at", "updated_at", "subject", "description", "raw"}
+		finish = []string{
+			"CREATE INDEX bench_plain_status ON bench_plain (status)",
+			"CREATE INDEX bench_plain_status_created ON bench_plain (status, created_at, updated_at)",
+			"CREATE INDEX bench_plain_w ON bench_plain USING GIN (w)",
+			"ANALYZE bench_plain",
+		}
+	} else {
+		setup += "CREATE TABLE bench_plain (id BIGINT PRIMARY KEY, raw BYTEA NOT NULL)"
+	}
+	if _, err := pc.Exec(ctx, setup); err != nil {
 		return phase{}, err
 	}
-	if _, err := pc.Exec(ctx, "DROP TABLE IF EXISTS bench_changes; CREATE TABLE bench_changes (seq BIGINT PRIMARY KEY, op SMALLINT NOT NULL, id TEXT NOT NULL, raw BYTEA NOT NULL, at BIGINT NOT NULL)"); err != nil {
-		return phase{}, err
+	str := func(r tributary.Record, path string) any {
+		if v, ok := r.StringAt(path); ok {
+			return v
+		}
+		return nil
 	}
 	ph, err := measure(func() (n, b int64, err error) {
 		var seq int64
@@ -341,18 +366,22 @@ func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string, fe
 				if !ok {
 					return n, b, fmt.Errorf("a record without an id: %.100s", r.Raw())
 				}
-				rows[i] = []any{id, []byte(r.Raw())}
+				if kind == plainSearchable {
+					rows[i] = []any{id, str(r, "status"), str(r, "created_at"), str(r, "updated_at"), str(r, "subject"), str(r, "description"), []byte(r.Raw())}
+				} else {
+					rows[i] = []any{id, []byte(r.Raw())}
+				}
 				b += int64(len(r.Raw()))
 			}
 			tx, err := pc.Begin(ctx)
 			if err != nil {
 				return n, b, err
 			}
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_plain"}, []string{"id", "raw"}, pgx.CopyFromRows(rows)); err != nil {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_plain"}, cols, pgx.CopyFromRows(rows)); err != nil {
 				tx.Rollback(ctx)
 				return n, b, err
 			}
-			if feed {
+			if kind == plainFeed {
 				at := time.Now().UnixMilli()
 				changes := make([][]any, len(page))
 				for i, row := range rows {
@@ -368,6 +397,11 @@ func plainPostgres(ctx context.Context, conn tributary.Connector, dsn string, fe
 				return n, b, err
 			}
 			n += int64(len(page))
+		}
+		for _, q := range finish {
+			if _, err := pc.Exec(ctx, q); err != nil {
+				return n, b, fmt.Errorf("%s: %w", q, err)
+			}
 		}
 		return n, b, nil
 	})

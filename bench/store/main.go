@@ -225,13 +225,14 @@ func main() {
 				log.Fatal(err)
 			}
 		} else {
-			br.plain, err = plainPostgres(ctx, conn, *pg, false)
-			if err != nil {
-				log.Fatal(err)
-			}
-			br.fair, err = plainPostgres(ctx, conn, *pg, true)
-			if err != nil {
-				log.Fatal(err)
+			for _, f := range []struct {
+				kind plainKind
+				into *phase
+			}{{plainOnly, &br.plain}, {plainFeed, &br.fair}, {plainSearchable, &br.searchable}} {
+				*f.into, err = plainPostgres(ctx, conn, *pg, f.kind)
+				if err != nil {
+					log.Fatal(err)
+				}
 			}
 		}
 		fmt.Printf("%s: plain persistence of the same records: %v: %.0f records/s, %.1f µs CPU/record; peak RSS %.1f MiB; size %.1f MiB\n",
