@@ -121,15 +121,15 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		// No index: none serves the filter but the covering index might,
 		// whose matches SQLite would read and sort by row (all of a
 		// status's, where the rows' order stops after a page).
-		cs, order := slices.Clone(conds), " ORDER BY r.rid"
-		if where.sql != "" {
-			cs[len(cs)-1] = noIndex(cs[len(cs)-1])
-		}
+		cs, order := conds, " ORDER BY r.rid"
 		if words {
 			// The word index's rows drive the read, in their order
 			// (ORDER BY r.rid would sort every match).
 			q = cols + "(" + sub + ") f JOIN " + quoteIdent(tname) + " r ON r.rid = f.rowid" + raw
 			cs, order = conds[:len(conds)-1], " ORDER BY f.rowid"
+		} else if where.sql != "" {
+			cs = slices.Clone(conds)
+			cs[len(cs)-1] = noIndex(cs[len(cs)-1])
 		}
 		if len(cs) > 0 {
 			q += " WHERE " + strings.Join(cs, " AND ")
@@ -142,7 +142,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 			w := search.Words(f.Value.Interface().(string))
 			exact = len(w) == 1 && isASCIIWord(w[0])
 		}
-		res, ok, err := s.inRowOrder(ctx, tx, tname, q+order, c.args, exact, ev)
+		res, ok, err := s.inRowOrder(ctx, tx, tname, ts.InOrder, q+order, c.args, exact, ev)
 		if err != nil {
 			return nil, s.searchErr(err, connector, entity)
 		}
@@ -363,7 +363,9 @@ const maxRowOrder = 10000
 // holds for many records reads a page of them, not all of them. Exact
 // candidates are hits of score 1 (which a scoring request's must be),
 // read without deciding them.
-func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
+//
+// inOrderThrough is the table's tableSpec.InOrder.
+func (s *Store) inRowOrder(ctx context.Context, tx querier, table string, inOrderThrough int64, q string, args []any, exact bool, ev *search.Evaluator) (res *search.Result, ok bool, err error) {
 	limit, offset := ev.Limit(), ev.Offset()
 	if offset > maxRowOrder {
 		return nil, false, nil
@@ -431,20 +433,47 @@ func (s *Store) inRowOrder(ctx context.Context, tx querier, table, q string, arg
 			return nil
 		}
 		rows.Close()
-		// A row after the last read, with a smaller id: the rows are not
-		// in id order, and a candidate may not have been read.
-		var later int
-		if err := s.rstmts.queryRow(ctx, tx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(table)+" WHERE idkey < ? AND rid > ? LIMIT 1)", lastKey, lastRid).Scan(&later); err != nil {
-			return err
-		}
-		inOrder = later == 0
-		return nil
+		inOrder, err = s.noLaterRow(ctx, tx, table, inOrderThrough, lastKey, lastRid)
+		return err
 	}()
 	if err != nil || !inOrder {
 		return nil, false, err
 	}
 	res, err = withCursor(res, ev, more)
 	return res, err == nil, err
+}
+
+// maxAfterRun is the most rows after a table's run in id order
+// (tableSpec.InOrder) that noLaterRow reads; past them it probes the id
+// index instead.
+const maxAfterRun = 64
+
+// noLaterRow reports whether no row of table after the row lastRid, the
+// last a read in the order of the rows took, has an id key below its,
+// lastKey: then every row of a smaller id was read before it. When the
+// table's rows 1 to run are in id order (tableSpec.InOrder), it is enough
+// that none of the rows after the run (the records written since the full
+// load, usually none or few) has a key below lastKey: a row of the run
+// after lastRid has a greater key, and one before it is no later row. It
+// reads up to maxAfterRun of them, by rid; past that, or when one has a
+// smaller key (which may still come before lastRid), or without a run, it
+// probes the id index for a row of a smaller key and a greater rid, which
+// reads the index's entries below lastKey (a tenth of a keyword search).
+func (s *Store) noLaterRow(ctx context.Context, tx querier, table string, run int64, lastKey []byte, lastRid int64) (bool, error) {
+	if run > 0 {
+		var n, below int
+		if err := s.rstmts.queryRow(ctx, tx, "SELECT count(*), coalesce(max(idkey < ?), 0) FROM (SELECT idkey FROM "+quoteIdent(table)+" WHERE rid > ? ORDER BY rid LIMIT "+strconv.Itoa(maxAfterRun)+")", lastKey, run).Scan(&n, &below); err != nil {
+			return false, err
+		}
+		if n < maxAfterRun && below == 0 {
+			return true, nil
+		}
+	}
+	var later int
+	if err := s.rstmts.queryRow(ctx, tx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(table)+" WHERE idkey < ? AND rid > ? LIMIT 1)", lastKey, lastRid).Scan(&later); err != nil {
+		return false, err
+	}
+	return later == 0, nil
 }
 
 // collectQuery is the one-pass read of a sorted request over the records
