@@ -110,6 +110,15 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	// filter's aside.
 	broad := false
 	sub, words := wordsOnly(where.sql, c.words)
+	// A keyword of one word (ASCII) is exactly its match in a tagged word
+	// index, whose tokens are the field's words each after its tag
+	// (SQLite's FTS5 column, PostgreSQL's array): every hit scores 1, and
+	// no record need be read to decide.
+	oneWord := false
+	if f := req.Canonical(ts.Schema).Query.Filter; words && ts.TaggedWords && f.Op == search.OpKeyword {
+		w := search.Words(f.Value.Interface().(string))
+		oneWord = len(w) == 1 && isASCIIWord(w[0])
+	}
 	// Results in id order, from the word index alone or from no index:
 	// SQLite reads them in the order of the rows first, which is the ids'
 	// when the feed delivered them in that order, and checks that it is.
@@ -134,15 +143,7 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 		if len(cs) > 0 {
 			q += " WHERE " + strings.Join(cs, " AND ")
 		}
-		// A keyword of one word (ASCII) is exactly its match in a tagged
-		// word index, whose tokens are the field's words each after its
-		// tag: every hit scores 1, and no record need be read to decide.
-		exact := where.exact
-		if f := req.Canonical(ts.Schema).Query.Filter; words && ts.TaggedWords && f.Op == search.OpKeyword {
-			w := search.Words(f.Value.Interface().(string))
-			exact = len(w) == 1 && isASCIIWord(w[0])
-		}
-		res, ok, err := s.inRowOrder(ctx, tx, tname, ts.InOrder, q+order, c.args, exact, ev)
+		res, ok, err := s.inRowOrder(ctx, tx, tname, ts.InOrder, q+order, c.args, where.exact || oneWord, ev)
 		if err != nil {
 			return nil, s.searchErr(err, connector, entity)
 		}
@@ -255,11 +256,14 @@ func (s *Store) SearchWith(ctx context.Context, connector, entity string, req se
 	case !inSQL:
 		res, err = s.ranked(ctx, tx, rawQuery(), c.args, ts, req)
 	case first == "":
-		res, err = s.ordered(ctx, tx, tname, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact, ev)
+		// In id order: on PostgreSQL, a keyword of one word is read a
+		// page at a time, its hits undecided (it read a chunk of 128
+		// candidates and their records, and decided each).
+		res, err = s.ordered(ctx, tx, tname, []sqlQuery{{q: query("", []string{}), args: c.args, score: noScore}}, where.exact && !ev.Scoring() || oneWord, ev)
 	default:
 		res, err = s.ordered(ctx, tx, tname, []sqlQuery{
 			{q: query(first+" IS NOT NULL", order), args: c.args, score: noScore},
-			{q: query(first+" IS NULL", order[1:]), args: c.args, score: noScore}}, where.exact, ev)
+			{q: query(first+" IS NULL", order[1:]), args: c.args, score: noScore}}, where.exact && !ev.Scoring(), ev)
 	}
 	if err != nil {
 		return nil, s.searchErr(err, connector, entity)
@@ -283,10 +287,6 @@ func (s *Store) searchErr(err error, connector, entity string) error {
 	return e
 }
 
-// ordered reads the rows of the queries qs, one after the other, in the
-// request's order: a page of an exact condition straight from the
-// database (LIMIT/OFFSET); otherwise every row in order, decided by the
-// Evaluator, until the page is full.
 // sqlQuery is one query of an ordered read: its SQL, its values, and the
 // score every hit of it must have (NaN: any).
 type sqlQuery struct {
@@ -298,9 +298,13 @@ type sqlQuery struct {
 // errScoreMismatch: a record of a score level scored otherwise.
 var errScoreMismatch = errors.New("a record's score is not its level's")
 
-func (s *Store) ordered(ctx context.Context, tx querier, table string, qs []sqlQuery, exact bool, ev *search.Evaluator) (*search.Result, error) {
+// ordered reads the rows of the queries qs, one after the other, in the
+// request's order: when direct says that every row is a hit of score 1
+// (an exact condition of a request that does not score, or a keyword of
+// one word), a page straight from the database (LIMIT/OFFSET); otherwise
+// every row in order, decided by the Evaluator, until the page is full.
+func (s *Store) ordered(ctx context.Context, tx querier, table string, qs []sqlQuery, direct bool, ev *search.Evaluator) (*search.Result, error) {
 	limit, offset := ev.Limit(), ev.Offset()
-	direct := exact && !ev.Scoring()
 	res := &search.Result{Hits: []search.Hit{}}
 	matched := 0 // hits seen, the skipped ones included
 	more := false

@@ -163,3 +163,27 @@ func TestDifferentialRowOrderUpdated(t *testing.T) {
 		diffRequests(t, s, reference(), diffQueryCount(), gen)
 	})
 }
+
+// TestDifferentialKeywordPostgres: keywords in id order on PostgreSQL,
+// of one word (a page of the word index's matches, read without deciding
+// them) and of two (each decided), paged with cursors, over records
+// written in and out of id order.
+func TestDifferentialKeywordPostgres(t *testing.T) {
+	t.Parallel()
+	st := diffPostgres(t)
+	const n = 600
+	ix := loadIDs(t, st, 7, n, func(i int) int { return (i * 7) % n })
+	r := rand.New(rand.NewPCG(29, 99))
+	diffRequests(t, st, ix, diffQueryCount(), func() search.Request {
+		text := pick(r, vocab)
+		if r.IntN(3) == 0 {
+			text += " " + pick(r, vocab)
+		}
+		f := search.Keyword(pick(r, []string{"subject", "body", "status"}), text)
+		req := search.Request{Limit: 1 + r.IntN(30), Query: search.Query{Filter: &f}}
+		if r.IntN(4) == 0 {
+			req.Fields = []search.Path{{"id"}, {"subject"}}
+		}
+		return req
+	})
+}
