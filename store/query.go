@@ -462,8 +462,8 @@ const maxAfterRun = 64
 // reads them when there are at most maxAfterRun; with more, or when one
 // has a smaller key (which may still come before lastRid), or without a
 // run, it probes the id index for a row of a smaller key and a greater
-// rid, which reads the index's entries below lastKey (a fifth of a
-// keyword search at 200,000 tickets).
+// rid, which reads the index's entries below lastKey (36 µs of a keyword
+// search's 245 µs of CPU at 200,000 tickets).
 func (s *Store) noLaterRow(ctx context.Context, tx querier, table string, run int64, lastKey []byte, lastRid int64) (bool, error) {
 	if run > 0 {
 		// -1: too many rows after the run to read (the greatest rid says
