@@ -67,3 +67,13 @@ func UntagWordsPostgres(ctx context.Context, s *Store, connector, entity string)
 	}
 	return tx.Commit()
 }
+
+// InOrderRun returns the last rid of the run of rows of a copy's live
+// table that its full load wrote in id order (tableSpec.InOrder).
+func InOrderRun(ctx context.Context, s *Store, connector, entity string) (int64, error) {
+	_, ts, err := s.live(ctx, s.r, connector, entity)
+	if err != nil {
+		return 0, err
+	}
+	return ts.InOrder, nil
+}

@@ -477,6 +477,14 @@ type tableSpec struct {
 	// a sort on these fields alone are read from the index, without a
 	// row. None when the copy's Spec names its indexes.
 	Covering []int `json:"covering,omitempty"`
+	// InOrder is the last rid of the run of rows, from the table's first,
+	// that a full load wrote in id order (rid 1 to InOrder, each id key
+	// above the one before); 0 when it knows of none. Rows are never
+	// removed and never change their id key, and a row written later gets
+	// a rid above every row's, so the run stays in id order: a search that
+	// read its candidates in the order of the rows need only look at the
+	// rows after the run for one out of order (Store.inRowOrder).
+	InOrder int64 `json:"in_order,omitempty"`
 }
 
 // maxEnumValues is the most distinct values, in the first page of a

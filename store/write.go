@@ -58,6 +58,10 @@ type Load struct {
 	conn     *sql.Conn // then, the connection the pages are written on
 	nextRid  int64     // and the last rid given (copyRows or newRows)
 	newRows  bool      // rows are inserted with rids the load gives (SQLite, a full synchronization; see insertBatch)
+	// order is the run of rows, from the table's first, that insertBatch
+	// wrote in id order (tableSpec.InOrder), as committed; pendingOrder
+	// the same with the open transaction's rows.
+	order, pendingOrder rowOrder
 	// insertArgs are insertBatch's slices of values, for the next batch,
 	// and insertSQL its statements (rows, then raw records) by shape.
 	insertArgs [2][]any
@@ -405,6 +409,7 @@ func (l *Load) write(ctx context.Context, next func() *preparedBatch, records []
 	if err := l.s.d.stagingTx(ctx, tx); err != nil {
 		return l.wrap(err)
 	}
+	l.pendingOrder = l.order
 	if next == nil {
 		if err := l.writeRecords(ctx, tx, records); err != nil {
 			return err
@@ -440,8 +445,30 @@ func (l *Load) write(ctx context.Context, next func() *preparedBatch, records []
 		l.vocab[w] = struct{}{}
 	}
 	l.pending = nil
+	l.order = l.pendingOrder
 	l.stmts.prepare(ctx)
 	return nil
+}
+
+// rowOrder is a run of a table's rows, from its first, whose rids and id
+// keys are in the same order: rid 1 to last, each key above the one
+// before (bytes.Compare, the order of the idkey column).
+type rowOrder struct {
+	last   int64  // the run's last rid (0: none yet)
+	key    []byte // its id key
+	broken bool   // a row that does not follow: the run ends at last
+}
+
+// add extends the run with the row rid of id key key, if it follows.
+func (o *rowOrder) add(rid int64, key []byte) {
+	if o.broken {
+		return
+	}
+	if rid != o.last+1 || o.last > 0 && bytes.Compare(key, o.key) <= 0 {
+		o.broken = true
+		return
+	}
+	o.last, o.key = rid, key
 }
 
 // preparedBatch is a batch of records extracted for writeRecords: the
@@ -980,6 +1007,8 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 		if !isUniqueViolation(err) {
 			return l.wrap(err)
 		}
+		// The upsert gives rids of its own: the run in id order ends.
+		l.pendingOrder.broken = true
 		if err := l.upsertBatch(ctx, tx, cols, p.args, p.n, p.rows, w); err != nil {
 			return err
 		}
@@ -990,7 +1019,9 @@ func (l *Load) insertBatch(ctx context.Context, tx *sql.Tx, cols []string, p *pr
 		return l.wrap(err)
 	}
 	for i := range p.n {
-		w.add(l.nextRid+1+int64(i), p.rows[string(p.args[i*perRow].([]byte))].words, true)
+		key := p.args[i*perRow].([]byte)
+		w.add(l.nextRid+1+int64(i), p.rows[string(key)].words, true)
+		l.pendingOrder.add(l.nextRid+1+int64(i), key)
 	}
 	l.nextRid += int64(p.n)
 	return nil
@@ -1160,6 +1191,9 @@ func (l *Load) Commit(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return l.wrap(err)
 		}
+	}
+	if l.newRows {
+		l.ts.InOrder = l.order.last
 	}
 	specJSON, _ := json.Marshal(l.ts)
 	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
