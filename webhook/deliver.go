@@ -254,39 +254,39 @@ func (d *Deliverer) Run(ctx context.Context) error {
 				break drain
 			}
 		}
-		began, worked := time.Now(), len(round) > 0
-		if len(round) > 0 {
-			for _, s := range round {
-				delete(inflight, s.dl.ID)
+		for _, s := range round {
+			delete(inflight, s.dl.ID)
+		}
+		free := d.cfg.Batch - len(inflight)
+		if ctx.Err() != nil || d.clock().Before(claimAfter) {
+			free = 0
+		}
+		began, worked := time.Now(), len(round) > 0 || free > 0
+		var dls []store.Delivery
+		if worked {
+			var err error
+			dls, err = d.record(ctx, round, free)
+			if err != nil {
+				claimAfter = d.clock().Add(d.cfg.Poll)
 			}
-			d.record(ctx, round)
 			round = round[:0]
 		}
+		for _, dl := range dls {
+			if inflight[dl.ID] {
+				// Its claim lapsed while it was under way, and this claim
+				// renewed it: the request under way records it.
+				continue
+			}
+			inflight[dl.ID] = true
+			wg.Go(func() { ended <- sent{dl: dl, try: d.try(ctx, dl)} })
+		}
 		if ctx.Err() != nil {
+			// Stopping: the requests under way end (cut, given back).
 			if len(inflight) == 0 {
 				return nil
 			}
 			round = append(round, <-ended)
 			continue
-		}
-		if free := d.cfg.Batch - len(inflight); free > 0 && !d.clock().Before(claimAfter) {
-			dls, err := d.claim(ctx, free)
-			worked = true
-			if err != nil {
-				if ctx.Err() == nil {
-					d.log.Error("webhook deliverer: claiming deliveries", "owner", d.cfg.Owner, "err", err)
-				}
-				claimAfter = d.clock().Add(d.cfg.Poll)
-			}
-			for _, dl := range dls {
-				if inflight[dl.ID] {
-					// Its claim lapsed while it was under way, and this
-					// claim renewed it: the request under way records it.
-					continue
-				}
-				inflight[dl.ID] = true
-				wg.Go(func() { ended <- sent{dl: dl, try: d.try(ctx, dl)} })
-			}
 		}
 		if worked {
 			linger = min(time.Since(began), d.cfg.Poll)
@@ -328,13 +328,6 @@ func gather(ctx context.Context, ended <-chan sent, round []sent, inflight int, 
 	return round
 }
 
-// claim claims up to n due deliveries for the deliverer.
-func (d *Deliverer) claim(ctx context.Context, n int) ([]store.Delivery, error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	return d.cfg.Store.ClaimDeliveries(cctx, d.cfg.Owner, d.ttl, n, d.ids)
-}
-
 // RunOnce claims one batch of up to Batch due deliveries, sends them
 // concurrently, waits for all of them and records how each went, in one
 // round (Run does not wait for a batch: it keeps up to Batch requests in
@@ -343,7 +336,7 @@ func (d *Deliverer) claim(ctx context.Context, n int) ([]store.Delivery, error) 
 // The batch's successes are recorded together, in one transaction, once
 // its last request has ended (answered, failed, or cut by the timeout).
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	dls, err := d.claim(ctx, d.cfg.Batch)
+	dls, err := d.record(ctx, nil, d.cfg.Batch)
 	if err != nil {
 		return 0, err
 	}
@@ -353,7 +346,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 		wg.Go(func() { round[i] = sent{dl: dl, try: d.try(ctx, dl)} })
 	}
 	wg.Wait()
-	d.record(ctx, round)
+	_, _ = d.record(ctx, round, 0)
 	return len(dls), nil
 }
 
@@ -377,36 +370,27 @@ func (d *Deliverer) try(ctx context.Context, dl store.Delivery) try {
 	return try{status: status, err: err, cut: err != nil && ctx.Err() != nil, took: d.clock().Sub(dl.Event.Created)}
 }
 
-// record records how a round's attempts went (even while stopping): the
-// successes in one transaction, each failure, and gives back the
-// deliveries the stop cut; then tells Observe, once per attempt.
-func (d *Deliverer) record(ctx context.Context, round []sent) {
+// record records how a round's attempts went (even while stopping) and,
+// with claim > 0, claims up to claim deliveries, which it returns (the
+// claim's error is logged, and returned). It gives back the deliveries
+// the stop cut, records each failure, then marks the successes and claims
+// in one transaction; then tells Observe, once per attempt. A round's
+// failures are recorded before its successes: an endpoint that answered
+// 2xx in a round is healthy after it.
+func (d *Deliverer) record(ctx context.Context, round []sent, claim int) ([]store.Delivery, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var ok []store.Success
 	var cut []store.Delivery
-	for _, s := range round {
-		switch {
-		case s.cut:
-			cut = append(cut, s.dl)
-		case s.err == nil:
-			ok = append(ok, store.Success{Delivery: s.dl, Status: s.status})
-		}
-	}
-	if len(cut) > 0 {
-		// Sent again soon, by this process or another.
-		if err := d.cfg.Store.Unclaim(rctx, d.cfg.Owner, cut...); err != nil {
-			d.log.Warn("webhook deliverer: giving deliveries back (their claims lapse by themselves)", "owner", d.cfg.Owner, "deliveries", len(cut), "err", err)
-		}
-	}
-	if err := d.cfg.Store.DeliveredAll(rctx, d.cfg.Owner, ok...); err != nil {
-		// Sent again once their claims lapse: at least once.
-		d.log.Error("webhook deliverer: recording deliveries", "owner", d.cfg.Owner, "deliveries", len(ok), "err", err)
-	}
+	outs := make([]Outcome, 0, len(round))
 	for _, s := range round {
 		dl, t := s.dl, s.try
-		if t.cut {
+		switch {
+		case t.cut:
+			cut = append(cut, dl)
 			continue
+		case t.err == nil:
+			ok = append(ok, store.Success{Delivery: dl, Status: t.status})
 		}
 		ep := d.eps[dl.Endpoint]
 		out := Outcome{Endpoint: dl.Endpoint, Tenant: ep.Tenant, EventID: dl.Event.ID, Type: dl.Event.Type, Connector: dl.Event.Connector,
@@ -423,10 +407,36 @@ func (d *Deliverer) record(ctx context.Context, round []sent) {
 			out.State = state
 			d.log.Warn("webhook delivery failed", "endpoint", ep, "event", dl.Event.ID, "type", dl.Event.Type, "attempt", out.Attempt, "status", t.status, "state", string(state), "err", t.err)
 		}
-		if d.cfg.Observe != nil {
+		outs = append(outs, out)
+	}
+	if len(cut) > 0 {
+		// Sent again soon, by this process or another.
+		if err := d.cfg.Store.Unclaim(rctx, d.cfg.Owner, cut...); err != nil {
+			d.log.Warn("webhook deliverer: giving deliveries back (their claims lapse by themselves)", "owner", d.cfg.Owner, "deliveries", len(cut), "err", err)
+		}
+	}
+	var dls []store.Delivery
+	var claimErr error
+	if claim > 0 {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		dls, claimErr = d.cfg.Store.DeliveredAndClaim(cctx, d.cfg.Owner, ok, d.ttl, claim, d.ids)
+		cancel()
+		if claimErr != nil {
+			d.log.Error("webhook deliverer: claiming deliveries", "owner", d.cfg.Owner, "err", claimErr)
+		} else {
+			ok = nil // marked
+		}
+	}
+	if err := d.cfg.Store.DeliveredAll(rctx, d.cfg.Owner, ok...); err != nil {
+		// Sent again once their claims lapse: at least once.
+		d.log.Error("webhook deliverer: recording deliveries", "owner", d.cfg.Owner, "deliveries", len(ok), "err", err)
+	}
+	if d.cfg.Observe != nil {
+		for _, out := range outs {
 			d.cfg.Observe(out)
 		}
 	}
+	return dls, claimErr
 }
 
 // errStatus: the endpoint answered, but not 2xx.
