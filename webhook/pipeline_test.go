@@ -83,8 +83,10 @@ func TestSlowChainDoesNotHoldTheOthers(t *testing.T) {
 			}
 		}
 		free()
+		// Every answer recorded (a request the receiver has answered may
+		// not be recorded yet: a stop then would give it back).
 		deadline = time.Now().Add(10 * time.Second)
-		for len(rc.received()) < len(ids) && time.Now().Before(deadline) {
+		for int(attempts.Load()) < len(ids) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if got := len(rc.received()); got != len(ids) {
