@@ -215,15 +215,16 @@ func (d *Deliverer) Notify() {
 // Up to Batch requests are in flight at once, with no barrier between
 // them: as soon as a request ends, its attempt is recorded and a new due
 // delivery takes its place, so a slow endpoint holds up its own chains
-// only. One loop records the attempts and claims. Each round it marks
-// the successes that ended since its last round in one transaction (a
-// group commit: once a request ends, the round waits for the others under
-// way at most as long as the last round took, so that a burst of answers
-// costs one transaction and no answer waits for a slow one), records the
-// failures, then claims up to Batch less the requests in flight (whose
-// chains, leased, the claim skips: a chain's next delivery is never sent
-// before its predecessor is marked delivered or given up). It claims
-// again when a request ends, when Notify wakes it, and after Poll.
+// only. One loop records the attempts and claims. Each round it records
+// the failures that ended since its last round, then, in one transaction
+// (Store.DeliveredAndClaim), marks the successes and claims up to Batch
+// less the requests in flight (whose chains, leased, the claim skips: a
+// chain's next delivery is never sent before its predecessor is marked
+// delivered or given up). Once a request ends, the round waits a little
+// for the others its claim started, at most as long as the last round
+// took, so that a burst of answers costs one transaction (a group
+// commit) and no answer waits for a slow one. It claims again when a
+// request ends, when Notify wakes it, and after Poll.
 func (d *Deliverer) Run(ctx context.Context) error {
 	if d.own != nil {
 		defer d.own.CloseIdleConnections()
@@ -235,7 +236,9 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	// ended has room for every request in flight: a sender never blocks
 	// on it, so a stop waits for no one but the requests themselves.
 	ended := make(chan sent, d.cfg.Batch)
-	inflight := map[int64]bool{} // the deliveries under way, by id
+	inflight := map[int64]int{} // the deliveries under way: their ids, and the claims that started them
+	claims := 0                 // the claims that started requests
+	var started time.Time       // when the last of them did
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	poll := time.NewTimer(d.cfg.Poll)
@@ -271,14 +274,18 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			}
 			round = round[:0]
 		}
+		if len(dls) > 0 {
+			claims, started = claims+1, time.Now()
+		}
 		for _, dl := range dls {
-			if inflight[dl.ID] {
+			if _, under := inflight[dl.ID]; under {
 				// Its claim lapsed while it was under way, and this claim
 				// renewed it: the request under way records it.
 				continue
 			}
-			inflight[dl.ID] = true
-			wg.Go(func() { ended <- sent{dl: dl, try: d.try(ctx, dl)} })
+			inflight[dl.ID] = claims
+			c := claims
+			wg.Go(func() { ended <- sent{dl: dl, claim: c, try: d.try(ctx, dl)} })
 		}
 		if ctx.Err() != nil {
 			// Stopping: the requests under way end (cut, given back).
@@ -296,10 +303,22 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		case s := <-ended:
 			round = append(round, s)
-			// The others under way that end within a round's time join
+			// The others of the last claim under way that end soon join
 			// this round (group commit): a burst of answers costs one
-			// transaction, and no answer waits longer than a round would.
-			round = gather(ctx, ended, round, len(inflight), linger)
+			// transaction. Soon: within the last round's time (no answer
+			// waits longer than a round would) and within the time since
+			// the claim started them (a straggler, slower than twice the
+			// first answer, is not waited for); an older request never.
+			peers := 0
+			for _, c := range inflight {
+				if c == claims {
+					peers++
+				}
+			}
+			if s.claim == claims {
+				peers--
+			}
+			round = gather(ctx, ended, round, claims, peers, min(linger, time.Since(started)))
 		case <-d.wake:
 			claimAfter = time.Time{}
 		case <-poll.C:
@@ -307,18 +326,22 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 }
 
-// gather adds to round the requests that end within linger, until
-// inflight have ended (or ctx ends), and returns it.
-func gather(ctx context.Context, ended <-chan sent, round []sent, inflight int, linger time.Duration) []sent {
-	if len(round) >= inflight || linger <= 0 {
+// gather adds to round the requests that end within linger, until the
+// peers under way that claim started have ended (or ctx ends), and
+// returns it.
+func gather(ctx context.Context, ended <-chan sent, round []sent, claim, peers int, linger time.Duration) []sent {
+	if peers <= 0 || linger <= 0 {
 		return round
 	}
 	t := time.NewTimer(linger)
 	defer t.Stop()
-	for len(round) < inflight {
+	for peers > 0 {
 		select {
 		case s := <-ended:
 			round = append(round, s)
+			if s.claim == claim {
+				peers--
+			}
 		case <-t.C:
 			return round
 		case <-ctx.Done():
@@ -360,7 +383,8 @@ type try struct {
 
 // sent is a delivery whose request has ended, and how.
 type sent struct {
-	dl store.Delivery
+	dl    store.Delivery
+	claim int // the claim that started it, numbered by Run
 	try
 }
 
