@@ -306,6 +306,15 @@ const (
 // backing off. Concurrent deliverers, in any process, get different
 // deliveries, and never two of one chain. Oldest due first.
 func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Duration, max int, endpoints []string) ([]Delivery, error) {
+	return s.DeliveredAndClaim(ctx, owner, nil, ttl, max, endpoints)
+}
+
+// DeliveredAndClaim records the successes done, as DeliveredAll does, then
+// claims deliveries, as ClaimDeliveries does, in one transaction: a
+// deliverer's round costs one commit, and the chains of the deliveries
+// it marks can give their next at once. On an error nothing is marked
+// and nothing claimed.
+func (s *Store) DeliveredAndClaim(ctx context.Context, owner string, done []Success, ttl time.Duration, max int, endpoints []string) ([]Delivery, error) {
 	const op = "claim deliveries"
 	if err := s.outboxReady(op); err != nil {
 		return nil, err
@@ -313,9 +322,63 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 	if owner == "" || ttl <= 0 || max <= 0 {
 		return nil, &Error{Op: op, Err: ErrInvalid, Message: "a claim needs an owner, a positive duration and a positive number"}
 	}
-	if len(endpoints) == 0 {
+	if len(endpoints) == 0 && len(done) == 0 {
 		return nil, nil
 	}
+	d := s.d
+	var mk markStmts
+	if len(done) > 0 {
+		mk = s.markStmts()
+	}
+	var cl claimStmts
+	if len(endpoints) > 0 {
+		cl = s.claimStmts(owner, ttl, max, endpoints)
+	}
+	s.wstmts.ready(ctx, mk.mark, mk.reset, cl.claim, cl.events)
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	if d.name() == "postgres" && len(endpoints) > 0 {
+		// Claims take turns, so that each sees the others' (as leases do);
+		// taken before the marks lock their rows, so that a claim holding
+		// it never waits for this transaction's rows.
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7350120093710464013)"); err != nil {
+			return nil, d.wrap(op, err)
+		}
+	}
+	if err := s.markIn(ctx, tx, mk, owner, done); err != nil {
+		return nil, err
+	}
+	var out []Delivery
+	if len(endpoints) > 0 {
+		if out, err = s.claimIn(ctx, tx, cl); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, d.wrap(op, err)
+	}
+	// Oldest first, whatever order RETURNING gave.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out, nil
+}
+
+// claimStmts is a claim's statements and the claim statement's arguments.
+type claimStmts struct {
+	claim, events string
+	args          []any
+	chunk         int // the events statement's number of ids
+}
+
+// claimStmts returns the statements of a claim of up to max deliveries to
+// endpoints (at least one) for owner.
+func (s *Store) claimStmts(owner string, ttl time.Duration, max int, endpoints []string) claimStmts {
 	d := s.d
 	// The values in the statement's order (SQLite's placeholders are
 	// positional).
@@ -349,19 +412,15 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 	// statement is the same whatever the number claimed, and prepared once.
 	chunk := min(max, 64)
 	events := "SELECT id, type, tenant, connector, created_at, body FROM tributary_events WHERE id IN (" + placeholders(d, 1, chunk) + ")"
-	s.wstmts.ready(ctx, claim, events)
-	tx, err := d.writeTx(ctx, s.w)
-	if err != nil {
-		return nil, d.wrap(op, err)
-	}
-	defer tx.Rollback()
-	if d.name() == "postgres" {
-		// Claims take turns, so that each sees the others' (as leases do).
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7350120093710464013)"); err != nil {
-			return nil, d.wrap(op, err)
-		}
-	}
-	rows, err := s.wstmts.query(ctx, tx, claim, args...)
+	return claimStmts{claim: claim, events: events, args: args, chunk: chunk}
+}
+
+// claimIn claims, in tx, the deliveries cl says, with their events.
+func (s *Store) claimIn(ctx context.Context, tx *sql.Tx, cl claimStmts) ([]Delivery, error) {
+	const op = "claim deliveries"
+	d := s.d
+	chunk := cl.chunk
+	rows, err := s.wstmts.query(ctx, tx, cl.claim, cl.args...)
 	if err != nil {
 		return nil, d.wrap(op, err)
 	}
@@ -387,7 +446,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 		for i := range ids {
 			ids[i] = part[min(i, len(part)-1)].Event.ID
 		}
-		rows, err := s.wstmts.query(ctx, tx, events, ids...)
+		rows, err := s.wstmts.query(ctx, tx, cl.events, ids...)
 		if err != nil {
 			return nil, d.wrap(op, err)
 		}
@@ -412,15 +471,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, owner string, ttl time.Dura
 			return nil, &Error{Op: op, Err: ErrCorrupt, Message: fmt.Sprintf("delivery %d: its event %q is missing", out[i].ID, out[i].Event.ID)}
 		}
 		out[i].Event = ev
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, d.wrap(op, err)
-	}
-	// Oldest first, whatever order RETURNING gave.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
 	}
 	return out, nil
 }
@@ -467,6 +517,25 @@ func (s *Store) DeliveredAll(ctx context.Context, owner string, done ...Success)
 		return nil
 	}
 	d := s.d
+	mk := s.markStmts()
+	s.wstmts.ready(ctx, mk.mark, mk.reset)
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return d.wrap(op, err)
+	}
+	defer tx.Rollback()
+	if err := s.markIn(ctx, tx, mk, owner, done); err != nil {
+		return err
+	}
+	return d.wrap(op, tx.Commit())
+}
+
+// markStmts are the statements that record successes.
+type markStmts struct{ mark, reset string }
+
+// markStmts returns the statements that record successes.
+func (s *Store) markStmts() markStmts {
+	d := s.d
 	now := d.now()
 	mark := "UPDATE tributary_deliveries SET state = 'delivered', attempts = attempts + 1, done_at = " + now +
 		", last_status = " + d.ph(1) + ", last_error = NULL, lease_owner = NULL, lease_expires = NULL WHERE lease_owner = " + d.ph(2) +
@@ -477,7 +546,16 @@ func (s *Store) DeliveredAll(ctx context.Context, owner string, done ...Success)
 		" WHERE NOT EXISTS (SELECT 1 FROM tributary_webhook_endpoints e WHERE e.endpoint = " + d.ph(3) + " AND e.failures = 0 AND e.last_status = " + d.ph(4) +
 		" AND e.last_error IS NULL AND e.retry_at IS NULL AND e.succeeded_at > " + now + " - " + d.ph(5) + ")" +
 		" ON CONFLICT (endpoint) DO UPDATE SET failures = 0, last_status = excluded.last_status, last_error = NULL, retry_at = NULL, succeeded_at = excluded.succeeded_at"
-	s.wstmts.ready(ctx, mark, reset)
+	return markStmts{mark: mark, reset: reset}
+}
+
+// markIn records, in tx, the successes done (none: nothing).
+func (s *Store) markIn(ctx context.Context, tx *sql.Tx, mk markStmts, owner string, done []Success) error {
+	const op = "delivered"
+	if len(done) == 0 {
+		return nil
+	}
+	d := s.d
 	// The ids by status (one, mostly), in chunks; each endpoint's last
 	// status.
 	byStatus := map[int][]int64{}
@@ -494,11 +572,6 @@ func (s *Store) DeliveredAll(ctx context.Context, owner string, done ...Success)
 		}
 		last[sc.Delivery.Endpoint] = sc.Status
 	}
-	tx, err := d.writeTx(ctx, s.w)
-	if err != nil {
-		return d.wrap(op, err)
-	}
-	defer tx.Rollback()
 	for _, status := range statuses {
 		ids := byStatus[status]
 		for len(ids) > 0 {
@@ -508,17 +581,17 @@ func (s *Store) DeliveredAll(ctx context.Context, owner string, done ...Success)
 			for i := range markChunk {
 				args = append(args, chunk[min(i, len(chunk)-1)])
 			}
-			if _, err := s.wstmts.exec(ctx, tx, mark, args...); err != nil {
+			if _, err := s.wstmts.exec(ctx, tx, mk.mark, args...); err != nil {
 				return d.wrap(op, err)
 			}
 		}
 	}
 	for _, e := range endpoints {
-		if _, err := s.wstmts.exec(ctx, tx, reset, e, last[e], e, last[e], succeededEvery.Milliseconds()); err != nil {
+		if _, err := s.wstmts.exec(ctx, tx, mk.reset, e, last[e], e, last[e], succeededEvery.Milliseconds()); err != nil {
 			return d.wrap(op, err)
 		}
 	}
-	return d.wrap(op, tx.Commit())
+	return nil
 }
 
 // Attempt is how a failed attempt of a delivery went, and what follows.

@@ -190,3 +190,53 @@ func TestDeliveredAllMarksABatch(t *testing.T) {
 		}
 	})
 }
+
+// DeliveredAndClaim marks a round's successes and claims in one
+// transaction: the claim gives the marked chains' next at once (the
+// claim sees the marks), not the next of a chain whose head is still
+// held; a refused call marks nothing.
+func TestDeliveredAndClaimSeesItsMarks(t *testing.T) {
+	eachBackend(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		for i := range 2 {
+			for _, c := range []string{"c1", "c2", "c3"} {
+				ev := &store.Event{ID: fmt.Sprintf("ev_%s_%d", c, i), Type: "sync.completed", Tenant: "app", Connector: c, Body: []byte(`{}`), Endpoints: []string{"ep_a"}}
+				if err := st.AddEvent(ctx, ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		heads, err := st.DeliveredAndClaim(ctx, "one", nil, time.Minute, 10, []string{"ep_a"})
+		if err != nil || len(heads) != 3 {
+			t.Fatalf("first claim: %d deliveries, %v; want the 3 chains' heads", len(heads), err)
+		}
+		done := []store.Success{{Delivery: heads[0], Status: 204}, {Delivery: heads[1], Status: 200}}
+		if _, err := st.DeliveredAndClaim(ctx, "one", done, 0, 10, []string{"ep_a"}); err == nil {
+			t.Fatal("a claim without a duration was accepted")
+		}
+		if rec, _ := st.EventByID(ctx, "ev_c1_0"); rec.Deliveries[0].State != store.DeliveryPending {
+			t.Fatalf("a refused call marked ev_c1_0 %s", rec.Deliveries[0].State)
+		}
+		next, err := st.DeliveredAndClaim(ctx, "one", done, time.Minute, 10, []string{"ep_a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, dl := range next {
+			got = append(got, dl.Event.ID)
+		}
+		if !slices.Equal(got, []string{"ev_c1_1", "ev_c2_1"}) {
+			t.Fatalf("claimed %q with the marks, want ev_c1_1 and ev_c2_1 (c3's head is held)", got)
+		}
+		for id, want := range map[string]int{"ev_c1_0": 204, "ev_c2_0": 200} {
+			rec, err := st.EventByID(ctx, id)
+			if err != nil || rec.Deliveries[0].State != store.DeliveryDelivered || rec.Deliveries[0].LastStatus != want {
+				t.Errorf("%s: %+v, %v; want delivered with %d", id, rec, err, want)
+			}
+		}
+		eps, err := st.Endpoints(ctx, "ep_a")
+		if err != nil || eps[0].Delivered != 2 || eps[0].Pending != 4 || eps[0].LastStatus != 200 {
+			t.Errorf("endpoint: %+v, %v", eps, err)
+		}
+	})
+}

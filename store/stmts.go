@@ -124,14 +124,17 @@ type readStmts struct {
 	m     map[string]*sql.Stmt
 }
 
-// ready prepares, on the pool, those of texts not prepared yet; it is
-// called outside of any transaction of the pool (with ahead). A statement
-// that fails to prepare is run unprepared.
+// ready prepares, on the pool, those of texts not prepared yet (empty
+// ones: none); it is called outside of any transaction of the pool (with
+// ahead). A statement that fails to prepare is run unprepared.
 func (c *readStmts) ready(ctx context.Context, texts ...string) {
 	if c == nil || !c.on {
 		return
 	}
 	for _, text := range texts {
+		if text == "" {
+			continue
+		}
 		c.mu.Lock()
 		had := c.m[text] != nil
 		c.mu.Unlock()

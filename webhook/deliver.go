@@ -34,7 +34,7 @@ const (
 	// DefaultPoll is how often an idle deliverer looks for due
 	// deliveries (Notify wakes it at once for its own process's events).
 	DefaultPoll = time.Second
-	// DefaultBatch is how many deliveries are claimed at once, and sent
+	// DefaultBatch is how many deliveries are in flight at most, sent
 	// concurrently.
 	DefaultBatch = 16
 )
@@ -67,10 +67,11 @@ type DelivererConfig struct {
 	// Poll is how often an idle deliverer looks for due deliveries
 	// (default DefaultPoll).
 	Poll time.Duration
-	// Batch is how many deliveries are claimed and sent at once (default
-	// DefaultBatch).
+	// Batch is how many deliveries are in flight at most, sent
+	// concurrently (default DefaultBatch); a claim takes no more than the
+	// free places.
 	Batch int
-	// ClaimTTL is how long a claim on a batch lasts: how soon the
+	// ClaimTTL is how long a claim on a delivery lasts: how soon the
 	// deliveries of a process that died go to another (default: three
 	// Timeouts, at least 30 seconds; never less than two Timeouts).
 	ClaimTTL time.Duration
@@ -78,9 +79,9 @@ type DelivererConfig struct {
 	// connection, TLS and header time-outs). Redirects are never followed
 	// whatever it is.
 	Transport http.RoundTripper
-	// Observe, when set, is called after every attempt, once the
-	// attempts of its batch are recorded, from the deliverer's goroutine;
-	// it must not block.
+	// Observe, when set, is called once after every attempt, once it is
+	// recorded (with the other attempts that ended in the same round),
+	// from the deliverer's goroutine; it must not block.
 	Observe func(Outcome)
 	// Logger receives failed attempts (default: discarded). No secret is
 	// logged.
@@ -209,7 +210,21 @@ func (d *Deliverer) Notify() {
 // Run sends due deliveries until ctx ends, then returns once the requests
 // under way have ended (a request cut by the stop is given back to be sent
 // again, by this process or another). Failures of the store are logged
-// and tried again after Poll.
+// and tried again after Poll (or at once when Notify wakes it).
+//
+// Up to Batch requests are in flight at once, with no barrier between
+// them: as soon as a request ends, its attempt is recorded and a new due
+// delivery takes its place, so a slow endpoint holds up its own chains
+// only. One loop records the attempts and claims. Each round it records
+// the failures that ended since its last round, then, in one transaction
+// (Store.DeliveredAndClaim), marks the successes and claims up to Batch
+// less the requests in flight (whose chains, leased, the claim skips: a
+// chain's next delivery is never sent before its predecessor is marked
+// delivered or given up). Once a request ends, the round waits a little
+// for the others its claim started, at most as long as the last round
+// took, so that a burst of answers costs one transaction (a group
+// commit) and no answer waits for a slow one. It claims again when a
+// request ends, when Notify wakes it, and after Poll.
 func (d *Deliverer) Run(ctx context.Context) error {
 	if d.own != nil {
 		defer d.own.CloseIdleConnections()
@@ -218,47 +233,143 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	for ctx.Err() == nil {
-		n, err := d.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			d.log.Error("webhook deliverer: claiming deliveries", "owner", d.cfg.Owner, "err", err)
+	// ended has room for every request in flight: a sender never blocks
+	// on it, so a stop waits for no one but the requests themselves.
+	ended := make(chan sent, d.cfg.Batch)
+	inflight := map[int64]int{} // the deliveries under way: their ids, and the claims that started them
+	claims := 0                 // the claims that started requests
+	var started time.Time       // when the last of them did
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	poll := time.NewTimer(d.cfg.Poll)
+	defer poll.Stop()
+	var claimAfter time.Time // after a failed claim: not before Poll
+	var round []sent
+	var linger time.Duration // how long the last round's records and claim took
+	for {
+		// This round's ended requests: whatever has arrived.
+	drain:
+		for {
+			select {
+			case s := <-ended:
+				round = append(round, s)
+			default:
+				break drain
+			}
 		}
-		if n > 0 && err == nil {
+		for _, s := range round {
+			delete(inflight, s.dl.ID)
+		}
+		free := d.cfg.Batch - len(inflight)
+		if ctx.Err() != nil || d.clock().Before(claimAfter) {
+			free = 0
+		}
+		began, worked := time.Now(), len(round) > 0 || free > 0
+		var dls []store.Delivery
+		if worked {
+			var err error
+			dls, err = d.record(ctx, round, free)
+			if err != nil {
+				claimAfter = d.clock().Add(d.cfg.Poll)
+			}
+			round = round[:0]
+		}
+		if len(dls) > 0 {
+			claims, started = claims+1, time.Now()
+		}
+		for _, dl := range dls {
+			if _, under := inflight[dl.ID]; under {
+				// Its claim lapsed while it was under way, and this claim
+				// renewed it: the request under way records it.
+				continue
+			}
+			inflight[dl.ID] = claims
+			c := claims
+			wg.Go(func() { ended <- sent{dl: dl, claim: c, try: d.try(ctx, dl)} })
+		}
+		if ctx.Err() != nil {
+			// Stopping: the requests under way end (cut, given back).
+			if len(inflight) == 0 {
+				return nil
+			}
+			round = append(round, <-ended)
 			continue
 		}
-		t := time.NewTimer(d.cfg.Poll)
+		if worked {
+			linger = min(time.Since(began), d.cfg.Poll)
+		}
+		poll.Reset(d.cfg.Poll)
 		select {
 		case <-ctx.Done():
+		case s := <-ended:
+			round = append(round, s)
+			// The others of the last claim under way that end soon join
+			// this round (group commit): a burst of answers costs one
+			// transaction. Soon: within the last round's time (no answer
+			// waits longer than a round would) and within the time since
+			// the claim started them (a straggler, slower than twice the
+			// first answer, is not waited for); an older request never.
+			peers := 0
+			for _, c := range inflight {
+				if c == claims {
+					peers++
+				}
+			}
+			if s.claim == claims {
+				peers--
+			}
+			round = gather(ctx, ended, round, claims, peers, min(linger, time.Since(started)))
 		case <-d.wake:
-		case <-t.C:
+			claimAfter = time.Time{}
+		case <-poll.C:
 		}
-		t.Stop()
 	}
-	return nil
 }
 
-// RunOnce claims one batch of due deliveries, sends them concurrently and
-// records how each went; it returns how many it claimed.
+// gather adds to round the requests that end within linger, until the
+// peers under way that claim started have ended (or ctx ends), and
+// returns it.
+func gather(ctx context.Context, ended <-chan sent, round []sent, claim, peers int, linger time.Duration) []sent {
+	if peers <= 0 || linger <= 0 {
+		return round
+	}
+	t := time.NewTimer(linger)
+	defer t.Stop()
+	for peers > 0 {
+		select {
+		case s := <-ended:
+			round = append(round, s)
+			if s.claim == claim {
+				peers--
+			}
+		case <-t.C:
+			return round
+		case <-ctx.Done():
+			return round
+		}
+	}
+	return round
+}
+
+// RunOnce claims one batch of up to Batch due deliveries, sends them
+// concurrently, waits for all of them and records how each went, in one
+// round (Run does not wait for a batch: it keeps up to Batch requests in
+// flight); it returns how many it claimed.
 //
 // The batch's successes are recorded together, in one transaction, once
-// its last request has ended (answered, failed, or cut by the timeout):
-// a fast delivery is marked as late as the batch's slowest, at most
-// Timeout after it was sent; its chain's next waits for the next batch
-// anyway.
+// its last request has ended (answered, failed, or cut by the timeout).
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	dls, err := d.cfg.Store.ClaimDeliveries(cctx, d.cfg.Owner, d.ttl, d.cfg.Batch, d.ids)
-	cancel()
+	dls, err := d.record(ctx, nil, d.cfg.Batch)
 	if err != nil {
 		return 0, err
 	}
-	tries := make([]try, len(dls))
+	round := make([]sent, len(dls))
 	var wg sync.WaitGroup
 	for i, dl := range dls {
-		wg.Go(func() { tries[i] = d.try(ctx, dl) })
+		wg.Go(func() { round[i] = sent{dl: dl, try: d.try(ctx, dl)} })
 	}
 	wg.Wait()
-	d.record(ctx, dls, tries)
+	_, _ = d.record(ctx, round, 0)
 	return len(dls), nil
 }
 
@@ -270,42 +381,40 @@ type try struct {
 	took   time.Duration // from the event's commit to the answer
 }
 
+// sent is a delivery whose request has ended, and how.
+type sent struct {
+	dl    store.Delivery
+	claim int // the claim that started it, numbered by Run
+	try
+}
+
 // try sends one delivery.
 func (d *Deliverer) try(ctx context.Context, dl store.Delivery) try {
 	status, err := d.send(ctx, d.eps[dl.Endpoint], dl)
 	return try{status: status, err: err, cut: err != nil && ctx.Err() != nil, took: d.clock().Sub(dl.Event.Created)}
 }
 
-// record records how a batch's attempts went (even while stopping): the
-// successes in one transaction, each failure, and gives back the
-// deliveries the stop cut; then tells Observe.
-func (d *Deliverer) record(ctx context.Context, dls []store.Delivery, tries []try) {
+// record records how a round's attempts went (even while stopping) and,
+// with claim > 0, claims up to claim deliveries, which it returns (the
+// claim's error is logged, and returned). It gives back the deliveries
+// the stop cut, records each failure, then marks the successes and claims
+// in one transaction; then tells Observe, once per attempt. A round's
+// failures are recorded before its successes: an endpoint that answered
+// 2xx in a round is healthy after it.
+func (d *Deliverer) record(ctx context.Context, round []sent, claim int) ([]store.Delivery, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var ok []store.Success
 	var cut []store.Delivery
-	for i, dl := range dls {
-		switch t := tries[i]; {
+	outs := make([]Outcome, 0, len(round))
+	for _, s := range round {
+		dl, t := s.dl, s.try
+		switch {
 		case t.cut:
 			cut = append(cut, dl)
+			continue
 		case t.err == nil:
 			ok = append(ok, store.Success{Delivery: dl, Status: t.status})
-		}
-	}
-	if len(cut) > 0 {
-		// Sent again soon, by this process or another.
-		if err := d.cfg.Store.Unclaim(rctx, d.cfg.Owner, cut...); err != nil {
-			d.log.Warn("webhook deliverer: giving deliveries back (their claims lapse by themselves)", "owner", d.cfg.Owner, "deliveries", len(cut), "err", err)
-		}
-	}
-	if err := d.cfg.Store.DeliveredAll(rctx, d.cfg.Owner, ok...); err != nil {
-		// Sent again once their claims lapse: at least once.
-		d.log.Error("webhook deliverer: recording deliveries", "owner", d.cfg.Owner, "deliveries", len(ok), "err", err)
-	}
-	for i, dl := range dls {
-		t := tries[i]
-		if t.cut {
-			continue
 		}
 		ep := d.eps[dl.Endpoint]
 		out := Outcome{Endpoint: dl.Endpoint, Tenant: ep.Tenant, EventID: dl.Event.ID, Type: dl.Event.Type, Connector: dl.Event.Connector,
@@ -322,10 +431,36 @@ func (d *Deliverer) record(ctx context.Context, dls []store.Delivery, tries []tr
 			out.State = state
 			d.log.Warn("webhook delivery failed", "endpoint", ep, "event", dl.Event.ID, "type", dl.Event.Type, "attempt", out.Attempt, "status", t.status, "state", string(state), "err", t.err)
 		}
-		if d.cfg.Observe != nil {
+		outs = append(outs, out)
+	}
+	if len(cut) > 0 {
+		// Sent again soon, by this process or another.
+		if err := d.cfg.Store.Unclaim(rctx, d.cfg.Owner, cut...); err != nil {
+			d.log.Warn("webhook deliverer: giving deliveries back (their claims lapse by themselves)", "owner", d.cfg.Owner, "deliveries", len(cut), "err", err)
+		}
+	}
+	var dls []store.Delivery
+	var claimErr error
+	if claim > 0 {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		dls, claimErr = d.cfg.Store.DeliveredAndClaim(cctx, d.cfg.Owner, ok, d.ttl, claim, d.ids)
+		cancel()
+		if claimErr != nil {
+			d.log.Error("webhook deliverer: claiming deliveries", "owner", d.cfg.Owner, "err", claimErr)
+		} else {
+			ok = nil // marked
+		}
+	}
+	if err := d.cfg.Store.DeliveredAll(rctx, d.cfg.Owner, ok...); err != nil {
+		// Sent again once their claims lapse: at least once.
+		d.log.Error("webhook deliverer: recording deliveries", "owner", d.cfg.Owner, "deliveries", len(ok), "err", err)
+	}
+	if d.cfg.Observe != nil {
+		for _, out := range outs {
 			d.cfg.Observe(out)
 		}
 	}
+	return dls, claimErr
 }
 
 // errStatus: the endpoint answered, but not 2xx.

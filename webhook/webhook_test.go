@@ -268,8 +268,13 @@ func TestReceiverDownThenUp(t *testing.T) {
 		if err != nil || states[0].Failures == 0 || states[0].Pending != int64(len(ids)) {
 			t.Errorf("endpoint while down: %+v, %v", states, err)
 		}
-		// Up again: every event arrives.
-		if !runUntil(t, d, 20*time.Second, func() bool { return len(dedupe(rc.received())) == len(ids) }) {
+		// Up again: every event arrives, and is recorded (a stop between
+		// the receipt and its record would give the delivery back).
+		recorded := func() bool {
+			states, err := st.Endpoints(context.Background(), ep.ID())
+			return err == nil && states[0].Pending == 0
+		}
+		if !runUntil(t, d, 20*time.Second, func() bool { return len(dedupe(rc.received())) == len(ids) && recorded() }) {
 			t.Fatalf("%d of %d events delivered after the receiver came back", len(dedupe(rc.received())), len(ids))
 		}
 		checkOrder(t, rc.received(), conns)

@@ -40,6 +40,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the syncs to this file")
 	memprofile := flag.String("memprofile", "", "write a profile of what the syncs allocated to this file")
 	hookN := flag.Int("webhooks", 2000, "events the webhook deliverer sends, against plain POST loops (0: skip)")
+	hookSlow := flag.Duration("hookslow", 0, "the webhook receiver holds one request in 16 this long, the plain loops' and the deliverer's alike (0: none)")
 	hookprofile := flag.String("hookprofile", "", "write a CPU profile of the webhook deliverer's drain to this file (.sqlite, .postgres)")
 	only := flag.String("searches", "eq,range,keyword,fuzzy", "the searches to time, by name (empty: none, the syncs alone)")
 	searchprofile := flag.String("searchprofile", "", "write a CPU profile of the searches to this file")
@@ -274,7 +275,7 @@ func main() {
 			if name == "postgres" {
 				settle = func(ctx context.Context) error { return settlePostgres(ctx, *pg) }
 			}
-			h, err := webhooks(ctx, name, st, *hookN, *hookprofile, settle)
+			h, err := webhooks(ctx, name, st, *hookN, *hookSlow, *hookprofile, settle)
 			st.Close()
 			if err != nil {
 				log.Fatal(err)

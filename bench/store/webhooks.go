@@ -41,7 +41,8 @@ type hookResult struct {
 	backend     string
 	events      int
 	connectors  int
-	concurrency int // the deliverer's requests in flight at most
+	concurrency int           // the deliverer's requests in flight at most
+	slow        time.Duration // how long the receiver held one request in 16
 	bodyBytes   int64
 	deliver     phase // the deliverer draining the outbox's backlog
 	seq, par    phase // plain POST loops: one, and concurrency in parallel
@@ -65,10 +66,17 @@ type receiver struct {
 	plain int64
 	// arrived, when set, gets the id of each request as it is read.
 	arrived chan string
+	// slow, when set, is how long one request in 16 is held before its
+	// answer: a receiver whose answers vary.
+	slow time.Duration
+	n    atomic.Int64
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
+	if rc.slow > 0 && rc.n.Add(1)%16 == 0 {
+		time.Sleep(rc.slow)
+	}
 	id := r.Header.Get("webhook-id")
 	rc.mu.Lock()
 	if id == "" {
@@ -91,10 +99,11 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // backend): the events are written into its outbox first, the plain loops
 // send their bodies, then the deliverer drains the outbox; last, events
 // are committed one at a time for the latency.
-// With profile, it writes a CPU profile of the deliverer's drain there.
-func webhooks(ctx context.Context, backend string, st *store.Store, n int, profile string, settle func(context.Context) error) (hookResult, error) {
-	res := hookResult{backend: backend, events: n, connectors: hookConnectors, concurrency: min(hookConnectors, webhook.DefaultBatch)}
-	rc := &receiver{seen: map[string]int{}}
+// With slow, the receiver holds one request in 16 that long. With
+// profile, it writes a CPU profile of the deliverer's drain there.
+func webhooks(ctx context.Context, backend string, st *store.Store, n int, slow time.Duration, profile string, settle func(context.Context) error) (hookResult, error) {
+	res := hookResult{backend: backend, events: n, connectors: hookConnectors, concurrency: min(hookConnectors, webhook.DefaultBatch), slow: slow}
+	rc := &receiver{seen: map[string]int{}, slow: slow}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	secret, err := webhook.NewSecret()
@@ -324,6 +333,9 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 func (h hookResult) print(w io.Writer) {
 	fmt.Fprintf(w, "%s webhooks: %d events over %d connectors to one endpoint (%d requests in flight at most), %.0f bytes a body\n",
 		h.backend, h.events, h.connectors, h.concurrency, float64(h.bodyBytes)/float64(max(h.events, 1)))
+	if h.slow > 0 {
+		fmt.Fprintf(w, "%s webhooks: the receiver holds one request in 16 for %v\n", h.backend, h.slow)
+	}
 	fmt.Fprintf(w, "%s webhooks: deliverer %v: %.0f deliveries/s, %.1f µs CPU/delivery; %d duplicates, %d missing\n",
 		h.backend, h.deliver.wall.Round(time.Millisecond), h.deliver.perSecond(), h.deliver.cpuPerRecord(), h.dups, h.missing)
 	fmt.Fprintf(w, "%s webhooks: one plain POST loop %v: %.0f requests/s, %.1f µs CPU/request; %d loops %v: %.0f requests/s, %.1f µs CPU/request\n",
