@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tributary-dev/tributary/search"
 )
@@ -222,18 +221,4 @@ func fuzzyByHand(ctx context.Context, db *sql.DB, q string, expand bool) (int, e
 		}
 	}
 	return got, nil
-}
-
-// timeHand runs a hand query reps times: its p50 and p99, and its rows.
-func timeHand(ctx context.Context, db *sql.DB, h handQuery, reps int) (p50, p99 time.Duration, n int, err error) {
-	var ds []time.Duration
-	for range reps {
-		start := time.Now()
-		if n, err = h.run(ctx, db); err != nil {
-			return 0, 0, 0, err
-		}
-		ds = append(ds, time.Since(start))
-	}
-	slices.Sort(ds)
-	return ds[len(ds)/2], ds[len(ds)*99/100], n, nil
 }

@@ -145,21 +145,14 @@ func main() {
 			be.name, br.sync.records, br.sync.wall.Round(time.Millisecond), br.sync.perSecond(), mib(br.sync.size),
 			float64(br.sync.size)/float64(read.bytes), mib(read.bytes), mib(br.sync.peakRSS))
 		fmt.Printf("%s: sync CPU time (this process, fake server included) %v: %.1f µs/record\n", be.name, br.sync.cpu.Round(time.Millisecond), br.sync.cpuPerRecord())
-		if *searchprofile != "" {
-			f, err := os.Create(*searchprofile + "." + be.name)
-			if err != nil {
-				log.Fatal(err)
-			}
-			if err := pprof.StartCPUProfile(f); err != nil {
-				log.Fatal(err)
-			}
-			defer f.Close()
+		// SQLite's searches are timed later, each alternately with its
+		// best single query (below).
+		if be.name != "sqlite" {
+			stop := startProfile(*searchprofile, be.name)
+			br.searches = queries(ctx, be.name, r.Search, nil, *reps, *only)
+			stop()
+			fmt.Printf("%s: peak RSS of the process during the searches %.1f MiB\n", be.name, mib(peakRSS()))
 		}
-		br.searches = queries(ctx, be.name, r.Search, *reps, *only)
-		if *searchprofile != "" {
-			pprof.StopCPUProfile()
-		}
-		fmt.Printf("%s: peak RSS of the process during the searches %.1f MiB\n", be.name, mib(peakRSS()))
 		r.Close()
 		if be.name == "sqlite" {
 			start := time.Now()
@@ -197,26 +190,25 @@ func main() {
 			}
 			// The hand-made table only for searches to time (-searches ""
 			// measures the syncs alone).
-			if len(br.searches) > 0 {
+			if *only != "" {
 				if err := buildHand(ctx, plainFile); err != nil {
 					log.Fatal(err)
 				}
-			}
-			db, err := sql.Open("sqlite", sqliteDSN(plainFile, false))
-			if err != nil {
-				log.Fatal(err)
-			}
-			for i := range br.searches {
-				s := &br.searches[i]
-				for _, h := range handQueries()[s.key] {
-					p50, p99, hits, err := timeHand(ctx, db, h, *reps)
-					if err != nil {
-						log.Fatalf("%s: %v", h.sql, err)
-					}
-					s.hand = append(s.hand, handResult{h.sql, p50, p99, hits, h.apart})
+				db, err := sql.Open("sqlite", sqliteDSN(plainFile, false))
+				if err != nil {
+					log.Fatal(err)
 				}
+				rs, err := replica.Open(ctx, conn, replica.SQLite(file))
+				if err != nil {
+					log.Fatal(err)
+				}
+				stop := startProfile(*searchprofile, "sqlite")
+				br.searches = queries(ctx, "sqlite", rs.Search, db, *reps, *only)
+				stop()
+				fmt.Printf("sqlite: peak RSS of the process during the searches %.1f MiB\n", mib(peakRSS()))
+				rs.Close()
+				db.Close()
 			}
-			db.Close()
 			if *reuse {
 				err = os.Rename(plainFile, filepath.Join(d, handFile))
 			} else {
@@ -293,7 +285,7 @@ func main() {
 			log.Fatal(err)
 		}
 		fmt.Printf("memory (%d tickets): synced in %v\n", *memN, time.Since(start).Round(time.Millisecond))
-		queries(ctx, "memory", r.Search, *reps, *only)
+		queries(ctx, "memory", r.Search, nil, *reps, *only)
 	}
 	if *markdown != "" {
 		if err := writeMarkdown(*markdown, res); err != nil {
@@ -322,33 +314,15 @@ func searchesOnly(ctx context.Context, dir string, reps int, only, profile strin
 		return false, err
 	}
 	defer r.Close()
-	if profile != "" {
-		f, err := os.Create(profile + ".sqlite")
-		if err != nil {
-			return false, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return false, err
-		}
-	}
-	searches := queries(ctx, "sqlite", r.Search, reps, only)
-	if profile != "" {
-		pprof.StopCPUProfile()
-	}
 	db, err := sql.Open("sqlite", sqliteDSN(hand, false))
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
+	stop := startProfile(profile, "sqlite")
+	searches := queries(ctx, "sqlite", r.Search, db, reps, only)
+	stop()
 	for _, s := range searches {
-		for _, h := range handQueries()[s.key] {
-			p50, p99, hits, err := timeHand(ctx, db, h, reps)
-			if err != nil {
-				return false, fmt.Errorf("%s: %w", h.sql, err)
-			}
-			s.hand = append(s.hand, handResult{h.sql, p50, p99, hits, h.apart})
-		}
 		for _, h := range s.hand {
 			if h.apart {
 				fmt.Printf("sqlite: %-50s measured apart p50 %8.2f ms: %s\n", s.name, ms(h.p50), h.sql)
@@ -375,7 +349,17 @@ func openZendesk(url string) tributary.Connector {
 
 var eqReq = search.Request{Query: search.Query{Filter: search.Eq("status", "open").Ptr()}, Limit: 50}
 
-func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), reps int, only string) []searchResult {
+// minTiming is the least time each search is timed for, beside its best
+// single queries: a search of a tenth of a millisecond is run thousands of
+// times, not reps, so that a neighbour's burst moves its p50 less.
+const minTiming = time.Second
+
+// queries times the searches named in only, each at least reps times and
+// for minTiming. With db (the hand-made table's file), each run of a
+// search is followed by one of each of its best single queries
+// (handQueries), so that the search and its baseline are timed
+// alternately, under the same conditions, rather than minutes apart.
+func queries(ctx context.Context, name string, run func(context.Context, string, search.Request) (*search.Result, error), db *sql.DB, reps int, only string) []searchResult {
 	cases := []struct {
 		key, name string
 		q         search.Request
@@ -392,9 +376,15 @@ func queries(ctx context.Context, name string, run func(context.Context, string,
 		if !slices.Contains(strings.Split(only, ","), c.key) {
 			continue
 		}
+		var hand []handQuery
+		if db != nil {
+			hand = handQueries()[c.key]
+		}
 		var ds []time.Duration
+		hds := make([][]time.Duration, len(hand))
+		rows := make([]int, len(hand))
 		hits := 0
-		for range reps {
+		for began := time.Now(); len(ds) < reps || time.Since(began) < minTiming; {
 			start := time.Now()
 			res, err := run(ctx, "tickets", c.q)
 			if err != nil {
@@ -402,13 +392,43 @@ func queries(ctx context.Context, name string, run func(context.Context, string,
 			}
 			ds = append(ds, time.Since(start))
 			hits = len(res.Hits)
+			for i, h := range hand {
+				start := time.Now()
+				if rows[i], err = h.run(ctx, db); err != nil {
+					log.Fatalf("%s: %v", h.sql, err)
+				}
+				hds[i] = append(hds[i], time.Since(start))
+			}
 		}
-		slices.Sort(ds)
-		s := searchResult{key: c.key, name: c.name, p50: ds[len(ds)/2], p99: ds[len(ds)*99/100], hits: hits}
+		p50, p99 := percentiles(ds)
+		s := searchResult{key: c.key, name: c.name, p50: p50, p99: p99, hits: hits, runs: len(ds)}
+		for i, h := range hand {
+			p50, p99 := percentiles(hds[i])
+			s.hand = append(s.hand, handResult{h.sql, p50, p99, rows[i], h.apart})
+		}
 		fmt.Printf("%s: %-50s p50 %8.2f ms  p99 %8.2f ms  (%d hits)\n", name, c.name, ms(s.p50), ms(s.p99), hits)
 		out = append(out, s)
 	}
 	return out
+}
+
+// startProfile starts a CPU profile into file.backend, when file is set;
+// the function it returns stops it.
+func startProfile(file, backend string) (stop func()) {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file + "." + backend)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 func walSize(file, backend string) int64 {
