@@ -165,7 +165,7 @@ func (res *results) markdown(w io.Writer) {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "\n### Searches, %s: p50 of at least %d runs and a second, each run followed by one of its best single query, against it\n\n", title(br.name), res.reps)
+		fmt.Fprintf(w, "\n### Searches, %s: p50 of at least %d runs and a second, timed in turn with its best single query (blocks of 50 ms), against it\n\n", title(br.name), res.reps)
 		fmt.Fprintf(w, "| search | Tributary p50 | best single query p50 | ratio | target | met | hits / rows | runs |\n|---|---|---|---|---|---|---|---|\n")
 		for _, s := range br.searches {
 			b := s.best()
