@@ -511,14 +511,30 @@ func (l *Load) liveRecords(ctx context.Context) int64 {
 
 // Count returns the number of records of an entity's live copy,
 // deletions left out.
+//
+// The copy is found and counted in one snapshot: a full synchronization
+// that swaps the copies meanwhile is not seen half-way (it was: "no such
+// table", the copy counted having been dropped between the two reads).
 func (s *Store) Count(ctx context.Context, connector, entity string) (int64, error) {
-	id, _, err := s.live(ctx, s.r, connector, entity)
+	var n int64
+	err := s.readLive(ctx, connector, entity, func() (sql.NullInt64, error) {
+		tx, err := s.d.readTx(ctx, s.r)
+		if err != nil {
+			return sql.NullInt64{}, s.d.wrap("stats", err)
+		}
+		defer tx.Rollback()
+		id, _, err := s.live(ctx, tx, connector, entity)
+		if err != nil {
+			return sql.NullInt64{}, err
+		}
+		live := sql.NullInt64{Int64: id, Valid: true}
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+quoteIdent(tableName(id))+" WHERE deleted_at IS NULL").Scan(&n); err != nil {
+			return live, s.d.wrap("stats", err)
+		}
+		return live, nil
+	})
 	if err != nil {
 		return 0, err
-	}
-	var n int64
-	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM "+quoteIdent(tableName(id))+" WHERE deleted_at IS NULL").Scan(&n); err != nil {
-		return 0, s.d.wrap("stats", err)
 	}
 	return n, nil
 }

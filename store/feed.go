@@ -425,14 +425,29 @@ func (s *Store) Changes(ctx context.Context, connector, entity string, cursor in
 	// table (the table is gone, while the snapshot still shows the
 	// references to it): the read starts again, and its new snapshot has
 	// the bytes in the changes (the swap wrote them before the drop).
+	var page *ChangePage
+	err := s.readLive(ctx, connector, entity, func() (live sql.NullInt64, err error) {
+		page, live, err = s.readChanges(ctx, connector, entity, cursor, limit)
+		return live, err
+	})
+	return page, err
+}
+
+// readLive runs read, which reads a copy in one snapshot and returns the
+// live table it read (when it got that far), again, up to three times in
+// all, while it fails and the copy's live table has changed since: a full
+// synchronization swapped the copies and dropped the one it was reading
+// (PostgreSQL finds a table by its name outside the snapshot). It returns
+// read's last error.
+func (s *Store) readLive(ctx context.Context, connector, entity string, read func() (sql.NullInt64, error)) error {
 	for attempt := 1; ; attempt++ {
-		page, live, err := s.readChanges(ctx, connector, entity, cursor, limit)
+		live, err := read()
 		if err == nil || attempt == 3 || !live.Valid {
-			return page, err
+			return err
 		}
 		var now sql.NullInt64
 		if s.r.QueryRowContext(ctx, "SELECT live_table FROM tributary_entities WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2), connector, entity).Scan(&now) != nil || now == live {
-			return page, err
+			return err
 		}
 	}
 }
