@@ -155,33 +155,59 @@ func lookup(m map[string]any, path ...string) any {
 }
 
 // OffsetTotal is offset/count paging with a total in the body (Mailchimp:
-// `count`, `offset` → `total_items`). The next page starts where this one
-// ended; paging stops at the total or on an empty page.
+// `count`, `offset` → `total_items`; Jira: `maxResults`, `startAt` →
+// `total`, `isLast`). The next page starts where this one ended; paging
+// stops at the total, where LastField says the page is the last, or on an
+// empty page. A list that gives no total (Jira's user search, a bare array)
+// goes on while a page is full: as many records as SizeParam asked for.
 type OffsetTotal struct {
 	OffsetParam string // "offset"
 	TotalField  string // "total_items"
+	// LastField, when set, is a boolean member of the body that is true on
+	// the last page (Jira's isLast); Meta carries it.
+	LastField string
+	// SizeParam, when set, is the page-size param: without a total, a page
+	// with fewer records than it asked for is the last.
+	SizeParam string
 }
 
 // Page implements Style.
 func (s OffsetTotal) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
 
 func (s OffsetTotal) meta(r *Response) (map[string]any, error) {
+	m := map[string]any{}
+	if s.LastField != "" {
+		if raw, ok := r.Fields[s.LastField]; ok {
+			last, ok := jsonx.Bool(raw)
+			if !ok {
+				return nil, fmt.Errorf("pagination: %s is %s, not a boolean", s.LastField, raw)
+			}
+			m[s.LastField] = last
+		}
+	}
 	raw, ok := r.Fields[s.TotalField]
-	if !ok {
-		return map[string]any{}, nil
+	if !ok || (s.SizeParam != "" && jsonx.IsNull(raw)) {
+		return m, nil
 	}
 	total, ok := jsonx.Int(raw)
 	if !ok {
 		return nil, fmt.Errorf("pagination: %s is %s, not an integer", s.TotalField, raw)
 	}
-	return map[string]any{s.TotalField: total}, nil
+	m[s.TotalField] = total
+	return m, nil
 }
 
 // Next implements Resumer.
 func (s OffsetTotal) Next(params, meta map[string]any, count int) map[string]any {
-	total, ok := asInt(meta[s.TotalField])
 	off := intParam(params, s.OffsetParam) + int64(count)
-	if !ok || count == 0 || off >= total {
+	if last, _ := meta[s.LastField].(bool); count == 0 || (s.LastField != "" && last) {
+		return nil
+	}
+	total, ok := asInt(meta[s.TotalField])
+	switch {
+	case ok && off >= total:
+		return nil
+	case !ok && (s.SizeParam == "" || int64(count) < intParam(params, s.SizeParam)):
 		return nil
 	}
 	return with(params, s.OffsetParam, off)
@@ -199,6 +225,97 @@ func (s OffsetTotal) Plan(params, meta map[string]any, count, n int) []map[strin
 		out = append(out, with(params, s.OffsetParam, off))
 	}
 	return out
+}
+
+// Token is paging by an opaque token that each page names in a member of
+// its body, perhaps nested (Jira's and Google's `nextPageToken`, Slack's
+// `response_metadata.next_cursor`, Asana's `next_page.offset`): it goes
+// into the next request as Param. The list ends where the token is
+// absent, null or "" (Slack's end marker), or where the boolean member
+// Last is true (Jira's isLast). Meta holds, raw, the top-level members
+// that Field and Last start with.
+type Token struct {
+	// Param is the request param the token goes into ("nextPageToken").
+	Param string
+	// Field is the dot path of the token in the body ("nextPageToken",
+	// "response_metadata.next_cursor").
+	Field string
+	// Last, when set, is a boolean top-level member that is true on the
+	// last page.
+	Last string
+}
+
+// Page implements Style.
+func (s Token) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (s Token) meta(r *Response) (map[string]any, error) {
+	m := map[string]any{}
+	top, _, _ := strings.Cut(s.Field, ".")
+	if raw, ok := r.Fields[top]; ok {
+		m[top] = value(raw)
+	}
+	if s.Last != "" {
+		if raw, ok := r.Fields[s.Last]; ok {
+			last, ok := jsonx.Bool(raw)
+			if !ok && !jsonx.IsNull(raw) {
+				return nil, fmt.Errorf("pagination: %s is %s, not a boolean", s.Last, raw)
+			}
+			m[s.Last] = last
+		}
+	}
+	return m, nil
+}
+
+// Next implements Resumer.
+func (s Token) Next(params, meta map[string]any, _ int) map[string]any {
+	if last, _ := meta[s.Last].(bool); s.Last != "" && last {
+		return nil
+	}
+	if tok := str(lookup(meta, strings.Split(s.Field, ".")...)); tok != "" {
+		return with(params, s.Param, tok)
+	}
+	return nil
+}
+
+// Relay is GraphQL's cursor connections (Relay's specification, as Linear
+// and GitHub's GraphQL API page): the connection's `pageInfo
+// {hasNextPage endCursor}` beside its `nodes`, and the next request
+// carries endCursor as the variable After. The route's Records path names
+// the nodes ("data.issues.nodes"), so that pageInfo is a field of the page.
+// Meta {"pageInfo": {...}} as the source sent it.
+type Relay struct {
+	// After is the param (a variable of the query) the cursor goes into;
+	// "" means "after".
+	After string
+}
+
+// Page implements Style.
+func (s Relay) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (Relay) meta(r *Response) (map[string]any, error) {
+	raw, ok := r.Fields["pageInfo"]
+	if !ok || jsonx.IsNull(raw) {
+		return map[string]any{}, nil
+	}
+	info := value(raw)
+	if _, ok := info.(map[string]any); !ok {
+		return nil, fmt.Errorf("pagination: pageInfo is %s, not an object", raw)
+	}
+	return map[string]any{"pageInfo": info}, nil
+}
+
+// Next implements Resumer.
+func (s Relay) Next(params, meta map[string]any, _ int) map[string]any {
+	more, _ := lookup(meta, "pageInfo", "hasNextPage").(bool)
+	cur := str(lookup(meta, "pageInfo", "endCursor"))
+	if !more || cur == "" {
+		return nil
+	}
+	after := s.After
+	if after == "" {
+		after = "after"
+	}
+	return with(params, after, cur)
 }
 
 // RecordsCursor is Gong's paging: a `records` object {totalRecords,

@@ -136,8 +136,20 @@ func Open(s Setup) (*Connector, error) {
 		}
 		cfg.Limiter = rate.NewLimiter(rate.Limit(o.RatePerSecond), burst)
 	}
-	if s.Kind.RetryAfter != nil {
-		ra := s.Kind.RetryAfter
+	if s.Kind.RateLimits != nil {
+		budget, wait := RateLimitsOf(s.Kind.RateLimits)
+		if cfg.Budget == nil {
+			if cfg.Budget, err = BudgetFrom(s.Kind.Type, s.Kind.Type+".budget_pacing", o.Settings, budget); err != nil {
+				return nil, err
+			}
+		}
+		if s.Kind.RetryAfter == nil {
+			k := *s.Kind
+			k.RetryAfter = wait
+			c.kind = &k
+		}
+	}
+	if ra := c.kind.RetryAfter; ra != nil {
 		cfg.RetryAfter = func(resp *http.Response) (time.Duration, bool) { return ra(resp, time.Now()) }
 	}
 	c.client = transport.New(cfg)
@@ -472,15 +484,27 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 	if rt.Once {
 		policy.MaxRetries = 0
 	}
-	err := RetryBody(ctx, policy, func() (bool, error) {
+	attempt := func() (bool, error) {
 		var err error
 		resp, err = c.send(ctx, entity, a, rt, norm)
 		if err != nil {
 			return false, err
 		}
 		body, err = c.readBody(ctx, entity, a, resp)
+		if err == nil {
+			if be := c.bodyError(entity, a, resp, body); be != nil {
+				return false, be
+			}
+		}
 		return err != nil, err
-	})
+	}
+	var err error
+	for n := 0; ; n++ {
+		err = RetryBody(ctx, policy, attempt)
+		if !c.throttledInBody(ctx, err, n, policy) {
+			break
+		}
+	}
 	if err != nil {
 		var te *tributary.Error
 		if !errors.As(err, &te) { // the context ended during a backoff
@@ -489,6 +513,34 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 		return nil, nil, err
 	}
 	return resp, body, nil
+}
+
+// throttledInBody waits before another attempt when err is a rate limit
+// that the transport did not wait for itself (one a source reports in the
+// body of a 200 or 400, as GraphQL's RATELIMITED), within the retry
+// policy: at most p.MaxRetries more attempts, each after the answer's
+// reset (or the backoff) when it is no longer than p.MaxRateLimitWait and
+// ends before ctx's deadline. It reports whether to try again.
+func (c *Connector) throttledInBody(ctx context.Context, err error, n int, p tributary.RetryPolicy) bool {
+	var te *tributary.Error
+	if err == nil || !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrRateLimited) ||
+		te.StatusCode == http.StatusTooManyRequests || te.StatusCode >= 500 || n >= p.MaxRetries {
+		return false
+	}
+	wait := te.RetryAfter
+	if wait <= 0 {
+		wait = backoff(p, n)
+	}
+	if p.MaxRateLimitWait > 0 && wait > p.MaxRateLimitWait {
+		return false
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+		return false
+	}
+	// The transport counted an error status with a reset signal as
+	// throttled already; a 2xx, or a 400 without one, it did not.
+	c.client.NoteRetry(te.StatusCode < 400 || te.RetryAfter <= 0)
+	return sleep(ctx, wait) == nil
 }
 
 // RetryBody runs attempt (one request and the reading of its answer), and
@@ -652,7 +704,7 @@ func RetryHook(fn func(tributary.Retrying), redact func(string) string) func(tra
 
 func (c *Connector) httpError(entity string, a tributary.Action, resp *http.Response, body []byte) *tributary.Error {
 	e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.SentinelForStatus(resp.StatusCode)}
-	if c.kind.ParseError != nil {
+	if !c.parseRule(resp, body, e) && c.kind.ParseError != nil {
 		c.kind.ParseError(resp.StatusCode, resp.Header, body, e)
 	}
 	if e.Message == "" {
@@ -665,10 +717,18 @@ func (c *Connector) httpError(entity string, a tributary.Action, resp *http.Resp
 	if c.kind.Classify != nil {
 		c.kind.Classify(resp.StatusCode, resp.Header, body, e)
 	}
+	c.finishError(e, resp)
+	return e
+}
+
+// finishError completes an error read from an answer: whether a retry
+// could help, the wait the answer asks for, and every text taken from the
+// answer redacted.
+func (c *Connector) finishError(e *tributary.Error, resp *http.Response) {
 	if errors.Is(e.Err, tributary.ErrRateLimited) || errors.Is(e.Err, tributary.ErrServer) {
 		e.Retryable = true
 	}
-	if d, ok := c.client.RetryAfter(resp); ok && (resp.StatusCode == 429 || resp.StatusCode == 403 || resp.StatusCode >= 500) {
+	if d, ok := c.client.RetryAfter(resp); ok && (resp.StatusCode == 429 || resp.StatusCode == 403 || resp.StatusCode >= 500 || errors.Is(e.Err, tributary.ErrRateLimited)) {
 		e.RetryAfter = d
 	}
 	// Everything taken from the response is redacted: the credentials as
@@ -682,7 +742,6 @@ func (c *Connector) httpError(entity string, a tributary.Action, resp *http.Resp
 	e.Code = redactSent(c.redact(e.Code), sent)
 	e.RequestID = redactSent(c.redact(e.RequestID), sent)
 	e.Param = redactSent(c.redact(e.Param), sent)
-	return e
 }
 
 // redactSent hides an Authorization header value in s, and the credential
@@ -811,7 +870,7 @@ func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*h
 		if r, ok := rt.Rename[k]; ok {
 			name = r
 		}
-		if rt.Body && !inQuery[k] {
+		if (rt.Body || rt.GraphQL != "") && !inQuery[k] {
 			if body == nil {
 				body = map[string]any{}
 			}
@@ -836,7 +895,16 @@ func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*h
 	}
 	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 	var rdr io.Reader
-	if rt.Body {
+	if rt.GraphQL != "" {
+		// The params are the query's variables.
+		vars := body
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		body = map[string]any{"query": rt.GraphQL, "variables": vars}
+		method = http.MethodPost
+	}
+	if rt.Body || rt.GraphQL != "" {
 		if body == nil {
 			body = map[string]any{}
 		}
@@ -850,7 +918,7 @@ func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*h
 	if err != nil {
 		return nil, err
 	}
-	if rt.Body {
+	if rt.Body || rt.GraphQL != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	addHeader(req, rt.Header)

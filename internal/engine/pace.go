@@ -86,17 +86,155 @@ func BudgetFrom(kind, name string, settings map[string]string, read func(*http.R
 // limit, the requests remaining and the reset in Unix seconds (GitHub's
 // x-ratelimit-limit, -remaining and -reset).
 func HeaderBudget(limit, remaining, reset string) func(*http.Response) (transport.Budget, bool) {
-	return func(resp *http.Response) (transport.Budget, bool) {
-		h := resp.Header
-		rem, err := strconv.Atoi(strings.TrimSpace(h.Get(remaining)))
-		if err != nil {
-			return transport.Budget{}, false
-		}
-		sec, err := strconv.ParseInt(strings.TrimSpace(h.Get(reset)), 10, 64)
-		if err != nil || sec <= 0 {
-			return transport.Budget{}, false
-		}
-		lim, _ := strconv.Atoi(strings.TrimSpace(h.Get(limit)))
-		return transport.Budget{Limit: lim, Remaining: rem, Reset: time.Unix(sec, 0)}, true
+	return RateLimitHeaders{Limit: limit, Remaining: remaining, Reset: reset}.Budget
+}
+
+// ResetUnit is how a rate-limit header writes when the window ends.
+type ResetUnit int
+
+const (
+	// ResetEpochSeconds is a Unix time in seconds (GitHub, Intercom).
+	ResetEpochSeconds ResetUnit = iota
+	// ResetEpochMillis is a Unix time in milliseconds (Linear).
+	ResetEpochMillis
+	// ResetAfterSeconds is the seconds from now to the reset.
+	ResetAfterSeconds
+	// ResetISO8601 is a time in ISO 8601 (Jira: 2026-11-29T05:50Z).
+	ResetISO8601
+)
+
+// RateLimitHeaders declares, as data, the headers in which a source
+// announces its current rate-limit window, so that one mechanism reads
+// them for every kind: the budget a client keeps to on its own
+// (transport.Config.Budget) and, on a throttled answer, how long to wait
+// (Kind.RetryAfter). Either the three headers Limit, Remaining and Reset,
+// or Structured: an IETF RateLimit header (draft-ietf-httpapi-ratelimit-
+// headers) of the form `"policy";r=<remaining>;t=<seconds to reset>`, as
+// Atlassian's Beta-RateLimit.
+type RateLimitHeaders struct {
+	// Limit, Remaining and Reset are header names; Limit may be "".
+	Limit, Remaining, Reset string
+	// Unit is how Reset writes the reset.
+	Unit ResetUnit
+	// Structured, when set, names an IETF RateLimit header read instead.
+	Structured string
+}
+
+// Budget reads the window an answer announces; false when it announces
+// none in these headers.
+func (r RateLimitHeaders) Budget(resp *http.Response) (transport.Budget, bool) {
+	return r.budgetAt(resp, time.Now())
+}
+
+func (r RateLimitHeaders) budgetAt(resp *http.Response, now time.Time) (transport.Budget, bool) {
+	h := resp.Header
+	if r.Structured != "" {
+		return structuredBudget(h.Get(r.Structured), now)
 	}
+	rem, err := strconv.Atoi(strings.TrimSpace(h.Get(r.Remaining)))
+	if err != nil {
+		return transport.Budget{}, false
+	}
+	reset, ok := r.resetAt(h.Get(r.Reset), now)
+	if !ok {
+		return transport.Budget{}, false
+	}
+	var lim int
+	if r.Limit != "" {
+		lim, _ = strconv.Atoi(strings.TrimSpace(h.Get(r.Limit)))
+	}
+	return transport.Budget{Limit: lim, Remaining: rem, Reset: reset}, true
+}
+
+// resetAt reads a reset header in the declared unit.
+func (r RateLimitHeaders) resetAt(v string, now time.Time) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	if r.Unit == ResetISO8601 {
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z0700"} {
+			if t, err := time.Parse(layout, v); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || (n == 0 && r.Unit <= ResetEpochMillis) {
+		return time.Time{}, false
+	}
+	switch r.Unit {
+	case ResetEpochMillis:
+		return time.UnixMilli(n), true
+	case ResetAfterSeconds:
+		return now.Add(time.Duration(n) * time.Second), true
+	}
+	return time.Unix(n, 0), true
+}
+
+// structuredBudget reads `"policy";r=12;t=30` (several comma-separated
+// items: the one with the fewest requests left counts).
+func structuredBudget(v string, now time.Time) (transport.Budget, bool) {
+	var best transport.Budget
+	found := false
+	for item := range strings.SplitSeq(v, ",") {
+		rem, secs := -1, -1
+		for p := range strings.SplitSeq(item, ";") {
+			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if !ok {
+				continue
+			}
+			n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(val), `"`))
+			if err != nil || n < 0 {
+				continue
+			}
+			switch strings.TrimSpace(k) {
+			case "r":
+				rem = n
+			case "t":
+				secs = n
+			}
+		}
+		if rem < 0 || secs < 0 {
+			continue
+		}
+		if !found || rem < best.Remaining {
+			best, found = transport.Budget{Remaining: rem, Reset: now.Add(time.Duration(secs) * time.Second)}, true
+		}
+	}
+	return best, found
+}
+
+// Wait is the kind's reset signal (Kind.RetryAfter): on a 429, or an
+// answer that says no requests remain, the time until the window's reset;
+// false otherwise, or when the headers say nothing of it.
+func (r RateLimitHeaders) Wait(resp *http.Response, now time.Time) (time.Duration, bool) {
+	b, ok := r.budgetAt(resp, now)
+	if !ok || (resp.StatusCode != http.StatusTooManyRequests && b.Remaining > 0) {
+		return 0, false
+	}
+	return max(b.Reset.Sub(now), 0), true
+}
+
+// RateLimitsOf combines a kind's rate-limit headers: the budget of the
+// first that an answer carries, and its wait.
+func RateLimitsOf(rls []RateLimitHeaders) (budget func(*http.Response) (transport.Budget, bool), wait func(*http.Response, time.Time) (time.Duration, bool)) {
+	if len(rls) == 0 {
+		return nil, nil
+	}
+	budget = func(resp *http.Response) (transport.Budget, bool) {
+		for _, r := range rls {
+			if b, ok := r.Budget(resp); ok {
+				return b, true
+			}
+		}
+		return transport.Budget{}, false
+	}
+	wait = func(resp *http.Response, now time.Time) (time.Duration, bool) {
+		for _, r := range rls {
+			if d, ok := r.Wait(resp, now); ok {
+				return d, true
+			}
+		}
+		return 0, false
+	}
+	return budget, wait
 }

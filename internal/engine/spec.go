@@ -34,6 +34,17 @@ type Kind struct {
 	RetryAfter func(resp *http.Response, now time.Time) (time.Duration, bool)
 	// Retryable decides retries before the default rules (see transport.Config).
 	Retryable func(resp *http.Response) (retry, decided bool)
+	// Errors, when set, is how the source reports failures inside a
+	// response body (Slack's ok:false, GraphQL's errors[]): a 2xx answer
+	// that carries one is an error, and on an error status the rule reads
+	// the body before ParseError does.
+	Errors *ErrorRule
+	// RateLimits are the headers in which the source announces its
+	// rate-limit windows: the client keeps to the budget they announce
+	// (unless Setup.Budget says otherwise, or the setting
+	// "<type>.budget_pacing" is false), and waits for their reset on a
+	// throttled answer when RetryAfter is nil.
+	RateLimits []RateLimitHeaders
 	// Check is the kind's credential check: one cheap authenticated
 	// request, sent without params, that the source answers with 2xx only
 	// for working credentials (GitHub's GET /user). CheckCredentials sends
@@ -110,6 +121,12 @@ type Route struct {
 	// endpoint answers a directory with the array of its entries and a
 	// file with the file's own object.
 	One bool
+	// GraphQL, when set, is the text of a GraphQL query (a catalogue row's
+	// data): the request is a POST of {"query": GraphQL, "variables": …} to
+	// Path, the params that are not in the path being the variables, under
+	// their Rename names. Records is then a dot path into the answer
+	// ("data.issues.nodes"), and paging is pagination.Relay.
+	GraphQL string
 	// FileURL, for a two-step download, is the path inside the response
 	// of Path to the file's URL; nil means Path answers with the bytes.
 	FileURL []string

@@ -278,7 +278,10 @@ type Page struct {
 // Spec says where a page's records are (see Split).
 type Spec struct {
 	// Key is the member of an object body that holds the records array;
-	// "" means the body is a bare array of records.
+	// "" means the body is a bare array of records. A dot path
+	// ("data.issues.nodes") names an array inside nested objects: the
+	// page's Fields are then the members beside it ("pageInfo"), and a
+	// missing or null object on the way is a page without the key.
 	Key string
 	// Drop leaves out the records (objects) whose top-level member of this
 	// name is present and not null, in the same pass: GitHub's issues list,
@@ -314,6 +317,9 @@ func SplitPageDrop(body []byte, key, drop string) (Page, error) {
 // under the key, a missing key when spec requires it) one wrapping ErrShape
 // that says what was expected and what arrived.
 func Split(body []byte, spec Spec) (Page, error) {
+	if dot := strings.LastIndexByte(spec.Key, '.'); dot >= 0 {
+		return splitNested(body, spec, dot)
+	}
 	var p Page
 	key, drop := spec.Key, spec.Drop
 	if key == "" {
@@ -393,11 +399,88 @@ func Split(body []byte, spec Spec) (Page, error) {
 	return p, nil
 }
 
+// splitNested is Split of a Key that is a dot path: the whole body is
+// validated, then the object that holds the last step is split.
+func splitNested(body []byte, spec Spec, dot int) (Page, error) {
+	outer := spec.Key[:dot]
+	if err := validate(body); err != nil {
+		return Page{}, err
+	}
+	inner, ok := Lookup(body, strings.Split(outer, ".")...)
+	if !ok || IsNull(inner) {
+		if spec.Required {
+			return Page{}, &shapeError{expected: fmt.Sprintf("an object under %q", outer), got: describePath(body, outer)}
+		}
+		return Page{}, nil
+	}
+	if inner[0] != '{' {
+		return Page{}, &shapeError{expected: fmt.Sprintf("an object under %q", outer), got: describe(inner, 0)}
+	}
+	sub := spec
+	sub.Key = spec.Key[dot+1:]
+	p, err := Split(inner, sub)
+	var se *shapeError
+	if errors.As(err, &se) {
+		se.expected = strings.Replace(se.expected, fmt.Sprintf("%q", sub.Key), fmt.Sprintf("%q", spec.Key), 1)
+	}
+	return p, err
+}
+
+// validate checks that data holds exactly one valid JSON value.
+func validate(data []byte) error {
+	i := skipWS(data, 0)
+	if i >= len(data) {
+		return &shapeError{expected: "JSON", got: "an empty body", empty: true}
+	}
+	end, err := skipValue(data, i, 1)
+	if err != nil {
+		return err
+	}
+	if j := skipWS(data, end); j != len(data) {
+		return syntaxErr(j, "data after the top-level value")
+	}
+	return nil
+}
+
+// describePath says what a valid body holds instead of an object at the
+// dot path: the members of the deepest object on the way.
+func describePath(body []byte, path string) string {
+	cur := body
+	for step := range strings.SplitSeq(path, ".") {
+		next, ok := Lookup(cur, step)
+		if !ok {
+			if m, err := Members(cur); err == nil {
+				return memberList(m)
+			}
+			return describe(cur, skipWS(cur, 0))
+		}
+		if IsNull(next) {
+			return "null"
+		}
+		cur = next
+	}
+	return describe(cur, skipWS(cur, 0))
+}
+
 // Object returns the record object of a response body: the body itself,
-// as it is (key ""), or the object under its member key. Malformed JSON is an error
+// as it is (key ""), or the object under its member key (a dot path names
+// an object inside nested objects: "data.issue"). Malformed JSON is an error
 // wrapping ErrSyntax; anything but an object there (a missing key, null,
 // an array) one wrapping ErrShape that says what arrived.
 func Object(body []byte, key string) ([]byte, error) {
+	if dot := strings.LastIndexByte(key, '.'); dot >= 0 {
+		if err := validate(body); err != nil {
+			return nil, err
+		}
+		v, ok := Lookup(body, strings.Split(key, ".")...)
+		if !ok || IsNull(v) {
+			return nil, &shapeError{expected: fmt.Sprintf("an object under %q", key), got: describePath(body, key)}
+		}
+		if v[0] != '{' {
+			return nil, &shapeError{expected: fmt.Sprintf("an object under %q", key), got: describe(v, 0)}
+		}
+		return v, nil
+	}
 	m, err := Members(body)
 	if err != nil {
 		if key != "" && errors.Is(err, ErrShape) {

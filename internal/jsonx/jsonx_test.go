@@ -298,3 +298,46 @@ func TestShapeErrors(t *testing.T) {
 		t.Errorf("Object: %s %v", v, err)
 	}
 }
+
+// A dot path names a records array inside nested objects (GraphQL's
+// data.<connection>.nodes): the page's fields are the members beside it.
+func TestSplitNested(t *testing.T) {
+	body := []byte(`{"data":{"issues":{"pageInfo":{"hasNextPage":true,"endCursor":"c2"},"nodes":[{"id":"a"},{"id":"b"}]}},"extensions":{}}`)
+	p, err := Split(body, Spec{Key: "data.issues.nodes", Required: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Records) != 2 || string(p.Records[1]) != `{"id":"b"}` {
+		t.Errorf("records %q", p.Records)
+	}
+	if string(p.Fields["pageInfo"]) != `{"hasNextPage":true,"endCursor":"c2"}` || len(p.Fields) != 1 {
+		t.Errorf("fields %q", p.Fields)
+	}
+	// A body that is not valid JSON after the records is refused, as a
+	// flat page's is.
+	if _, err := Split(append(body[:len(body)-1:len(body)-1], []byte(`,"x":}`)...), Spec{Key: "data.issues.nodes"}); !errors.Is(err, ErrSyntax) {
+		t.Errorf("malformed tail: %v", err)
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{"data":null,"errors":[{"message":"x"}]}`, `expected an object under "data.issues", got null`},
+		{`{"data":{"teams":{}}}`, `expected an object under "data.issues", got an object with "teams"`},
+		{`{"data":{"issues":{"nodes":{}}}}`, `expected an array under "data.issues.nodes", got an object`},
+		{`{"data":{"issues":[]}}`, `expected an object under "data.issues", got an array`},
+	} {
+		_, err := Split([]byte(c.body), Spec{Key: "data.issues.nodes", Required: true})
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrShape) {
+			t.Errorf("%s: %v, want %q", c.body, err, c.want)
+		}
+	}
+	// Not required: a missing object is a page without records.
+	if p, err := Split([]byte(`{"data":null}`), Spec{Key: "data.issues.nodes"}); err != nil || p.Found || len(p.Records) != 0 {
+		t.Errorf("not required: %+v %v", p, err)
+	}
+	obj, err := Object([]byte(`{"data":{"issue":{"id":"x"}}}`), "data.issue")
+	if err != nil || string(obj) != `{"id":"x"}` {
+		t.Errorf("Object: %s %v", obj, err)
+	}
+	if _, err := Object([]byte(`{"data":{"issue":null}}`), "data.issue"); err == nil || err.Error() != `expected an object under "data.issue", got null` {
+		t.Errorf("Object null: %v", err)
+	}
+}

@@ -173,6 +173,17 @@ func (c *Client) Usage() (requests, retries, throttled int64) {
 	return c.requests.Load(), c.retries.Load(), c.throttled.Load()
 }
 
+// NoteRetry counts a retry that the caller made itself, after an answer
+// the transport could not judge (a rate limit reported inside a body):
+// one more request will be counted when it is sent; throttled counts the
+// answer as one that asked the client to slow down.
+func (c *Client) NoteRetry(throttled bool) {
+	c.retries.Add(1)
+	if throttled {
+		c.throttled.Add(1)
+	}
+}
+
 // throttle reports whether resp asks the client to slow down: a 429, or
 // another error status that carries a reset signal (GitHub's 403 with no
 // requests remaining).
