@@ -63,6 +63,15 @@ func Bearer(token string) Auth {
 	})
 }
 
+// Header returns credentials sent as the whole value of one header, with
+// no scheme (Linear's personal API keys: "Authorization: lin_api_…").
+func Header(name, value string) Auth {
+	return AuthFunc(func(req *http.Request) error {
+		req.Header.Set(name, value)
+		return nil
+	})
+}
+
 // Pace limits the requests Match accepts to Limiter's rate.
 type Pace struct {
 	Match   func(*http.Request) bool
