@@ -1,6 +1,9 @@
 package tributary
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // OAuthApp describes, as data, a vendor's OAuth 2.0 authorization-code
 // flow as this library runs it for one connector kind: where the user
@@ -21,8 +24,22 @@ type OAuthApp struct {
 	TokenURL string
 	// MetadataURL, when set, is called after the exchange with
 	// "Authorization: OAuth <access token>"; fields of its JSON answer
-	// are OAuthFromMetadata sources (Mailchimp's data centre).
+	// are OAuthFromMetadata sources (Mailchimp's data centre). It is a
+	// Lookup with that scheme; Lookup, when set, wins.
 	MetadataURL string
+	// Lookup, when set, is a request the flow sends after the exchange,
+	// with the new access token, to learn what the token answer does not
+	// say: Atlassian's cloud id of the site the user chose, from which the
+	// API's base URL follows. Fields of the object it answers (or of the
+	// element Pick chooses from an array) are OAuthFromMetadata sources.
+	Lookup *OAuthLookup
+	// AuthParams are sent as they are on the consent URL, besides the
+	// standard ones: Atlassian's audience=api.atlassian.com and
+	// prompt=consent, Google's access_type=offline.
+	AuthParams map[string]string
+	// ScopeSeparator joins Scopes in the consent URL; "" means a space
+	// (RFC 6749). Linear and Slack take commas.
+	ScopeSeparator string
 	// Scopes are the read-only scopes the kind's catalogue needs; empty
 	// when the vendor takes none in the request (they are set on the
 	// app).
@@ -50,7 +67,46 @@ func (a OAuthApp) Clone() OAuthApp {
 	a.Scopes = slices.Clone(a.Scopes)
 	a.Inputs = slices.Clone(a.Inputs)
 	a.Credentials = slices.Clone(a.Credentials)
+	a.AuthParams = maps.Clone(a.AuthParams)
+	if a.Lookup != nil {
+		l := *a.Lookup
+		if l.Pick != nil {
+			p := *l.Pick
+			p.Match = slices.Clone(p.Match)
+			l.Pick = &p
+		}
+		a.Lookup = &l
+	}
 	return a
+}
+
+// OAuthLookup is a request sent after the exchange with the new access
+// token (OAuthApp.Lookup).
+type OAuthLookup struct {
+	// URL is the endpoint (placeholders as in AuthURL).
+	URL string
+	// Scheme is the Authorization scheme the token is sent with: "Bearer"
+	// (the default) or Mailchimp's "OAuth".
+	Scheme string
+	// Pick, when the answer is an array, chooses its element; nil means
+	// the answer must be an object.
+	Pick *OAuthPick
+}
+
+// OAuthPick chooses one element of a lookup's array answer: Atlassian's
+// accessible resources list every site the user granted, and the flow
+// keeps one.
+type OAuthPick struct {
+	// Input names the flow input that says which element to keep (a
+	// site's name); when the caller gives none, the only element is kept,
+	// and several are an error that lists them.
+	Input string
+	// Match are the element's fields compared with the input: equal to it,
+	// or a URL whose host is it or starts with it and a dot
+	// ("https://acme.atlassian.net" matches "acme").
+	Match []string
+	// Label is the field that names an element in errors ("url").
+	Label string
 }
 
 // OAuthClientAuth is how an OAuth client authenticates at the token
@@ -94,9 +150,11 @@ const (
 	// refresh tokens by themselves need it).
 	OAuthFromClientSecret
 	// OAuthFromToken is the field Key of the token response
-	// (Salesforce's instance_url, Gong's api_base_url_for_customer).
+	// (Salesforce's instance_url, Gong's api_base_url_for_customer); a dot
+	// path reads a nested one (Slack's team.id).
 	OAuthFromToken
-	// OAuthFromMetadata is the field Key of MetadataURL's answer.
+	// OAuthFromMetadata is the field Key (a dot path) of the answer of
+	// MetadataURL or Lookup.
 	OAuthFromMetadata
 	// OAuthFromInput is the flow input Key, as given (a caller's value,
 	// not a default).

@@ -136,11 +136,12 @@ func (c Config) Format(f fmt.State, verb rune) {
 // Flow runs one kind's authorization-code flow for one OAuth app. It holds
 // no per-user state and is safe for concurrent use.
 type Flow struct {
-	app         tributary.OAuthApp
-	conf        oauth2.Config
-	metadataURL string
-	inputs      map[string]string // given by the caller
-	hc          *http.Client
+	app       tributary.OAuthApp
+	conf      oauth2.Config
+	lookup    *tributary.OAuthLookup // nil: none
+	lookupURL string
+	inputs    map[string]string // given by the caller
+	hc        *http.Client
 }
 
 // New returns the flow of connectorType (see kinds.OAuthApp).
@@ -234,9 +235,15 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 	if err != nil {
 		return fail("token URL: %v", err)
 	}
-	metadataURL, err := resolve(app.MetadataURL)
-	if err != nil {
-		return fail("metadata URL: %v", err)
+	lookup := app.Lookup
+	if lookup == nil && app.MetadataURL != "" {
+		lookup = &tributary.OAuthLookup{URL: app.MetadataURL, Scheme: "OAuth"}
+	}
+	var lookupURL string
+	if lookup != nil {
+		if lookupURL, err = resolve(lookup.URL); err != nil {
+			return fail("lookup URL: %v", err)
+		}
 	}
 	scopes := app.Scopes
 	if cfg.Scopes != nil {
@@ -262,8 +269,9 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 			ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL, Scopes: scopes,
 			Endpoint: oauth2.Endpoint{AuthURL: authURL, TokenURL: tokenURL, AuthStyle: style},
 		},
-		metadataURL: metadataURL,
-		inputs:      given,
+		lookup:    lookup,
+		lookupURL: lookupURL,
+		inputs:    given,
 		hc:          hc,
 	}, nil
 }
@@ -299,6 +307,12 @@ func (a Authorization) Format(f fmt.State, verb rune) {
 func (f *Flow) AuthCodeURL() Authorization {
 	a := Authorization{State: rand.Text()}
 	var opts []oauth2.AuthCodeOption
+	for _, k := range slices.Sorted(maps.Keys(f.app.AuthParams)) {
+		opts = append(opts, oauth2.SetAuthURLParam(k, f.app.AuthParams[k]))
+	}
+	if sep := f.app.ScopeSeparator; sep != "" && sep != " " && len(f.conf.Scopes) > 0 {
+		opts = append(opts, oauth2.SetAuthURLParam("scope", strings.Join(f.conf.Scopes, sep)))
+	}
 	if f.app.PKCE {
 		a.Verifier = oauth2.GenerateVerifier()
 		opts = append(opts, oauth2.S256ChallengeOption(a.Verifier))
@@ -389,7 +403,7 @@ func (f *Flow) Exchange(ctx context.Context, code, verifier string) (Credentials
 		return nil, f.exchangeError(err)
 	}
 	var meta map[string]any
-	if f.metadataURL != "" {
+	if f.lookup != nil {
 		if meta, err = f.metadata(ctx, tok.AccessToken); err != nil {
 			return nil, err
 		}
@@ -407,9 +421,10 @@ func (f *Flow) Exchange(ctx context.Context, code, verifier string) (Credentials
 		case tributary.OAuthFromClientSecret:
 			v = f.conf.ClientSecret
 		case tributary.OAuthFromToken:
-			v = text(tok.Extra(fld.Key))
+			top, rest, _ := strings.Cut(fld.Key, ".")
+			v = text(at(tok.Extra(top), rest))
 		case tributary.OAuthFromMetadata:
-			v = text(meta[fld.Key])
+			v = text(at(meta, fld.Key))
 		case tributary.OAuthFromInput:
 			v = f.inputs[fld.Key]
 		}
@@ -442,6 +457,21 @@ func sourceName(f tributary.OAuthField) string {
 		return "input " + f.Key
 	}
 	return "client"
+}
+
+// at follows a dot path into a decoded JSON value ("" is v itself).
+func at(v any, path string) any {
+	if path == "" {
+		return v
+	}
+	for step := range strings.SplitSeq(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[step]
+	}
+	return v
 }
 
 // text renders a JSON scalar of a vendor's answer as a credentials string.
@@ -490,16 +520,21 @@ func (f *Flow) exchangeError(err error) error {
 	return e
 }
 
-// metadata calls the app's metadata endpoint with the new access token.
+// metadata sends the app's lookup with the new access token and returns
+// the object it answers, or the element its Pick chooses.
 func (f *Flow) metadata(ctx context.Context, token string) (map[string]any, error) {
 	fail := func(sentinel error, status int, msg string, cause error) (map[string]any, error) {
 		return nil, &Error{Kind: f.app.Kind, Op: "metadata", Err: sentinel, StatusCode: status, Message: msg, cause: cause}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.metadataURL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.lookupURL, nil)
 	if err != nil {
-		return fail(ErrConfig, 0, "bad metadata URL", nil)
+		return fail(ErrConfig, 0, "bad lookup URL", nil)
 	}
-	req.Header.Set("Authorization", "OAuth "+token)
+	scheme := f.lookup.Scheme
+	if scheme == "" {
+		scheme = "Bearer"
+	}
+	req.Header.Set("Authorization", scheme+" "+token)
 	req.Header.Set("Accept", "application/json")
 	res, err := f.hc.Do(req)
 	if err != nil {
@@ -507,19 +542,78 @@ func (f *Flow) metadata(ctx context.Context, token string) (map[string]any, erro
 		if errors.As(err, &ue) {
 			return fail(ErrUnexpected, 0, "", ue)
 		}
-		return fail(ErrUnexpected, 0, "the metadata request failed", nil)
+		return fail(ErrUnexpected, 0, "the lookup request failed", nil)
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if err != nil {
-		return fail(ErrUnexpected, res.StatusCode, "the metadata answer could not be read", nil)
+		return fail(ErrUnexpected, res.StatusCode, "the lookup's answer could not be read", nil)
 	}
 	if res.StatusCode != http.StatusOK {
-		return fail(ErrRefused, res.StatusCode, "the metadata endpoint refused the new token", nil)
+		return fail(ErrRefused, res.StatusCode, "the lookup endpoint refused the new token", nil)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		return fail(ErrUnexpected, res.StatusCode, "the metadata answer is not a JSON object", nil)
+	if f.lookup.Pick == nil {
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			return fail(ErrUnexpected, res.StatusCode, "the lookup's answer is not a JSON object", nil)
+		}
+		return m, nil
+	}
+	var list []map[string]any
+	if err := json.Unmarshal(body, &list); err != nil {
+		return fail(ErrUnexpected, res.StatusCode, "the lookup's answer is not a JSON array of objects", nil)
+	}
+	m, msg := pick(f.lookup.Pick, list, f.inputs[f.lookup.Pick.Input])
+	if m == nil {
+		return fail(ErrUnexpected, res.StatusCode, msg, nil)
 	}
 	return m, nil
+}
+
+// pick chooses the element of a lookup's answer that want names (see
+// tributary.OAuthPick), or says why none.
+func pick(p *tributary.OAuthPick, list []map[string]any, want string) (map[string]any, string) {
+	labels := make([]string, 0, len(list))
+	for _, el := range list {
+		labels = append(labels, clip(text(el[p.Label])))
+	}
+	shown := strings.Join(labels, ", ")
+	if want == "" {
+		switch len(list) {
+		case 1:
+			return list[0], ""
+		case 0:
+			return nil, "the token grants access to nothing (the answer lists no " + p.Label + ")"
+		}
+		return nil, fmt.Sprintf("the token grants access to %d of them (%s): give the input %s to choose one", len(list), shown, p.Input)
+	}
+	for _, el := range list {
+		for _, field := range p.Match {
+			if matches(text(el[field]), want) {
+				return el, ""
+			}
+		}
+	}
+	if len(list) == 0 {
+		return nil, fmt.Sprintf("the token grants access to nothing, not %s %q", p.Input, want)
+	}
+	return nil, fmt.Sprintf("%s %q is not among those the token grants (%s)", p.Input, want, shown)
+}
+
+// matches reports whether a field's value is want, or a URL whose host is
+// want or begins with want and a dot.
+func matches(v, want string) bool {
+	if v == "" {
+		return false
+	}
+	if strings.EqualFold(v, want) {
+		return true
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	w := strings.ToLower(want)
+	return h == w || strings.HasPrefix(h, w+".")
 }
