@@ -3,6 +3,7 @@ package tributary
 import (
 	"context"
 	"iter"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -82,12 +83,105 @@ type Feed struct {
 	// (HubSpot's archived=true), read in full after the changes on every
 	// sync; each record it returns is a deletion.
 	Deletions *Feed
+	// Precision, when set, is the resolution of the source's time filter
+	// (a JQL date is read to the minute): the time Params gets is
+	// truncated to it, so that the records changed in the checkpoint's
+	// minute are read again (and found unchanged), never skipped.
+	Precision time.Duration
+	// Zone, when set, says where the source names the time zone in which
+	// it reads the feed's times (a JQL date is read in the API user's
+	// zone, which GET /rest/api/3/myself names): Params gets since in that
+	// zone, to write the wall time the source expects. Near a change of
+	// the zone's offset (daylight saving) since is moved back by the
+	// change, so that no record falls into an hour the change repeats.
+	Zone *Zone
+	// Sweep, when set, finds the deletions the feed cannot show: a cheap
+	// walk of every id the source still has, now and then, whose absent
+	// ids become deletions of the copy (Jira's search never shows a
+	// deleted issue; a walk of the ids alone reads 5,000 a request).
+	Sweep *Sweep
 }
 
-// FindsDeletions reports whether the feed reports deletions on its own;
-// when it does not, a copy finds them only by a full walk.
+// Zone names an endpoint whose JSON answer says an account's time zone
+// (Feed.Zone).
+type Zone struct {
+	// Path is the endpoint under the connector's base URL, read with GET
+	// once per connector.
+	Path string
+	// Field is the dot path of an IANA zone name in the answer
+	// ("timeZone"); an answer without one means UTC.
+	Field string
+}
+
+// Sweep is a walk of every id an entity still has at the source
+// (Feed.Sweep), for a copy read in one walk.
+type Sweep struct {
+	// Params returns the list params of the walk from the copy's: the
+	// fewest fields and the largest page the source allows. It must not
+	// modify base.
+	Params func(base Params) Params
+	// Every is how long a copy goes between sweeps (a full walk counts as
+	// one); 0 sweeps on every sync.
+	Every time.Duration
+	// Settle: a record of the copy that the sweep does not find is kept
+	// when its Changed value is less than Settle before the sweep began (a
+	// search index that has not caught up yet: the next sweep decides).
+	Settle time.Duration
+}
+
+// ChangedAt reads a record's Changed value (see ParseChanged).
+func (f *Feed) ChangedAt(r Record) (time.Time, bool) {
+	if f == nil || f.Changed == "" {
+		return time.Time{}, false
+	}
+	v, ok := r.Field(f.Changed)
+	if !ok {
+		return time.Time{}, false
+	}
+	return ParseChanged(v)
+}
+
+// ParseChanged reads a last-modified value as the sources write it: an RFC
+// 3339 string (with or without a colon in the offset: Salesforce's and
+// Jira's +0000), or Unix seconds or milliseconds as a number or a string
+// of digits.
+func ParseChanged(v any) (time.Time, bool) {
+	switch x := v.(type) {
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
+			return unixOf(n), true
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"} {
+			if t, err := time.Parse(layout, x); err == nil {
+				return t.UTC(), true
+			}
+		}
+	case float64:
+		return unixOf(int64(x)), true
+	case int64:
+		return unixOf(x), true
+	case interface{ Int64() (int64, error) }:
+		if n, err := x.Int64(); err == nil {
+			return unixOf(n), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// unixOf reads n as seconds, or as milliseconds when it is too large to be
+// seconds of this millennium.
+func unixOf(n int64) time.Time {
+	if n > 1e11 {
+		return time.UnixMilli(n).UTC()
+	}
+	return time.Unix(n, 0).UTC()
+}
+
+// FindsDeletions reports whether the feed reports deletions on its own
+// (in its records, a second feed, or a sweep); when it does not, a copy
+// finds them only by a full walk.
 func (f *Feed) FindsDeletions() bool {
-	return f != nil && (f.Deleted != nil || f.Deletions != nil)
+	return f != nil && (f.Deleted != nil || f.Deletions != nil || (f.Sweep != nil && f.Sweep.Params != nil))
 }
 
 // Checkpoint is where an entity's change feed resumes. It is saved with

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/jsonx"
@@ -244,8 +243,8 @@ func stampAll(recs [][]byte, stamp func([]byte) []byte) [][]byte {
 // checkpoint is the state saved with a page of a feed: cp is where part
 // resumes; parts (updated here) holds the checkpoint of every part read
 // so far, for a copy read in parts.
-func (p plan) checkpoint(fullAt time.Time, parts map[string]tributary.Checkpoint, part string, cp tributary.Checkpoint) []byte {
-	s := state{FullAt: fullAt, Scope: p.scope}
+func (p plan) checkpoint(was state, parts map[string]tributary.Checkpoint, part string, cp tributary.Checkpoint) []byte {
+	s := state{FullAt: was.FullAt, SweptAt: was.SweptAt, Scope: p.scope}
 	if p.inParts() {
 		parts[part] = cp
 		s.Parts = parts

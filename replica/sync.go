@@ -58,6 +58,17 @@ type EntityReport struct {
 	Since time.Time `json:"since,omitzero"`
 	// Took is how long the entity took.
 	Took time.Duration `json:"took"`
+	// Swept, when set, says what the sweep for deletions cost (see
+	// tributary.Feed.Sweep): the deletions it found are among Deleted.
+	Swept *Sweep `json:"swept,omitempty"`
+}
+
+// Sweep is what one sweep of a feed's ids read.
+type Sweep struct {
+	// Requests is the number of requests the walk of the ids sent.
+	Requests int64 `json:"requests"`
+	// Live is the number of ids the source still has.
+	Live int64 `json:"live"`
 }
 
 // Report says what Sync did, one entity after the other.
@@ -111,6 +122,18 @@ type state struct {
 	// Versions holds the Version each part was last read at, for a copy
 	// read in parts without a change feed whose parts all have one.
 	Versions map[string]string `json:"versions,omitempty"`
+	// SweptAt is when the last sweep of the feed's ids began
+	// (tributary.Feed.Sweep); a full walk counts as one.
+	SweptAt time.Time `json:"swept_at,omitzero"`
+}
+
+// sweptAt is when the copy's deletions were last looked for in full: the
+// later of its last sweep and its last full walk.
+func (s state) sweptAt() time.Time {
+	if s.SweptAt.After(s.FullAt) {
+		return s.SweptAt
+	}
+	return s.FullAt
 }
 
 // fed reports whether the copy was written with its feed's checkpoints.
@@ -374,6 +397,10 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		rep.Pages += inc.Pages
 		return err
 	}
+	if err == nil && feed.Sweep != nil && feed.Sweep.Params != nil && !p.inParts() &&
+		(feed.Sweep.Every <= 0 || time.Since(st.sweptAt()) >= feed.Sweep.Every) {
+		err = r.sweep(ctx, spec, feed, p, lopts, rep)
+	}
 	if err != nil || feed.FindsDeletions() {
 		return err
 	}
@@ -397,6 +424,74 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
 	rep.Pages += inc.Pages
 	return err
+}
+
+// sweep walks the ids the source still has (the feed's Sweep) and keeps
+// as deletions, in one transaction with the copy's checkpoint, the records
+// of the copy it did not find that changed at least Settle before the
+// sweep began.
+func (r *Replica) sweep(ctx context.Context, spec store.Spec, feed *tributary.Feed, p plan, lopts []store.LoadOption, rep *EntityReport) error {
+	began := time.Now()
+	x, err := search.NewExtractor(spec.Schema, spec.IDField)
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	var e search.Extracted
+	requests := r.usage()
+	for rec, err := range tributary.All(ctx, r.conn, p.entity.Name, feed.Sweep.Params(maps.Clone(p.entity.CopyParams(p.params)))) {
+		if err != nil {
+			return fmt.Errorf("replica: the sweep of %s: %w", spec.Entity, err)
+		}
+		if err := x.Extract(rec.Raw(), &e); err == nil && e.ID != "" {
+			live[e.ID] = true
+		}
+	}
+	rep.Swept = &Sweep{Requests: r.usage().Sub(requests).Requests, Live: int64(len(live))}
+	settled := began.Add(-feed.Sweep.Settle)
+	var gone [][]byte
+	req := search.Request{Limit: 1000}
+	for {
+		res, err := r.st.Search(ctx, spec.Connector, spec.Entity, req)
+		if err != nil {
+			return fmt.Errorf("replica: the records of the copy of %s: %w", spec.Entity, err)
+		}
+		for _, h := range res.Hits {
+			if live[h.ID] {
+				continue
+			}
+			if at, ok := feed.ChangedAt(tributary.NewRecord(h.Data)); ok && at.After(settled) {
+				continue // too recent to tell: the next sweep decides
+			}
+			gone = append(gone, h.Data)
+		}
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			break
+		}
+		req.Cursor = *res.NextCursor
+	}
+	raw, err := r.st.Checkpoint(ctx, r.name, spec.Entity)
+	if err != nil {
+		return err
+	}
+	var st state
+	if raw != nil && json.Unmarshal(raw, &st) != nil {
+		st = state{}
+	}
+	st.SweptAt = began
+	cp, _ := json.Marshal(st)
+	u, err := r.st.BeginUpdate(ctx, spec, lopts...)
+	if err != nil {
+		return err
+	}
+	if err := u.Apply(context.WithoutCancel(ctx), nil, gone, cp); err != nil {
+		return err
+	}
+	if err := u.Finish(ctx); err != nil {
+		return err
+	}
+	rep.Deleted += u.Counts().Deleted
+	return nil
 }
 
 // partsGone is what update returns when parts the copy holds have left
@@ -502,7 +597,7 @@ func (r *Replica) loadFull(ctx context.Context, spec store.Spec, feed *tributary
 			}
 			ch := pp.ch
 			cpo := ch.Checkpoint
-			cp := p.checkpoint(began, parts, pp.part, cpo)
+			cp := p.checkpoint(state{FullAt: began}, parts, pp.part, cpo)
 			if err = l.WritePage(ctx, pp.page, cp); err != nil {
 				break
 			}
@@ -566,7 +661,7 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 				return err
 			}
 			cpo := ch.Checkpoint
-			cp := p.checkpoint(st.FullAt, parts, part.Key, cpo)
+			cp := p.checkpoint(st, parts, part.Key, cpo)
 			if err := u.Apply(wctx, stampAll(raws(ch.Records), stamp), stampAll(raws(ch.Deleted), stamp), cp); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,6 +77,9 @@ type Connector struct {
 	download download.Options
 	prefetch int   // the most pages a walk fetches at once
 	maxBody  int64 // the most bytes of a page or record body read
+
+	zoneMu sync.Mutex
+	zones  map[string]*time.Location // by Feed.Zone path
 }
 
 // Open builds a Connector.

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"iter"
 	"maps"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/jsonx"
 	"github.com/tributary-dev/tributary/pagination"
 )
 
@@ -83,6 +83,15 @@ func (c *Connector) startPass(ctx context.Context, e *Entity, f *tributary.Feed,
 				since = latest
 			}
 		}
+		loc := time.UTC
+		if f.Zone != nil {
+			var err error
+			if loc, err = c.zone(ctx, e.Name, f.Zone); err != nil {
+				yield(nil, err)
+				return false
+			}
+		}
+		since = InZone(since, loc, f.Precision)
 	}
 	p := f.Params(maps.Clone(base), since)
 	ok, err := c.pass(ctx, e, f, base, p, since, cp, yield)
@@ -213,6 +222,56 @@ func (c *Connector) feedPager(e *Entity, f *tributary.Feed, p tributary.Params) 
 	})
 }
 
+// InZone returns t in loc, truncated to precision there (0: none), and
+// moved back by the change of loc's offset when one happens within three
+// hours of t: the wall time a source reads in loc then starts no later
+// than t, even in the hour that a daylight-saving change repeats (the
+// source may read a repeated wall time as its second instance).
+func InZone(t time.Time, loc *time.Location, precision time.Duration) time.Time {
+	t = t.In(loc)
+	_, now := t.Zone()
+	_, before := t.Add(-3 * time.Hour).Zone()
+	_, after := t.Add(3 * time.Hour).Zone()
+	if d := max(abs(now-before), abs(after-now)); d != 0 {
+		t = t.Add(-time.Duration(d) * time.Second)
+	}
+	if precision > 0 {
+		_, off := t.Zone()
+		// Truncate in wall time: shift by the offset, truncate, shift back.
+		shift := time.Duration(off) * time.Second
+		t = t.Add(shift).Truncate(precision).Add(-shift).In(loc)
+	}
+	return t
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// zone reads, once per connector, the time zone an endpoint names.
+func (c *Connector) zone(ctx context.Context, entity string, z *tributary.Zone) (*time.Location, error) {
+	c.zoneMu.Lock()
+	defer c.zoneMu.Unlock()
+	if loc, ok := c.zones[z.Path]; ok {
+		return loc, nil
+	}
+	resp, body, err := c.read(ctx, entity, tributary.ActionList, Route{Path: z.Path}, tributary.Params{})
+	if err != nil {
+		return nil, err
+	}
+	loc := time.UTC
+	if raw, ok := jsonx.Lookup(body, strings.Split(z.Field, ".")...); ok {
+		if name, ok := jsonx.String(raw); ok && name != "" {
+			if loc, err = time.LoadLocation(name); err != nil {
+				return nil, c.unexpected(entity, tributary.ActionList, resp.StatusCode, fmt.Sprintf("the source names the time zone %q, which this system does not know", name), err)
+			}
+		}
+	}
+	if c.zones == nil {
+		c.zones = map[string]*time.Location{}
+	}
+	c.zones[z.Path] = loc
+	return loc, nil
+}
+
 // resumable reports whether a failed request for a saved page means the
 // page is gone (an expired cursor, a refused or unknown page) rather than
 // the source failing.
@@ -221,9 +280,8 @@ func resumable(err error) bool {
 		errors.Is(err, tributary.ErrNotFound) || errors.Is(err, tributary.ErrPaging)
 }
 
-// changedAt reads a record's last-modified time at path: an RFC 3339
-// string (Salesforce's +0000 offsets included) or Unix seconds or
-// milliseconds, as a number or a string of digits.
+// changedAt reads a record's last-modified time at path (see
+// tributary.ParseChanged).
 func changedAt(r tributary.Record, path string) (time.Time, bool) {
 	if path == "" {
 		return time.Time{}, false
@@ -232,46 +290,11 @@ func changedAt(r tributary.Record, path string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return ParseChanged(v)
+	return tributary.ParseChanged(v)
 }
 
-// ParseChanged reads a last-modified value as the sources write it: an RFC
-// 3339 string (with or without a colon in the offset), or Unix seconds or
-// milliseconds as a number or a string of digits.
-func ParseChanged(v any) (time.Time, bool) {
-	switch x := v.(type) {
-	case string:
-		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
-			return unix(n), true
-		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"} {
-			if t, err := time.Parse(layout, x); err == nil {
-				return t.UTC(), true
-			}
-		}
-		if strings.HasSuffix(x, "Z") {
-			return time.Time{}, false
-		}
-	case float64:
-		return unix(int64(x)), true
-	case int64:
-		return unix(x), true
-	case interface{ Int64() (int64, error) }:
-		if n, err := x.Int64(); err == nil {
-			return unix(n), true
-		}
-	}
-	return time.Time{}, false
-}
-
-// unix reads n as seconds, or as milliseconds when it is too large to be
-// seconds of this millennium.
-func unix(n int64) time.Time {
-	if n > 1e11 {
-		return time.UnixMilli(n).UTC()
-	}
-	return time.Unix(n, 0).UTC()
-}
+// ParseChanged is tributary.ParseChanged.
+func ParseChanged(v any) (time.Time, bool) { return tributary.ParseChanged(v) }
 
 // Usage implements tributary.Metered.
 func (c *Connector) Usage() tributary.Usage {
