@@ -272,7 +272,7 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 		lookup:    lookup,
 		lookupURL: lookupURL,
 		inputs:    given,
-		hc:          hc,
+		hc:        hc,
 	}, nil
 }
 
