@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -43,6 +44,11 @@ type ErrorRule struct {
 	// win.
 	Messages map[string]error
 }
+
+// ErrInBody is the Cause of an error that the kind's ErrorRule found in
+// an answer's body: a rate limit reported there is one the transport did
+// not wait for (it judges statuses), so the engine does.
+var ErrInBody = errors.New("the source reported the failure in the answer's body")
 
 // find reads the failure a body reports, if any: the vendor's code, its
 // message, and the sentinel the rule maps it to (nil: not mapped).
@@ -137,7 +143,7 @@ func (c *Connector) bodyError(entity string, a tributary.Action, resp *http.Resp
 	if sentinel == nil {
 		sentinel = tributary.ErrUnexpectedResponse
 	}
-	e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: sentinel, Code: code, Message: msg}
+	e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: sentinel, Code: code, Message: msg, Cause: ErrInBody}
 	if e.Message == "" {
 		e.Message = "the source reported a failure in a " + http.StatusText(resp.StatusCode) + " answer"
 	}
@@ -157,7 +163,7 @@ func (c *Connector) parseRule(resp *http.Response, body []byte, e *tributary.Err
 	if !failed {
 		return false
 	}
-	e.Code, e.Message = code, msg
+	e.Code, e.Message, e.Cause = code, msg, ErrInBody
 	if sentinel != nil {
 		e.Err = sentinel
 	}

@@ -527,7 +527,7 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 // ends before ctx's deadline. It reports whether to try again.
 func (c *Connector) throttledInBody(ctx context.Context, err error, n int, p tributary.RetryPolicy) bool {
 	var te *tributary.Error
-	if err == nil || !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrRateLimited) ||
+	if err == nil || !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrRateLimited) || !errors.Is(te.Cause, ErrInBody) ||
 		te.StatusCode == http.StatusTooManyRequests || te.StatusCode >= 500 || n >= p.MaxRetries {
 		return false
 	}
