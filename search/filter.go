@@ -2,6 +2,9 @@ package search
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tributary-dev/tributary/internal/suggest"
 )
@@ -256,7 +259,7 @@ func (f Filter) appendJSON(b []byte) ([]byte, error) {
 		}
 		return append(b, "}}"...), nil
 	}
-	return nil, &Error{Op: f.Op, Reason: "unknown operator"}
+	return nil, unknownOperator(f.Op)
 }
 
 // UnmarshalJSON decodes a condition in the contract's shape. Malformed input
@@ -338,11 +341,53 @@ func decodeOp(conds []Filter, op Op, v *node) ([]Filter, error) {
 		}
 		return conds, nil
 	}
-	return nil, &Error{Op: op, Reason: "unknown operator" + suggest.Hint(string(op), operators)}
+	return nil, unknownOperator(op)
 }
 
 // operators are the names of the filter language's operators.
 var operators = []string{"eq", "neq", "gt", "gte", "lt", "lte", "in", "like", "fuzzy", "keyword", "contains", "any", "not", "and", "or"}
+
+// operatorAliases are the names other query languages (SQL, MongoDB,
+// Elasticsearch, other connectors' filters) give an operator of this one,
+// lowercased, without a leading "$", and with "_" for "-" and spaces: an
+// unknown operator that is one of them is answered with its name here.
+var operatorAliases = map[string]Op{
+	"=": OpEq, "==": OpEq, "equals": OpEq, "equal": OpEq, "equal_to": OpEq, "is": OpEq, "term": OpEq,
+	"!=": OpNeq, "<>": OpNeq, "ne": OpNeq, "not_equals": OpNeq, "not_equal": OpNeq, "not_equal_to": OpNeq, "is_not": OpNeq,
+	">": OpGt, "greater_than": OpGt, "after": OpGt,
+	">=": OpGte, "ge": OpGte, "greater_than_or_equal": OpGte, "greater_than_or_equal_to": OpGte,
+	"<": OpLt, "less_than": OpLt, "before": OpLt,
+	"<=": OpLte, "le": OpLte, "less_than_or_equal": OpLte, "less_than_or_equal_to": OpLte,
+	"one_of": OpIn, "any_of": OpIn, "terms": OpIn,
+	"ilike": OpLike, "wildcard": OpLike, "pattern": OpLike, "starts_with": OpLike, "startswith": OpLike, "ends_with": OpLike, "prefix": OpLike,
+	"match": OpFuzzy, "search": OpFuzzy, "text": OpFuzzy, "fulltext": OpFuzzy, "full_text": OpFuzzy,
+	"has": OpContains, "includes": OpContains, "include": OpContains, "array_contains": OpContains,
+	"elemmatch": OpAny, "some": OpAny, "exists_in": OpAny,
+	"nin": OpNot, "not_in": OpNot, "!": OpNot,
+	"&&": OpAnd, "all": OpAnd, "must": OpAnd,
+	"||": OpOr, "should": OpOr,
+}
+
+// unknownOperator is the error for an operator that is not one of the
+// language's: it names the nearest operator, or the one an alias from
+// another query language stands for, and lists them all.
+func unknownOperator(op Op) *Error {
+	name := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(string(op)), "$"))
+	name = strings.NewReplacer("-", "_", " ", "_").Replace(name)
+	hint := ""
+	if a, ok := operatorAliases[name]; ok {
+		hint = string(a)
+	} else if slices.Contains(operators, name) {
+		hint = name // "EQ", "$eq"
+	} else {
+		hint = suggest.Nearest(name, operators)
+	}
+	reason := "unknown operator"
+	if hint != "" {
+		reason += "; did you mean " + strconv.Quote(hint) + "?"
+	}
+	return &Error{Op: op, Reason: reason + " (operators: " + strings.Join(operators, ", ") + ")"}
+}
 
 func decodeField(op Op, p Path, v *node) (Filter, error) {
 	f := Filter{Op: op, Field: p}

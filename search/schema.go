@@ -254,7 +254,7 @@ func validate(f *Filter, s Schema, depth int) error {
 		}
 		return nil
 	}
-	return &Error{Op: f.Op, Reason: "unknown operator"}
+	return unknownOperator(f.Op)
 }
 
 // checkType checks that f's operator applies to a field of type t and that

@@ -479,6 +479,37 @@ func TestValidation(t *testing.T) {
 	}
 }
 
+// TestUnknownOperator: an operator the language does not have is refused
+// with the list of those it has, and the nearest one: by spelling, or the
+// one a name from another query language stands for.
+func TestUnknownOperator(t *testing.T) {
+	const list = " (operators: eq, neq, gt, gte, lt, lte, in, like, fuzzy, keyword, contains, any, not, and, or)"
+	for _, c := range []struct{ op, want string }{
+		{"equals", `search: invalid query: equals: unknown operator; did you mean "eq"?` + list},
+		{"eqq", `search: invalid query: eqq: unknown operator; did you mean "eq"?` + list},
+		{"fuzy", `search: invalid query: fuzy: unknown operator; did you mean "fuzzy"?` + list},
+		{"$ne", `search: invalid query: $ne: unknown operator; did you mean "neq"?` + list},
+		{"$in", `search: invalid query: $in: unknown operator; did you mean "in"?` + list},
+		{"EQ", `search: invalid query: EQ: unknown operator; did you mean "eq"?` + list},
+		{"greater-than", `search: invalid query: greater-than: unknown operator; did you mean "gt"?` + list},
+		{"ilike", `search: invalid query: ilike: unknown operator; did you mean "like"?` + list},
+		{"bogus", `search: invalid query: bogus: unknown operator` + list},
+	} {
+		var f Filter
+		err := json.Unmarshal([]byte(`{"`+c.op+`": {"status": "open"}}`), &f)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v\nwant %s", c.op, err, c.want)
+		}
+		// A filter built in Go with that operator gets the same message.
+		if err := (&Request{Query: Query{Filter: &Filter{Op: Op(c.op)}}}).Validate(ticketSchema); err == nil || err.Error() != c.want {
+			t.Errorf("Validate %s: got %v\nwant %s", c.op, err, c.want)
+		}
+		if _, err := (Filter{Op: Op(c.op)}).MarshalJSON(); err == nil || err.Error() != c.want {
+			t.Errorf("MarshalJSON %s: got %v\nwant %s", c.op, err, c.want)
+		}
+	}
+}
+
 func TestBuilderJSON(t *testing.T) {
 	cases := []struct {
 		f    Filter
