@@ -40,10 +40,19 @@ type OAuthApp struct {
 	// ScopeSeparator joins Scopes in the consent URL; "" means a space
 	// (RFC 6749). Linear and Slack take commas.
 	ScopeSeparator string
-	// Scopes are the read-only scopes the kind's catalogue needs; empty
-	// when the vendor takes none in the request (they are set on the
-	// app).
+	// Scopes are the scopes the kind's catalogue needs, read-only where
+	// the vendor has such a scope; empty when the vendor takes none in
+	// the request (they are set on the app).
 	Scopes []string
+	// ScopeNotes say, for the person about to consent, what a scope of
+	// Scopes allows beyond reading, keyed by scope, for the scopes that
+	// do: GitHub's "repo" also writes, for want of a read-only scope.
+	// A connect page shows them next to the scopes.
+	ScopeNotes map[string]string
+	// ConsentNote says what the consent grants when the request names
+	// no scope (Scopes empty): the vendor decides, from the app's
+	// settings or for the whole account.
+	ConsentNote string
 	// PKCE reports whether the vendor supports PKCE (RFC 7636, S256); the
 	// flow then always sends a code challenge.
 	PKCE bool
@@ -65,6 +74,7 @@ type OAuthApp struct {
 // else's.
 func (a OAuthApp) Clone() OAuthApp {
 	a.Scopes = slices.Clone(a.Scopes)
+	a.ScopeNotes = maps.Clone(a.ScopeNotes)
 	a.Inputs = slices.Clone(a.Inputs)
 	a.Credentials = slices.Clone(a.Credentials)
 	a.AuthParams = maps.Clone(a.AuthParams)

@@ -66,9 +66,10 @@ const (
 
 // connectState is the connect sessions' part of a Server.
 type connectState struct {
-	apps   map[string]OAuthApp // by kind
-	public *url.URL            // Config.PublicURL
-	ttl    time.Duration
+	apps    map[string]OAuthApp // by kind
+	appName string              // Config.AppName
+	public  *url.URL            // Config.PublicURL
+	ttl     time.Duration
 	// skew moves the sessions' clock (tests expire sessions with it).
 	skew atomic.Int64
 }
@@ -79,9 +80,12 @@ func (c *connectState) now() time.Time {
 
 // initConnect checks the OAuth apps and the public URL of cfg.
 func (s *Server) initConnect(cfg Config) error {
-	c := &connectState{apps: map[string]OAuthApp{}, ttl: cfg.ConnectSessionTTL}
+	c := &connectState{apps: map[string]OAuthApp{}, ttl: cfg.ConnectSessionTTL, appName: strings.TrimSpace(cfg.AppName)}
 	if c.ttl <= 0 {
 		c.ttl = DefaultConnectSessionTTL
+	}
+	if !printable(c.appName) {
+		return fmt.Errorf("Config.AppName %q: at most %d printable characters", cfg.AppName, maxName)
 	}
 	s.connect = c
 	if len(cfg.OAuthApps) == 0 {
@@ -260,7 +264,7 @@ func (s *Server) sessionByToken(w http.ResponseWriter, r *http.Request) (*store.
 	cs, err := s.st.ConnectSessionByToken(r.Context(), hashOf("token", token))
 	if errors.Is(err, store.ErrNotFound) {
 		s.errorPage(w, r, http.StatusNotFound, "unknown_session", "This link is not valid",
-			"This connect link does not exist. Ask the application that sent you here for a new one.", "")
+			"This connect link does not exist. Ask "+s.appLabel()+" for a new one.", "")
 		return nil, false
 	}
 	if err != nil {
@@ -287,7 +291,7 @@ func (s *Server) usable(w http.ResponseWriter, r *http.Request, cs *store.Connec
 	if !s.connect.now().Before(cs.Expires) {
 		s.failSession(r.Context(), cs, "session_expired", "the connect session expired")
 		s.errorPage(w, r, http.StatusGone, "session_expired", "This link has expired",
-			"Connect links work for a limited time. Ask the application that sent you here for a new one.", errorReturn(cs, "session_expired"))
+			"Connect links work for a limited time. Ask "+s.appLabel()+" for a new one.", errorReturn(cs, "session_expired"))
 		return false
 	}
 	return true
@@ -428,7 +432,7 @@ func (s *Server) connectCallback(w http.ResponseWriter, r *http.Request) {
 	cookie, cerr := r.Cookie(cookieName(cs.ID))
 	if cerr != nil || !hmac.Equal([]byte(hashOf("browser", cookie.Value)), []byte(cs.BrowserHash)) {
 		refuse(http.StatusForbidden, "browser_mismatch", "This sign-in cannot be completed",
-			"The connection was started in another browser than this one. For your safety nothing was connected, and this link no longer works. Ask the application for a new one.",
+			"The connection was started in another browser than this one. For your safety nothing was connected, and this link no longer works. Ask "+s.appLabel()+" for a new one.",
 			"the callback came from another browser than the one that started the flow")
 		return
 	}

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/tributary-dev/tributary/internal/browsertest"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/server"
 )
 
 // In a real browser, as an end user: the application's backend makes a
@@ -167,5 +171,104 @@ func viewports(t *testing.T, b *browsertest.Browser, dir, connectURL string) {
 	}
 	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(connectURL), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The connect page says, for each vendor, what its consent page will ask
+// the person to allow (each kind's scopes, and what the ones that also
+// write allow: GitHub's repo, Salesforce's api), or what the consent
+// grants when the vendor takes no scopes; and it names the application
+// that sent the person (Config.AppName). At 390 px and at 1280 px wide,
+// every kind's card fits the screen's width.
+func TestConnectPageSaysWhatIsAsked(t *testing.T) {
+	apps := map[string]server.OAuthApp{}
+	for _, kind := range kinds.Types() {
+		apps[kind] = server.OAuthApp{ClientID: "id-" + kind, ClientSecret: "secret-" + kind}
+	}
+	s := start(t, sqliteStore(t), nil, func(c *server.Config) {
+		c.OAuthApps, c.PublicURL, c.AppName = apps, "http://127.0.0.1:1", "Acme CRM"
+	})
+	a := s.do(t, "POST", "/v1/connect/sessions", s.token(t, clientA, ""), map[string]any{
+		"external_user_id": "user-1", "return_url": "https://app.example.com/back", "allowed_kinds": kinds.Types()})
+	token, _ := a.json["token"].(string)
+	if a.status != http.StatusCreated || token == "" {
+		t.Fatalf("connect session: %d %s", a.status, a.body)
+	}
+	page := s.url + "/connect/" + token
+	b := browsertest.New(t, time.Minute)
+	dir := os.Getenv("TRIBUTARY_SCREENSHOTS")
+	for _, width := range []int64{390, 1280} {
+		if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
+			t.Fatal(err)
+		}
+		outside, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll(".kind, .kind *")].filter(e => e.getBoundingClientRect().right > innerWidth + 0.5).map(e => e.tagName + " " + e.textContent.slice(0, 40))`))
+		if err != nil || len(outside) > 0 {
+			t.Errorf("at %d px, elements end beyond the screen's right edge: %q (%v)", width, outside, err)
+		}
+		if dir != "" {
+			png, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("connect-page-every-kind-%d.png", width)), png, 0o644)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(b.Ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("%s: %v", sel, err)
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+	if got := text("h1"); got != "Connect an account to Acme CRM" {
+		t.Errorf("the heading is %q", got)
+	}
+	// It promised "read-only access", which GitHub's and Salesforce's
+	// scopes are not.
+	if got := text("#intro"); !strings.HasPrefix(got, "Acme CRM asks to read data from one of your accounts.") ||
+		!strings.HasSuffix(got, "come back to Acme CRM.") || strings.Contains(got, "read-only") {
+		t.Errorf("the introduction says %q", got)
+	}
+	card := func(kind string) string {
+		t.Helper()
+		s, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](
+			`document.querySelector('input[name="kind"][value="`+kind+`"]').closest(".kind").innerText`))
+		if err != nil {
+			t.Fatalf("%s's card: %v", kind, err)
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+	for kind, want := range map[string][]string{
+		"github": {"GitHub will ask you to allow repo, read:org, read:user.",
+			"repo also allows changing your repositories' code, issues and pull requests, public and private"},
+		"salesforce": {"Salesforce will ask you to allow api, refresh_token.",
+			"api also allows creating, changing and deleting records"},
+		"zendesk-support": {"Zendesk Support will ask you to allow read."},
+		"mailchimp":       {"Mailchimp asks for no particular permission: you give access to the whole account"},
+		"intercom":        {"Intercom asks for the permissions the application chose in its settings at Intercom"},
+	} {
+		got := card(kind)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s's card says %q\nwant it to say %q", kind, got, w)
+			}
+		}
+	}
+	// Every scope of every kind is named, as the vendor will ask for it.
+	for _, kind := range kinds.Types() {
+		app, _ := kinds.OAuthApp(kind)
+		got := card(kind)
+		for _, sc := range app.Scopes {
+			if !strings.Contains(got, sc) {
+				t.Errorf("%s's card does not name the scope %q: %q", kind, sc, got)
+			}
+		}
+	}
+	if p := b.Problems(); len(p) != 0 {
+		t.Errorf("the page logged errors: %q", p)
 	}
 }

@@ -54,6 +54,24 @@ type kindView struct {
 	ID, Kind, Name, About string
 	Inputs                []inputView
 	Error                 string
+	// Scopes are what the vendor's consent page will ask the person to
+	// allow (the service's app's scopes, or the kind's), each with the
+	// kind's note on it; ConsentNote, when the request names none.
+	Scopes      []scopeView
+	ConsentNote string
+}
+
+// scopeView is one scope the connect page lists, and what it allows
+// beyond reading ("": nothing the person must know).
+type scopeView struct{ Name, Note string }
+
+// appLabel is how the connect and error pages name the application that
+// sent the user.
+func (s *Server) appLabel() string {
+	if s.connect.appName != "" {
+		return s.connect.appName
+	}
+	return "the application that sent you here"
 }
 
 // formError is a refused start, shown next to its kind's form.
@@ -92,13 +110,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 // session is known.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, code, title, msg, back string) {
 	info(r).errType = code
-	s.render(w, r, status, "error", map[string]any{"Title": title, "Message": msg, "Code": code, "Return": back})
+	s.render(w, r, status, "error", map[string]any{"Title": title, "Message": msg, "Code": code, "Return": back, "App": s.connect.appName})
 }
 
 // usedPage answers for a session that was used already.
 func (s *Server) usedPage(w http.ResponseWriter, r *http.Request) {
 	s.errorPage(w, r, http.StatusGone, "session_used", "This link was already used",
-		"Each connect link works once. Ask the application that sent you here for a new one.", "")
+		"Each connect link works once. Ask "+s.appLabel()+" for a new one.", "")
 }
 
 // connectPage is GET /connect/{token}: the kinds the session allows, a
@@ -120,7 +138,17 @@ func (s *Server) renderConnect(w http.ResponseWriter, r *http.Request, status in
 		if err != nil {
 			continue
 		}
-		kv := kindView{ID: "k" + strconv.Itoa(i), Kind: kind, Name: vendorName(kind), About: vendors[kind][1]}
+		kv := kindView{ID: "k" + strconv.Itoa(i), Kind: kind, Name: vendorName(kind), About: vendors[kind][1], ConsentNote: app.ConsentNote}
+		scopes := app.Scopes
+		if own := s.connect.apps[kind].Scopes; own != nil {
+			scopes = own
+		}
+		for _, sc := range scopes {
+			kv.Scopes = append(kv.Scopes, scopeView{Name: sc, Note: app.ScopeNotes[sc]})
+		}
+		if len(scopes) > 0 {
+			kv.ConsentNote = ""
+		}
 		if fe != nil && fe.kind == kind {
 			kv.Error = fe.msg
 		}
@@ -143,6 +171,7 @@ func (s *Server) renderConnect(w http.ResponseWriter, r *http.Request, status in
 		title = "Error: " + title
 	}
 	s.render(w, r, status, "connect", map[string]any{"Title": title, "Kinds": views, "CSRF": s.csrfToken(cs.ID),
+		"App": s.connect.appName, "AppLabel": s.appLabel(),
 		"Action": s.connect.public.Path + "/connect/" + r.PathValue("token"), "Reconnect": cs.ConnectorID != "",
 		"Expires": cs.Expires.UTC().Format(time.RFC1123)})
 }

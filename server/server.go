@@ -131,6 +131,11 @@ type Config struct {
 	// (https://tributary.example.com): the connect page's links and the
 	// OAuth redirect URL are under it. Required with OAuthApps.
 	PublicURL string
+	// AppName is the name of the application that sends end users to
+	// the connect page ("Acme CRM"), which the page names as the one
+	// asking for their data; empty: "the application that sent you
+	// here". At most 256 printable characters.
+	AppName string
 	// ConnectSessionTTL is how long a connect session may be used
 	// (DefaultConnectSessionTTL when zero).
 	ConnectSessionTTL time.Duration

@@ -29,6 +29,7 @@ const (
 	envServeClients   = "TRIBUTARY_SERVE_CLIENTS"
 	envServeOAuthApps = "TRIBUTARY_SERVE_OAUTH_APPS"
 	envServePublicURL = "TRIBUTARY_SERVE_PUBLIC_URL"
+	envServeAppName   = "TRIBUTARY_SERVE_APP_NAME"
 	envAdminPassword  = "TRIBUTARY_ADMIN_PASSWORD"
 )
 
@@ -37,6 +38,7 @@ type serveFlags struct {
 	keysFile, clientsFile string
 	oauthAppsFile         string
 	publicURL             string
+	appName               string
 	adminFile             string
 	// listening is the address serve listens on, once it does.
 	listening           string
@@ -74,8 +76,9 @@ they share the background sync with leases and survive one of them dying.
 Connect sessions: ` + envServeOAuthApps + ` (or --oauth-apps-file) holds the
 service's OAuth apps, one "<kind>:<client id>:<client secret>" per line (or
 YAML: "oauth_apps: [{kind, client_id, client_secret, scopes, inputs}]"),
-and --public-url (or ` + envServePublicURL + `) the URL browsers reach the
-service at; register <public URL>` + server.CallbackPath + ` as each app's
+--public-url (or ` + envServePublicURL + `) the URL browsers reach the
+service at, and --app-name (or ` + envServeAppName + `) the name of the
+application the connect page says is asking; register <public URL>` + server.CallbackPath + ` as each app's
 redirect URL. POST /v1/connect/sessions then gives a single-use link to the
 connect page (see docs/connect.md). --sandbox configures every kind's fake
 OAuth app, so the whole flow runs offline.
@@ -107,6 +110,7 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
 	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line (default: $"+envServeClients+")")
 	fs.StringVar(&f.oauthAppsFile, "oauth-apps-file", "", "a file of OAuth apps for connect sessions, \"kind:client_id:client_secret\" per line (default: $"+envServeOAuthApps+")")
 	fs.StringVar(&f.publicURL, "public-url", "", "the service's URL as browsers reach it, for the connect page and the OAuth redirect URL (default: $"+envServePublicURL+"; with --sandbox, the listening address)")
+	fs.StringVar(&f.appName, "app-name", "", "the name of your application, which the connect page names as the one asking for the user's data (default: $"+envServeAppName+")")
 	fs.StringVar(&f.adminFile, "admin-password-file", "", "a file holding the operator's password of the console at /console (default: $"+envAdminPassword+"; none: no console)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
 	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
@@ -316,6 +320,9 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	var sb *sandbox.Sandbox
 	cfg := server.Config{Admin: strings.TrimSpace(admin), TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
 		ConnectorOptions: map[string][]tributary.Option{}, PublicURL: f.publicURL}
+	if cfg.AppName = f.appName; cfg.AppName == "" {
+		cfg.AppName = a.env(envServeAppName)
+	}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = a.env(envServePublicURL)
 	}

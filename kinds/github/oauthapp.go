@@ -17,7 +17,9 @@ func OAuthApp() tributary.OAuthApp {
 		AuthURL:  "https://github.com/login/oauth/authorize",
 		TokenURL: "https://github.com/login/oauth/access_token",
 		Scopes:   []string{"repo", "read:org", "read:user"},
-		PKCE:     true,
+		ScopeNotes: map[string]string{"repo": "also allows changing your repositories' code, issues and pull requests, " +
+			"public and private: GitHub has no read-only permission for private repositories"},
+		PKCE: true,
 		Credentials: []tributary.OAuthField{
 			{Name: "access_token", From: tributary.OAuthFromAccessToken},
 		},

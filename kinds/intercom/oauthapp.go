@@ -13,6 +13,8 @@ func OAuthApp() tributary.OAuthApp {
 		Kind:     Type,
 		AuthURL:  "https://app.intercom.com/oauth",
 		TokenURL: "https://api.intercom.io/auth/eagle/token",
+		ConsentNote: "Intercom asks for the permissions the application chose in its settings at Intercom; " +
+			"its consent page lists them",
 		Credentials: []tributary.OAuthField{
 			{Name: "access_token", From: tributary.OAuthFromAccessToken},
 		},

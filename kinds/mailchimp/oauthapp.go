@@ -14,6 +14,8 @@ func OAuthApp() tributary.OAuthApp {
 		AuthURL:     "https://login.mailchimp.com/oauth2/authorize",
 		TokenURL:    "https://login.mailchimp.com/oauth2/token",
 		MetadataURL: "https://login.mailchimp.com/oauth2/metadata",
+		ConsentNote: "Mailchimp asks for no particular permission: you give access to the whole account, " +
+			"as your own login has it, reading and writing",
 		Credentials: []tributary.OAuthField{
 			{Name: "access_token", From: tributary.OAuthFromAccessToken},
 			{Name: "data_center", From: tributary.OAuthFromMetadata, Key: "dc"},

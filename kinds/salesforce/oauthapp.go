@@ -17,8 +17,12 @@ func OAuthApp() tributary.OAuthApp {
 		AuthURL:  "{login_url}/services/oauth2/authorize",
 		TokenURL: "{login_url}" + tokenPath,
 		Scopes:   []string{"api", "refresh_token"},
-		PKCE:     true,
-		Expires:  true,
+		ScopeNotes: map[string]string{
+			"api":           "also allows creating, changing and deleting records: Salesforce has no read-only permission for its API",
+			"refresh_token": "keeps the access while you are away, until you revoke it",
+		},
+		PKCE:    true,
+		Expires: true,
 		Inputs: []tributary.OAuthInput{{Name: "login_url", Default: ProductionLoginURL,
 			Doc: "login host: " + ProductionLoginURL + ", " + SandboxLoginURL + " for a sandbox, or the org's My Domain"}},
 		Credentials: []tributary.OAuthField{
