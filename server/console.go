@@ -108,6 +108,7 @@ var consoleFuncs = template.FuncMap{
 		return ago(time.Since(t))
 	},
 	"statusLabel": func(s string) string { return strings.ReplaceAll(s, "_", " ") },
+	"inc":         func(i int) int { return i + 1 },
 	"pair": func(endpoint string, list []store.DeliveryInfo, csrf string) deliveryList {
 		return deliveryList{Endpoint: endpoint, List: list, CSRF: csrf}
 	},

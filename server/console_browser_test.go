@@ -21,12 +21,16 @@ import (
 	"github.com/tributary-dev/tributary/store"
 )
 
-// An operator drives every console page in a real browser, at 360 px
-// wide, by keyboard where it counts: signs in, finds the failing
-// connector, opens it and its copy's failure and sync history, syncs the
-// copy now and sees it complete, runs a search, replays a failed webhook
-// delivery and reads the keys' status; no page logs an error or overflows
-// the screen's width.
+// An operator drives every console page in a real browser, on a phone
+// (390 px wide), by keyboard where it counts: signs in, finds the failing
+// connector, opens it and its copy's failure and sync history (a line per
+// entity), syncs the copy now and sees it complete, picks the connector in
+// the search playground and runs a search whose hits show the field
+// searched, replays a failed webhook delivery and reads the keys' status.
+// Each page is seen at 1280 px and at 390 px: no page logs an error, and
+// no table is clipped or overflows the screen (every cell's box lies
+// within it); on the phone, each row shows its status and actions before
+// its other cells.
 func TestConsoleInTheBrowser(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "serve.db")
@@ -75,20 +79,27 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	if d := os.Getenv("TRIBUTARY_SCREENSHOTS"); d != "" {
 		shots = append(shots, d)
 	}
-	// look checks the page: no error logged, no horizontal overflow at
-	// 360 px; and keeps a screenshot.
+	// look checks the page at 1280 px and at 390 px wide (where it stays
+	// for the next steps): no error logged, nothing wider than the screen,
+	// no table clipped by its scrolling box, and on the phone each card
+	// shows its status and actions first; and keeps a screenshot of each.
 	look := func(name string) {
 		t.Helper()
-		width, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if width > 360 {
-			t.Errorf("%s: the page is %d px wide at 360 px", name, width)
-		}
-		for _, dir := range shots {
-			if _, err := b.Screenshot(dir, name+".png"); err != nil {
-				t.Error(err)
+		for _, width := range []int64{1280, 390} {
+			if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(width, 900)); err != nil {
+				t.Fatal(err)
+			}
+			problems, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](layoutProblems))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range problems {
+				t.Errorf("%s at %d px: %s", name, width, p)
+			}
+			for _, dir := range shots {
+				if _, err := b.Screenshot(dir, fmt.Sprintf("%s-%d.png", name, width)); err != nil {
+					t.Error(err)
+				}
 			}
 		}
 		if p := b.Problems(); len(p) > 0 {
@@ -111,7 +122,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	}
 
 	// Sign in, by keyboard: the skip link comes first.
-	do("open the console", chromedp.EmulateViewport(360, 780), chromedp.Navigate(s.url+"/console/connectors"), chromedp.WaitVisible(chromedp.ID("password")))
+	do("open the console", chromedp.EmulateViewport(390, 900), chromedp.Navigate(s.url+"/console/connectors"), chromedp.WaitVisible(chromedp.ID("password")))
 	look("login")
 	do("sign in", chromedp.SendKeys(chromedp.ID("password"), adminPassword+"\r"), chromedp.WaitVisible(chromedp.ID("connectors")))
 	do("tab", chromedp.KeyEvent(kb.Tab))
@@ -148,6 +159,27 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	if n, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("#records-plot svg circle").length`)); err != nil || n < 2 {
 		t.Errorf("the history plot has %d points (%v)", n, err)
 	}
+	// A line per entity, named in the legend, each through that entity's
+	// synchronizations only.
+	plotted, err := chromedp.Run(b.Ctx, chromedp.Evaluate[map[string]int](
+		`Object.fromEntries([...document.querySelectorAll("#records-plot g.series")].map(g => [g.dataset.entity, g.querySelectorAll("circle").length]))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	history, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#history tbody tr td:nth-child(2)")].map(td => td.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perEntity := map[string]int{}
+	for _, e := range history {
+		perEntity[e]++
+	}
+	if fmt.Sprint(plotted) != fmt.Sprint(perEntity) {
+		t.Errorf("the records plot draws %v (entity: points), the history lists %v", plotted, perEntity)
+	}
+	if legend := text("#records-plot .legend"); len(perEntity) == 0 || !strings.Contains(legend, history[0]) {
+		t.Errorf("the records plot's legend says %q", legend)
+	}
 	look("connector")
 
 	// Sync it now and see it complete.
@@ -172,7 +204,26 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	do("open the search", chromedp.Click(chromedp.CSS(`#copy-tickets a`)), chromedp.WaitVisible(chromedp.ID("f0")))
+	// Pick the connector, then its copy, in the playground.
+	do("open the search", chromedp.Navigate(s.url+"/console/search"), chromedp.WaitVisible(chromedp.ID("connector")))
+	picker, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#connector option")].map(o => o.value + " " + o.textContent)`))
+	if err != nil || len(picker) != 3 || !strings.HasPrefix(picker[0], " Choose") {
+		t.Errorf("the connector picker offers %q (%v), want a prompt and the two connectors", picker, err)
+	}
+	if !slices.ContainsFunc(picker, func(o string) bool {
+		return strings.HasPrefix(o, failing+" ") && strings.Contains(o, "zendesk-support") && strings.Contains(o, "ada")
+	}) {
+		t.Errorf("the connector picker does not offer %s with its kind and user: %q", failing, picker)
+	}
+	look("search-pick")
+	do("pick the connector", chromedp.SetValue(chromedp.ID("connector"), failing), chromedp.Click(chromedp.ID("choose")), chromedp.WaitVisible(chromedp.ID("entity")))
+	do("pick the copy", chromedp.SetValue(chromedp.ID("entity"), "tickets"), chromedp.Click(chromedp.ID("choose")), chromedp.WaitVisible(chromedp.ID("f0")))
+	// Each condition is a group named by its number, its fields labelled.
+	labels, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](
+		`["f0", "op0", "v0", "f1"].map(id => document.getElementById(id).closest("fieldset").querySelector("legend").textContent + ": " + document.getElementById(id).labels[0].textContent)`))
+	if want := []string{"Condition 1: Field", "Condition 1: Operator", "Condition 1: Value", "Condition 2: Field"}; err != nil || !slices.Equal(labels, want) {
+		t.Errorf("the playground's fields are labelled %q (%v), want %q", labels, err, want)
+	}
 	do("search", chromedp.SetValue(chromedp.ID("f0"), "status"), chromedp.SetValue(chromedp.ID("op0"), "eq"),
 		chromedp.SendKeys(chromedp.ID("v0"), "open"), chromedp.Click(chromedp.ID("run")), chromedp.WaitVisible(chromedp.ID("summary")))
 	if got := text("#summary"); !strings.HasPrefix(got, fmt.Sprintf("%d hits", len(res.Hits))) || len(res.Hits) == 0 {
@@ -180,6 +231,15 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	}
 	if got := text(`#hits tbody th`); got != res.Hits[0].ID {
 		t.Errorf("the first hit reads %q, want %s", got, res.Hits[0].ID)
+	}
+	// The hits show the field searched, a column of its own.
+	columns, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#hits thead th")].map(th => th.textContent)`))
+	if want := []string{"Id", "Score", "status", "Record"}; err != nil || !slices.Equal(columns, want) {
+		t.Errorf("the hits' columns are %q (%v), want %q", columns, err, want)
+	}
+	values, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#hits tbody td.field")].map(td => td.textContent)`))
+	if err != nil || len(values) != len(res.Hits) || slices.ContainsFunc(values, func(v string) bool { return v != "open" }) {
+		t.Errorf("the hits' status column reads %q (%v), want %d times open", values, err, len(res.Hits))
 	}
 	look("search")
 
@@ -223,3 +283,35 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// layoutProblems is a script that lists what does not fit the screen: a
+// page wider than it, a table its scrolling box clips, a cell whose box
+// goes past either edge, a control past its card's; and, on a phone (narrower than 640 px), a table
+// row (a card) whose status or actions come after another of its cells.
+const layoutProblems = `(() => {
+	const out = [], w = innerWidth;
+	const name = e => e.tagName.toLowerCase() + " " + JSON.stringify(e.textContent.trim().replace(/\s+/g, " ").slice(0, 40));
+	if (document.documentElement.scrollWidth > w) out.push("the page is " + document.documentElement.scrollWidth + " px wide");
+	for (const s of document.querySelectorAll(".scroll")) {
+		if (s.scrollWidth > s.clientWidth + 1) out.push((s.getAttribute("aria-label") || "a table") + " is clipped: " + s.scrollWidth + " px in " + s.clientWidth);
+	}
+	for (const c of document.querySelectorAll("th, td")) {
+		const r = c.getBoundingClientRect();
+		if (r.width > 0 && (r.left < -0.5 || r.right > w + 0.5)) out.push(name(c) + " spans " + Math.round(r.left) + " to " + Math.round(r.right) + " px");
+	}
+	for (const c of document.querySelectorAll("main input, main select, main button")) {
+		const box = c.closest(".card, main").getBoundingClientRect(), r = c.getBoundingClientRect();
+		if (r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5)) out.push(name(c) + " (" + (c.id || c.name) + ") spans " + Math.round(r.left) + " to " + Math.round(r.right) + " px, past its box's " + Math.round(box.left) + " to " + Math.round(box.right));
+	}
+	if (w < 640) {
+		for (const tr of document.querySelectorAll("table.cards tbody tr")) {
+			const first = [...tr.querySelectorAll(":scope > .status-cell, :scope > td.actions")];
+			if (first.length === 0) continue;
+			const end = Math.max(...first.map(c => c.getBoundingClientRect().bottom));
+			for (const c of tr.querySelectorAll(":scope > td:not(.status-cell):not(.actions)")) {
+				if (c.getBoundingClientRect().top < end - 0.5) out.push(name(c) + " comes before the status and actions of its row");
+			}
+		}
+	}
+	return out;
+})()`

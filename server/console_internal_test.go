@@ -1,14 +1,17 @@
 package server
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-// The sync history's plots: one point per synchronization for the
-// records, one per synchronization after an entity's first for the lag,
-// in time order, with tooltips escaped.
+// The sync history's plots: one line per entity, with one point per
+// synchronization for the records and one per synchronization after an
+// entity's first for the lag, in time order, with tooltips escaped. (One
+// line ran through every entity's points in time order, joining a
+// tickets sync to the users sync after it.)
 func TestHistoryPlots(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	h := []historyRow{ // newest first, as the store reads them
@@ -32,6 +35,22 @@ func TestHistoryPlots(t *testing.T) {
 	}
 	if !strings.Contains(string(lag), "tickets: 10.0 minutes") || !strings.Contains(string(lag), "tickets: 20.0 minutes") {
 		t.Errorf("the lag plot's points: %s", lag)
+	}
+	series := regexp.MustCompile(`<g class="series" data-entity="([^"]*)">(<polyline points="([^"]*)")?`).FindAllStringSubmatch(string(records), -1)
+	if len(series) != 2 || series[0][1] != "&lt;users&gt;" || series[1][1] != "tickets" {
+		t.Fatalf("the records plot's series: %q, want <users> and tickets", series)
+	}
+	if series[0][2] != "" {
+		t.Errorf("<users>, synchronized once, is drawn as a line: %q", series[0][2])
+	}
+	if pts := strings.Fields(series[1][3]); len(pts) != 3 {
+		t.Errorf("the tickets line has %d points (%q), want its 3 syncs", len(pts), pts)
+	}
+	if n := strings.Count(string(records), "<polyline"); n != 1 {
+		t.Errorf("the records plot has %d lines, want 1 (tickets)", n)
+	}
+	if !strings.Contains(string(records), `<ul class="legend" aria-label="Entities">`) || strings.Count(string(records), "<li>") != 2 {
+		t.Errorf("the records plot's legend: %s", records)
 	}
 	if r, l := historyPlots(h[:1]); r != "" || l != "" {
 		t.Errorf("one synchronization plots %q and %q", r, l)

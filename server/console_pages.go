@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/keyring"
@@ -283,54 +285,105 @@ type plotPoint struct {
 	Label string // the point's tooltip, after its time
 }
 
+// plotSeries is one line of a plot: an entity's points, oldest first.
+type plotSeries struct {
+	Name   string
+	Points []plotPoint
+}
+
+// seriesColors tell a plot's lines apart (the Okabe–Ito palette, which
+// readers with a colour vision deficiency tell apart too, darkened to
+// show on white); past eight, the lines are dashed as well.
+var seriesColors = []string{"#0072b2", "#c75300", "#007a5a", "#b8478f", "#a86f00", "#2f8fc4", "#6b4c9a", "#4d4d4d"}
+
 // historyPlots draws the sync history as two inline SVG plots (no
-// script), oldest on the left: the records each synchronization changed,
-// and the lag each one ended (the time since the previous one of the same
-// entity).
+// script), oldest on the left, one line per entity: the records each
+// synchronization changed, and the lag each one ended (the time since
+// the previous one of the same entity).
 func historyPlots(h []historyRow) (records, lag template.HTML) {
-	var recs, lags []plotPoint
+	var recs, lags []plotSeries
+	index := func(list *[]plotSeries, entity string) *plotSeries {
+		for i := range *list {
+			if (*list)[i].Name == entity {
+				return &(*list)[i]
+			}
+		}
+		*list = append(*list, plotSeries{Name: entity})
+		return &(*list)[len(*list)-1]
+	}
 	prev := map[string]time.Time{}
 	for i := len(h) - 1; i >= 0; i-- {
 		x := h[i]
 		n := x.Inserted + x.Updated + x.Deleted
-		recs = append(recs, plotPoint{At: x.At, Value: float64(n), Label: fmt.Sprintf("%s: %d records changed", x.Entity, n)})
+		r := index(&recs, x.Entity)
+		r.Points = append(r.Points, plotPoint{At: x.At, Value: float64(n), Label: fmt.Sprintf("%s: %d records changed", x.Entity, n)})
 		if p, ok := prev[x.Entity]; ok {
 			m := x.At.Sub(p).Minutes()
-			lags = append(lags, plotPoint{At: x.At, Value: m, Label: fmt.Sprintf("%s: %.1f minutes since its previous sync", x.Entity, m)})
+			l := index(&lags, x.Entity)
+			l.Points = append(l.Points, plotPoint{At: x.At, Value: m, Label: fmt.Sprintf("%s: %.1f minutes since its previous sync", x.Entity, m)})
 		}
 		prev[x.Entity] = x.At
 	}
+	slices.SortStableFunc(recs, func(a, b plotSeries) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(lags, func(a, b plotSeries) int { return strings.Compare(a.Name, b.Name) })
 	return plot(recs, "Records changed per synchronization", "%.0f"), plot(lags, "Minutes since the entity's previous synchronization", "%.1f")
 }
 
-// plot draws points (oldest first) as an SVG line; "" for fewer than two.
-func plot(pts []plotPoint, title, format string) template.HTML {
-	if len(pts) < 2 {
+// plot draws each series (points oldest first) as an SVG line of its own
+// colour over one time axis, with a legend; "" for fewer than two points
+// in all.
+func plot(series []plotSeries, title, format string) template.HTML {
+	var all []plotPoint
+	for _, sr := range series {
+		all = append(all, sr.Points...)
+	}
+	if len(all) < 2 {
 		return ""
 	}
 	const wd, ht, pad = 600.0, 160.0, 28.0
-	t0, t1 := pts[0].At, pts[len(pts)-1].At
+	t0, t1 := all[0].At, all[0].At
+	top := 0.0
+	for _, p := range all {
+		if p.At.Before(t0) {
+			t0 = p.At
+		}
+		if p.At.After(t1) {
+			t1 = p.At
+		}
+		top = max(top, p.Value)
+	}
 	span := t1.Sub(t0).Seconds()
 	if span <= 0 {
 		span = 1
 	}
-	top := 0.0
-	for _, p := range pts {
-		top = max(top, p.Value)
-	}
 	if top <= 0 {
 		top = 1
 	}
-	var line []string
-	var dots strings.Builder
-	for _, p := range pts {
-		px := pad + (wd-2*pad)*p.At.Sub(t0).Seconds()/span
-		py := ht - pad - (ht-2*pad)*p.Value/top
-		line = append(line, fmt.Sprintf("%.1f,%.1f", px, py))
-		fmt.Fprintf(&dots, `<circle cx="%.1f" cy="%.1f" r="3"><title>%s %s</title></circle>`, px, py,
-			html.EscapeString(p.At.UTC().Format("2006-01-02 15:04:05Z")), html.EscapeString(p.Label))
+	var lines, legend strings.Builder
+	for i, sr := range series {
+		color := seriesColors[i%len(seriesColors)]
+		dash := ""
+		if i >= len(seriesColors) {
+			dash = ` stroke-dasharray="6 3"`
+		}
+		var pts []string
+		var dots strings.Builder
+		for _, p := range sr.Points {
+			px := pad + (wd-2*pad)*p.At.Sub(t0).Seconds()/span
+			py := ht - pad - (ht-2*pad)*p.Value/top
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px, py))
+			fmt.Fprintf(&dots, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s %s</title></circle>`, px, py, color,
+				html.EscapeString(p.At.UTC().Format("2006-01-02 15:04:05Z")), html.EscapeString(p.Label))
+		}
+		fmt.Fprintf(&lines, `<g class="series" data-entity="%s">`, html.EscapeString(sr.Name))
+		if len(pts) > 1 {
+			fmt.Fprintf(&lines, `<polyline points="%s" stroke="%s"%s/>`, strings.Join(pts, " "), color, dash)
+		}
+		lines.WriteString(dots.String() + "</g>")
+		fmt.Fprintf(&legend, `<li><svg width="18" height="10" aria-hidden="true"><line x1="0" y1="5" x2="18" y2="5" stroke="%s" stroke-width="3"%s/></svg>%s</li>`,
+			color, dash, html.EscapeString(sr.Name))
 	}
-	label := fmt.Sprintf("%s: %d points from %s to %s, at most "+format+".", title, len(pts),
+	label := fmt.Sprintf("%s: %d entities, %d points from %s to %s, at most "+format+".", title, len(series), len(all),
 		t0.UTC().Format("2006-01-02 15:04Z"), t1.UTC().Format("2006-01-02 15:04Z"), top)
 	// The axis' labels are HTML over the plot, inside its axes: the SVG
 	// stretches to the page's width (preserveAspectRatio none), which
@@ -339,9 +392,9 @@ func plot(pts []plotPoint, title, format string) template.HTML {
 	return template.HTML(fmt.Sprintf(`<div class="plotbox"><span class="ymax" aria-hidden="true">`+format+`</span><span class="ymin" aria-hidden="true">0</span>`+
 		`<svg class="plot" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s" preserveAspectRatio="none">`+
 		`<line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/>`+
-		`<polyline points="%s"/>%s</svg></div>`, top, wd, ht, html.EscapeString(label),
+		`%s</svg></div><ul class="legend" aria-label="Entities">%s</ul>`, top, wd, ht, html.EscapeString(label),
 		pad, ht-pad, wd-pad, ht-pad, pad, pad, pad, ht-pad,
-		strings.Join(line, " "), dots.String()))
+		lines.String(), legend.String()))
 }
 
 // consoleSyncTimeout bounds a "sync now".
@@ -399,23 +452,50 @@ type condition struct{ Field, Op, Value string }
 type hitRow struct {
 	ID    string
 	Score float64
-	Data  string
+	// Values are the hit's values of the fields searched (searchData's
+	// HitFields), as text.
+	Values []string
+	Data   string
 }
+
+// connectorOption is one connector of the playground's picker.
+type connectorOption struct{ ID, Label string }
+
+// opOption is one operator of the playground, with what it does.
+type opOption struct{ Op, Label string }
 
 type searchData struct {
 	Connector, Entity string
 	Kind              string
-	Entities          []string
-	Fields            []tributary.Field
-	Ops               []string
-	Conds             []condition
-	Searched, More    bool
-	Hits              []hitRow
-	TookMS            float64
+	// Connectors are the picker's choices; More, when the store holds
+	// more than it lists.
+	Connectors     []connectorOption
+	MoreConnectors bool
+	Entities       []string
+	Fields         []tributary.Field
+	Ops            []opOption
+	Conds          []condition
+	Searched, More bool
+	// HitFields are the fields the filter searched, a column each.
+	HitFields []string
+	Hits      []hitRow
+	TookMS    float64
 }
 
-// searchOps are the operators the playground offers.
-var searchOps = []string{"eq", "neq", "gt", "gte", "lt", "lte", "in", "like", "fuzzy", "keyword", "contains"}
+// searchOps are the operators the playground offers, each with what it
+// does (docs/search.md has the whole language).
+var searchOps = []opOption{
+	{"eq", "eq: equals"}, {"neq", "neq: does not equal"},
+	{"gt", "gt: greater than"}, {"gte", "gte: greater than or equal"},
+	{"lt", "lt: less than"}, {"lte", "lte: less than or equal"},
+	{"in", "in: one of (values separated by commas)"},
+	{"like", "like: matches a pattern (% any text, _ one character)"},
+	{"fuzzy", "fuzzy: has every word, typos allowed"}, {"keyword", "keyword: has one of the words"},
+	{"contains", "contains: the list holds the value"},
+}
+
+// pickerSize is how many connectors the playground's picker lists.
+const pickerSize = 500
 
 // maxConditions is how many conditions the playground's filter has.
 const maxConditions = 3
@@ -431,6 +511,22 @@ func (c *console) searchPage(w http.ResponseWriter, r *http.Request) {
 		d.Conds = append(d.Conds, condition{Field: q.Get("f" + n), Op: q.Get("op" + n), Value: q.Get("v" + n)})
 	}
 	v := view{Title: "Search", Nav: "search", Data: &d}
+	picked, err := c.s.st.ConnectorSummaries(r.Context(), store.ConnectorQuery{Health: store.AnyHealth, Limit: pickerSize + 1})
+	if err != nil {
+		c.storeProblem(w, r, err)
+		return
+	}
+	d.MoreConnectors = len(picked) > pickerSize
+	for _, cs := range picked[:min(len(picked), pickerSize)] {
+		label := cs.Kind + " · " + cs.Tenant + " / " + cs.ExternalUserID + " · " + cs.ID
+		if cs.Name != "" {
+			label = cs.Name + " · " + label
+		}
+		d.Connectors = append(d.Connectors, connectorOption{ID: cs.ID, Label: label})
+	}
+	if d.Connector != "" && !slices.ContainsFunc(d.Connectors, func(o connectorOption) bool { return o.ID == d.Connector }) {
+		d.Connectors = append(d.Connectors, connectorOption{ID: d.Connector, Label: d.Connector})
+	}
 	if d.Connector == "" {
 		c.render(w, r, http.StatusOK, "search", v)
 		return
@@ -468,6 +564,9 @@ func (c *console) searchPage(w http.ResponseWriter, r *http.Request) {
 		if cd.Field == "" {
 			continue
 		}
+		if !slices.Contains(d.HitFields, cd.Field) {
+			d.HitFields = append(d.HitFields, cd.Field)
+		}
 		f, err := filterOf(cd)
 		if err != nil {
 			v.Error = fmt.Sprintf("Condition %d: %v", i+1, err)
@@ -502,13 +601,59 @@ func (c *console) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Searched, d.More, d.TookMS = true, res.HasMore(), res.TookMS
 	for _, h := range res.Hits {
-		data := string(h.Data)
-		if len(data) > 400 {
-			data = data[:400] + "…"
-		}
-		d.Hits = append(d.Hits, hitRow{ID: h.ID, Score: h.Score, Data: data})
+		d.Hits = append(d.Hits, hitRow{ID: h.ID, Score: h.Score, Data: clip(string(h.Data), 2000), Values: fieldValues(h.Data, d.HitFields)})
 	}
 	c.render(w, r, http.StatusOK, "search", v)
+}
+
+// clip cuts s to at most n bytes, at a character's start, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// fieldValues are a record's values at the field paths, as text: a string
+// as it is, anything else as JSON, "—" when the record has none.
+func fieldValues(record []byte, fields []string) []string {
+	var rec any
+	dec := json.NewDecoder(bytes.NewReader(record))
+	dec.UseNumber() // ids beyond 2^53 stay as they are
+	if dec.Decode(&rec) != nil {
+		return nil
+	}
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = "—"
+		p, err := search.ParsePath(f)
+		if err != nil {
+			continue
+		}
+		v, ok := rec, true
+		for _, k := range p {
+			m, isObj := v.(map[string]any)
+			if v, ok = m[k]; !isObj || !ok {
+				ok = false
+				break
+			}
+		}
+		switch x := v.(type) {
+		case nil:
+			if ok {
+				out[i] = "null"
+			}
+		case string:
+			out[i] = clip(x, 200)
+		default:
+			b, _ := json.Marshal(x)
+			out[i] = clip(string(b), 200)
+		}
+	}
+	return out
 }
 
 // filterOf builds one condition's filter; the value is JSON when it
