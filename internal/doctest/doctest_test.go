@@ -69,3 +69,68 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestFences(t *testing.T) {
+	doc := strings.Join([]string{
+		"# Title",
+		"<!-- doctest: file clients.yaml -->",
+		"",
+		"```yaml",
+		"clients: []",
+		"```",
+		"Text.",
+		"````markdown",
+		"```sh",
+		"inside",
+		"```",
+		"````",
+		"<!-- doctest: background -->",
+		"```sh",
+		"tributary serve --sandbox",
+		"```",
+		"- a list item:",
+		"",
+		"  ```console",
+		"  $ true",
+		"    indented",
+		"  ```",
+	}, "\n")
+	want := []Fence{
+		{Line: 4, Info: "yaml", Text: "clients: []\n", Directive: "file clients.yaml"},
+		{Line: 8, Info: "markdown", Text: "```sh\ninside\n```\n"},
+		{Line: 14, Info: "sh", Text: "tributary serve --sandbox\n", Directive: "background"},
+		{Line: 19, Info: "console", Text: "$ true\n  indented\n"},
+	}
+	if diff := cmp.Diff(want, Fences(doc)); diff != "" {
+		t.Errorf("Fences (-want +got):\n%s", diff)
+	}
+}
+
+func TestInvocations(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want [][]string
+	}{
+		{`tributary kinds`, [][]string{{"kinds"}}},
+		{`tributary exec zendesk-support users list -p role=agent --all > agents.ndjson`,
+			[][]string{{"exec", "zendesk-support", "users", "list", "-p", "role=agent", "--all"}}},
+		{`export TRIBUTARY_SERVE_KEYS="$(tributary serve keygen)" TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"`,
+			[][]string{{"serve", "keygen"}}},
+		{`TRIBUTARY_MCP_TOKEN=$(openssl rand -hex 32) tributary mcp --config tributary-mcp.yaml --http 0.0.0.0:8765`,
+			[][]string{{"mcp", "--config", "tributary-mcp.yaml", "--http", "0.0.0.0:8765"}}},
+		{`claude mcp add tributary-sandbox -- tributary mcp --sandbox            # offline`, [][]string{{"mcp", "--sandbox"}}},
+		{`npx @modelcontextprotocol/inspector --cli tributary mcp --sandbox --method tools/list`, nil},
+		{`id=$(tributary create-connector zendesk-support --hosted "$URL" --credentials 'zendesk.json') && echo "$id" 2>&1 | tail -1`,
+			[][]string{{"create-connector", "zendesk-support", "--hosted", "1", "--credentials", "zendesk.json"}}},
+		{`tributary changes zendesk-support tickets --store t.db --since "$(tail -1 changes.ndjson | jq .seq)" 2>/dev/null`,
+			[][]string{{"changes", "zendesk-support", "tickets", "--store", "t.db", "--since", "1"}}},
+		{`go test ./...   # tributary`, nil},
+	} {
+		if diff := cmp.Diff(tc.want, Invocations(tc.line)); diff != "" {
+			t.Errorf("Invocations(%q) (-want +got):\n%s", tc.line, diff)
+		}
+	}
+	if got := ShellCommands("a \\\n  b\n\n# c\nd\n"); !cmp.Equal(got, []string{"a    b", "d"}) {
+		t.Errorf("ShellCommands: %q", got)
+	}
+}
