@@ -35,6 +35,12 @@ func TestConnectInBrowser(t *testing.T) {
 	everyKind, _ := cs.session(t, nil)
 	viewports(t, b, os.Getenv("TRIBUTARY_SCREENSHOTS"), everyKind)
 
+	// Without Config.AppName, the page names no application.
+	intro, err := chromedp.Run(b.Ctx, chromedp.Text(chromedp.ID("intro")))
+	if err != nil || !strings.HasPrefix(intro, "The application that sent you here asks to read data from one of your accounts.") {
+		t.Errorf("without an app name the introduction says %q (%v)", intro, err)
+	}
+
 	// Zendesk, keyboard only.
 	connectURL, _ := cs.session(t, map[string]any{"allowed_kinds": []string{"zendesk-support"}})
 	if err := chromedp.Do(b.Ctx, chromedp.Navigate(connectURL), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {

@@ -1,6 +1,11 @@
-// Package doctest reads the runnable shell examples of Markdown documents,
-// so that a test can run them and a changed flag breaks the build rather
-// than the reader.
+// Package doctest reads the examples of Markdown documents (shell
+// transcripts, shell commands, Go snippets), so that its tests can run
+// and check them and a changed flag breaks the build rather than the
+// reader. Fences returns every fenced block with its info string and the
+// "<!-- doctest: … -->" directive before it; Console reads a console
+// block; ShellCommands and Invocations find the tributary commands of a
+// shell block; Snippets reads the regions of Go source that the pages'
+// go blocks must equal. docs/testing.md says what a page may hold.
 //
 // A runnable example is a fenced code block whose info string is
 // "console": a transcript of a shell session. Each line that starts with
