@@ -98,7 +98,8 @@ func Example_readmeLibrary() {
 			if err != nil {
 				return err
 			}
-			fmt.Println(rec.StringAt("subject"))
+			subject, _ := rec.StringAt("subject") // dot paths: "via.channel"
+			fmt.Println(subject)
 		}
 
 		r, err := replica.Open(ctx, c, replica.SQLite("tributary.db")) // a durable copy, incremental after the first sync
