@@ -23,14 +23,29 @@ import (
 // root is the repository's top directory, from this package's.
 const root = "../.."
 
-// docs are README.md and docs/*.md, the pages whose examples are tested.
-func docs(t *testing.T) []string {
+// page is a Markdown page whose examples are tested.
+type page struct {
+	name   string // relative to the repository's top: docs/search.md
+	fences []Fence
+}
+
+// pages are README.md and docs/*.md, read.
+func pages(t *testing.T) []page {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append([]string{filepath.Join(root, "README.md")}, files...)
+	var out []page
+	for _, file := range append([]string{filepath.Join(root, "README.md")}, files...) {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(root, file)
+		out = append(out, page{name: name, fences: Fences(string(text))})
+	}
+	return out
 }
 
 // TestDocs runs every runnable example (see the package comment) of
@@ -46,12 +61,8 @@ func docs(t *testing.T) []string {
 func TestDocs(t *testing.T) {
 	bin := tributaryBinary(t)
 	total := 0
-	for _, file := range docs(t) {
-		text, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fences := Fences(string(text))
+	for _, pg := range pages(t) {
+		name, fences := pg.name, pg.fences
 		runs := false
 		for _, f := range fences {
 			if f.Info == "console" {
@@ -62,7 +73,6 @@ func TestDocs(t *testing.T) {
 		if !runs {
 			continue
 		}
-		name, _ := filepath.Rel(root, file)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			work, env := t.TempDir(), environment(t, filepath.Dir(bin))
@@ -120,13 +130,9 @@ func TestShellCommands(t *testing.T) {
 	inspector := "@modelcontextprotocol/inspector@" + string(m[1]) + " "
 	env := environment(t, filepath.Dir(bin))
 	checked := 0
-	for _, file := range docs(t) {
-		text, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name, _ := filepath.Rel(root, file)
-		for _, f := range Fences(string(text)) {
+	for _, pg := range pages(t) {
+		name := pg.name
+		for _, f := range pg.fences {
 			if f.Info != "sh" || f.Directive != "" {
 				continue
 			}
@@ -428,14 +434,10 @@ func TestGoSnippets(t *testing.T) {
 		}
 	}
 	blocks := 0
-	for _, file := range docs(t) {
-		text, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name, _ := filepath.Rel(root, file)
+	for _, pg := range pages(t) {
+		name := pg.name
 		var gos []Fence
-		for _, f := range Fences(string(text)) {
+		for _, f := range pg.fences {
 			if f.Info == "go" {
 				gos = append(gos, f)
 			}
