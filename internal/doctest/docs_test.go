@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -404,15 +405,22 @@ func runBlock(t *testing.T, file string, b Block, dir string, env []string) {
 }
 
 // TestGoSnippets keeps the pages' Go true: every go block of README.md and
-// docs/*.md is, character for character, a region of this package's
-// snippets*_test.go files (see Snippets), where it compiles with the rest of
-// this package's tests; a region in an Example with an Output comment runs,
-// and the output the page shows after it (its last comment lines) is the
-// output checked.
+// docs/*.md is, character for character, a region (see Snippets) of a
+// docs_example_test.go file (sandbox's; webhook's for the one that needs
+// a Standard Webhooks library), where it compiles with the tests of a
+// package that links what it needs already; a region in an Example with
+// an Output comment runs there, and the output the page shows after it
+// (its last comment lines) is the output checked.
 func TestGoSnippets(t *testing.T) {
-	files, err := filepath.Glob("snippets*_test.go")
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "docs_example_test.go" {
+			files = append(files, path)
+		}
+		return err
+	})
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no snippets*_test.go (%v)", err)
+		t.Fatalf("no docs_example_test.go (%v)", err)
 	}
 	regions := map[string][]Snippet{}
 	for _, f := range files {
@@ -424,6 +432,7 @@ func TestGoSnippets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		f, _ = filepath.Rel(root, f)
 		for _, s := range ss {
 			s.Page = f + ":" + strconv.Itoa(s.Line) + " " + s.Page
 			page := s.Page[strings.LastIndexByte(s.Page, ' ')+1:]
@@ -447,7 +456,7 @@ func TestGoSnippets(t *testing.T) {
 		delete(regions, name)
 		for i, f := range gos {
 			if i >= len(have) {
-				t.Errorf("%s:%d: this go block is in no snippets*_test.go region (// doc: %s … // end doc), so nothing compiles it", name, f.Line, name)
+				t.Errorf("%s:%d: this go block is in no region of a docs_example_test.go (// doc: %s … // end doc), so nothing compiles it", name, f.Line, name)
 				continue
 			}
 			if diff := cmp.Diff(have[i].Text, f.Text); diff != "" {

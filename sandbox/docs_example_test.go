@@ -1,11 +1,13 @@
-package doctest_test
+package sandbox_test
 
 // The go blocks of README.md and docs/*.md, each between "// doc: <page>"
-// and "// end doc" (TestGoSnippets checks that the pages show exactly
-// these, in order): here they compile, and those in an Example with an
-// Output comment run, on the sandbox's fakes. The code around a region is
-// what the page leaves to the reader: where ctx, the connector or the
-// request come from.
+// and "// end doc" (internal/doctest's TestGoSnippets checks that the
+// pages show exactly these, in order; docs/testing.md): here they compile
+// with this package's tests, which link what they need already, and those
+// in an Example with an Output comment run, on the sandbox's fakes. The
+// code around a region is what the page leaves to the reader: where ctx,
+// the connector or the request come from. The one that needs a Standard
+// Webhooks library is in webhook/docs_example_test.go.
 
 import (
 	"context"
@@ -17,8 +19,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-
-	svix "github.com/svix/svix-webhooks/go"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/connect"
@@ -493,27 +493,4 @@ func Example_testingFake() {
 	fmt.Println(c != nil)
 	// Output:
 	// true
-}
-
-// docs/webhooks.md: a receiver verifies each request.
-func Example_webhooksVerify() {
-	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	_ = func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
-		}
-		// doc: docs/webhooks.md
-		wh, err := svix.NewWebhook(secret) // "whsec_…"
-		if err != nil {
-			http.Error(w, "misconfigured", http.StatusInternalServerError)
-			return
-		}
-		if err := wh.Verify(body, r.Header); err != nil { // also refuses timestamps older than 5 minutes
-			http.Error(w, "bad signature", http.StatusUnauthorized)
-			return
-		}
-		// Process it once: store the webhook-id, and skip ids you have already seen.
-		// end doc
-	}
 }
