@@ -210,3 +210,29 @@ func TestEveryOperationLoads(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkParse measures what OpenAPI and GraphQL do once per test
+// binary for each vendor: read the file, patch it, index its paths.
+func BenchmarkParse(b *testing.B) {
+	dir, err := specDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range Vendors() {
+		v := vendors[name]
+		path := filepath.Join(dir, filepath.FromSlash(v.file))
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				var err error
+				if v.graphql {
+					_, err = loadGraphQL(name, v, path)
+				} else {
+					_, err = loadOpenAPI(name, v, path)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
