@@ -5,6 +5,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fixture"
+	"github.com/tributary-dev/tributary/internal/vendorspec"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 )
 
@@ -38,6 +39,15 @@ func TestFixtures(t *testing.T) {
 			fixture.Run(t, f, c, replay)
 		})
 	}
+}
+
+// TestFixturesAgreeWithTheDescription checks every exchange of
+// testdata/intercom against Intercom's own API description (testdata/vendor-specs):
+// the operation exists, and the request and the answer agree with it. The
+// differences that are not the fixtures' fault are listed, each with its
+// reason, in testdata/vendor-specs/allow-intercom.txt.
+func TestFixturesAgreeWithTheDescription(t *testing.T) {
+	vendorspec.OpenAPI(t, "intercom").ValidateFixtures(t, "../../testdata/intercom")
 }
 
 // TestFixturesCoverCatalogue proves that every entity/action of the
