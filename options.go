@@ -53,6 +53,9 @@ type Options struct {
 	// Settings holds kind-specific settings (see each kind's With...
 	// functions), keyed by name.
 	Settings map[string]string
+	// NoPacing turns off the kinds' own pacing to their vendors'
+	// documented limits (WithoutPacing).
+	NoPacing bool
 }
 
 // DefaultPrefetch is the number of pages a walk fetches at once unless
@@ -288,6 +291,15 @@ type TokenStore interface {
 // WithTokenStore makes OAuth refreshes go through ts (see TokenStore), for
 // processes that share credentials. Kinds without OAuth ignore it.
 func WithTokenStore(ts TokenStore) Option { return func(o *Options) { o.TokenStore = ts } }
+
+// WithoutPacing turns off every pace a kind keeps on its own to its
+// vendor's documented limits (HubSpot's 100 requests per 10 seconds,
+// Zendesk's 10 exports a minute, Gong's 3 a second, ...), whatever its
+// With…RateLimit settings say: for a fake that does not enforce them (the
+// sandbox), and for benchmarks, which measure the client. Budgets the
+// vendor announces in its answers are still kept, and its rate-limit
+// answers still waited for.
+func WithoutPacing() Option { return func(o *Options) { o.NoPacing = true } }
 
 // WithSetting sets a kind-specific setting; kinds export typed helpers.
 func WithSetting(key, value string) Option {

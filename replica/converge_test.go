@@ -4,22 +4,16 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
-	"github.com/tributary-dev/tributary/kinds/gong"
-	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
-	"github.com/tributary-dev/tributary/kinds/hubspot"
-	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
-	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
-	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
-	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
-	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
 	"github.com/tributary-dev/tributary/store"
@@ -43,46 +37,57 @@ type kindCase struct {
 	params   func(t *testing.T, c tributary.Connector) map[string]tributary.Params
 }
 
+// kindCases are every kind's (internal/fakes): its fake with its default
+// data, its credentials, no pacing (the fakes do not enforce the vendors'
+// limits), and every searchable entity, except where caseOverrides says
+// otherwise. A new kind is covered without a line here.
 func kindCases() []kindCase {
-	return []kindCase{
-		{kind: "zendesk-support", start: func() (mutableFake, string) { s := zendesktest.New(); return s, s.URL },
-			creds:    crashCreds,
-			opts:     zendeskOpts,
-			entities: []string{"tickets", "users", "organizations", "groups", "ticket_comments"},
-			params: func(*testing.T, tributary.Connector) map[string]tributary.Params {
-				// Zendesk lists deleted groups unless asked not to.
-				return map[string]tributary.Params{"groups": {"exclude_deleted": true}}
-			}},
-		{kind: "hubspot", start: func() (mutableFake, string) { s := hubspottest.New(); return s, s.URL },
-			creds:    map[string]any{"private_app_token": hubspottest.DefaultPrivateAppToken},
-			opts:     []tributary.Option{hubspot.WithAPIRateLimit(0, 0)},
-			entities: []string{"contacts", "companies", "deals", "tickets"}},
-		{kind: "intercom", start: func() (mutableFake, string) { s := intercomtest.New(); return s, s.URL },
-			creds:    map[string]any{"access_token": intercomtest.DefaultAccessToken},
-			entities: []string{"contacts", "conversations", "companies"}},
-		{kind: "salesforce", start: func() (mutableFake, string) { s := salesforcetest.New(); return s, s.URL },
-			creds: map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret, "refresh_token": salesforcetest.DefaultRefreshToken},
-			// No params: each copy reads the SOQL query its scope generates.
-			entities: []string{"accounts", "contacts", "leads", "opportunities", "tasks"}},
-		{kind: "gong", start: func() (mutableFake, string) { s := gongtest.New(); return s, s.URL },
-			creds:    map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret},
-			opts:     []tributary.Option{gong.WithAPIRateLimit(0, 0)},
-			entities: []string{"calls", "users", "calls_extensive"}},
-		// One repository: the fake's mutations are of its first
-		// repository, but a created issue shows in all of them.
-		{kind: "github", start: func() (mutableFake, string) { s := githubtest.New(githubtest.WithRepos(1)); return s, s.URL },
-			creds: map[string]any{"token": githubtest.DefaultToken},
-			// No params: each copy is read one part per repository the
-			// token can read (GET /user/repos).
-			entities: []string{"issues", "labels", "comments"}},
-		// Mailchimp: the feed (list_members) is of an entity the
-		// catalogue does not search, so no copy keeps it; lists and
-		// campaigns have no feed and are walked in full, deletions found
-		// by difference.
-		{kind: "mailchimp", start: func() (mutableFake, string) { s := mailchimptest.New(); return s, s.URL },
-			creds:    map[string]any{"api_key": mailchimptest.DefaultAPIKey},
-			entities: []string{"lists", "campaigns", "email_activity"}},
+	var out []kindCase
+	for _, k := range fakes.All() {
+		kc := kindCase{kind: k.Type, creds: k.Credentials, opts: []tributary.Option{tributary.WithoutPacing()},
+			start: func() (mutableFake, string) { f := k.Start(0); return f, f.BaseURL() }}
+		entities, err := kinds.Catalogue(k.Type)
+		if err != nil {
+			panic(err)
+		}
+		for _, e := range entities {
+			if slices.Contains(e.Actions, tributary.ActionSearch) {
+				kc.entities = append(kc.entities, e.Name)
+			}
+		}
+		if o, ok := caseOverrides[k.Type]; ok {
+			o(&kc)
+		}
+		out = append(out, kc)
 	}
+	return out
+}
+
+// caseOverrides narrow the seven first kinds' cases to the entities (and
+// fakes) these suites were written for, which keeps their cost: each says
+// why.
+var caseOverrides = map[string]func(*kindCase){
+	"zendesk-support": func(kc *kindCase) {
+		kc.entities = []string{"tickets", "users", "organizations", "groups", "ticket_comments"}
+		kc.params = func(*testing.T, tributary.Connector) map[string]tributary.Params {
+			// Zendesk lists deleted groups unless asked not to.
+			return map[string]tributary.Params{"groups": {"exclude_deleted": true}}
+		}
+	},
+	"hubspot":    func(kc *kindCase) { kc.entities = []string{"contacts", "companies", "deals", "tickets"} },
+	"intercom":   func(kc *kindCase) { kc.entities = []string{"contacts", "conversations", "companies"} },
+	"salesforce": func(kc *kindCase) { kc.entities = []string{"accounts", "contacts", "leads", "opportunities", "tasks"} },
+	"gong":       func(kc *kindCase) { kc.entities = []string{"calls", "users", "calls_extensive"} },
+	// One repository: the fake's mutations are of its first repository,
+	// but a created issue shows in all of them.
+	"github": func(kc *kindCase) {
+		kc.start = func() (mutableFake, string) { s := githubtest.New(githubtest.WithRepos(1)); return s, s.URL }
+		kc.entities = []string{"issues", "labels", "comments"}
+	},
+	// Mailchimp: the feed (list_members) is of an entity the catalogue
+	// does not search, so no copy keeps it; lists and campaigns have no
+	// feed and are walked in full, deletions found by difference.
+	"mailchimp": func(kc *kindCase) { kc.entities = []string{"lists", "campaigns", "email_activity"} },
 }
 
 // contents reads every record of a copy: live ones by id with their

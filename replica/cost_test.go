@@ -14,11 +14,14 @@ package replica_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
+	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
@@ -30,29 +33,17 @@ import (
 
 // costCases are large fakes, one per kind with a change feed, and the
 // entity measured.
-func costCases() []struct {
-	kindCase
-	big func() (mutableFake, string)
-} {
+func costCases() []costCase {
 	byKind := map[string]kindCase{}
 	for _, kc := range kindCases() {
 		byKind[kc.kind] = kc
 	}
-	with := func(kind, entity string, big func() (mutableFake, string)) struct {
-		kindCase
-		big func() (mutableFake, string)
-	} {
+	with := func(kind, entity string, big func() (mutableFake, string)) costCase {
 		kc := byKind[kind]
 		kc.entities = []string{entity}
-		return struct {
-			kindCase
-			big func() (mutableFake, string)
-		}{kc, big}
+		return costCase{kc, big}
 	}
-	return []struct {
-		kindCase
-		big func() (mutableFake, string)
-	}{
+	out := []costCase{
 		with("zendesk-support", "tickets", func() (mutableFake, string) { s := zendesktest.New(zendesktest.WithTickets(20000)); return s, s.URL }),
 		// A fan-out: a ticket's comments are read again when the
 		// tickets' export shows the ticket changed.
@@ -72,6 +63,25 @@ func costCases() []struct {
 		with("gong", "calls", func() (mutableFake, string) { s := gongtest.New(gongtest.WithCalls(40000)); return s, s.URL }),
 		with("github", "issues", func() (mutableFake, string) { s := githubtest.New(githubtest.WithIssues(20000)); return s, s.URL }),
 	}
+	// Every other kind (internal/fakes): its main entity, when it has a
+	// change feed, at 10,000 records.
+	for _, k := range fakes.All() {
+		if slices.ContainsFunc(out, func(c costCase) bool { return c.kind == k.Type }) {
+			continue
+		}
+		entities, _ := kinds.Catalogue(k.Type)
+		if e, ok := tributary.FindEntity(entities, k.Main); !ok || e.Feed == nil {
+			continue
+		}
+		out = append(out, with(k.Type, k.Main, func() (mutableFake, string) { f := k.Start(10_000); return f, f.BaseURL() }))
+	}
+	return out
+}
+
+// costCase is a kind's case with a large fake.
+type costCase = struct {
+	kindCase
+	big func() (mutableFake, string)
 }
 
 // TestIncrementalCost: after 1% of the records change, an incremental

@@ -13,12 +13,14 @@ import (
 	"flag"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
@@ -79,7 +81,7 @@ type rateCase struct {
 func rateCases() []rateCase {
 	const sec = time.Second
 	gongCreds := map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret}
-	return []rateCase{{
+	out := []rateCase{{
 		// Zendesk: 700 requests a minute on Enterprise, the whole account.
 		name: "zendesk", limit: 20, per: sec,
 		start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
@@ -148,6 +150,24 @@ func rateCases() []rateCase {
 		off:    []tributary.Option{tributary.WithMaxConcurrency(100)},
 		entity: "campaigns", params: tributary.Params{"count": 50}, want: 3000,
 	}}
+	// Every other kind whose fake can enforce its vendor's limit
+	// (fakeserver.Kind.Limited): 20 requests a second, kept to from the
+	// budget the fake announces, over its main entity's copy.
+	for _, k := range fakes.All() {
+		if k.Limited == nil || slices.ContainsFunc(out, func(rc rateCase) bool { return rc.kc.kind == k.Type }) {
+			continue
+		}
+		out = append(out, rateCase{name: k.Type, limit: 20, per: sec,
+			start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
+				f := k.Limited(c, 3000, 20, sec)
+				return f, f.BaseURL(), nil
+			},
+			kc:     kindCase{kind: k.Type, creds: k.Credentials},
+			off:    []tributary.Option{tributary.WithSetting(k.Type+".budget_pacing", "false")},
+			entity: k.Main, want: 3000,
+		})
+	}
+	return out
 }
 
 // TestRateBudget: for every kind, against a fake enforcing the vendor's

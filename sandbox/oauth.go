@@ -4,14 +4,8 @@ import (
 	"maps"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
 	"github.com/tributary-dev/tributary/kinds"
-	"github.com/tributary-dev/tributary/kinds/github/githubtest"
-	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
-	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
-	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
-	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
-	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
-	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
 // OAuthClient is the OAuth app a kind's fake knows: the only client its
@@ -25,21 +19,12 @@ type OAuthClient struct {
 	Inputs map[string]string
 }
 
-var oauthClients = map[string]OAuthClient{
-	"github":          {ClientID: githubtest.DefaultClientID, ClientSecret: githubtest.DefaultClientSecret},
-	"gong":            {ClientID: gongtest.DefaultClientID, ClientSecret: gongtest.DefaultClientSecret},
-	"hubspot":         {ClientID: hubspottest.DefaultClientID, ClientSecret: hubspottest.DefaultClientSecret},
-	"intercom":        {ClientID: intercomtest.DefaultClientID, ClientSecret: intercomtest.DefaultClientSecret},
-	"mailchimp":       {ClientID: mailchimptest.DefaultClientID, ClientSecret: mailchimptest.DefaultClientSecret},
-	"salesforce":      {ClientID: salesforcetest.DefaultClientID, ClientSecret: salesforcetest.DefaultClientSecret},
-	"zendesk-support": {ClientID: zendesktest.DefaultClientID, ClientSecret: zendesktest.DefaultClientSecret, Inputs: map[string]string{"subdomain": zendesktest.DefaultSubdomain}},
-}
-
 // OAuthClient returns the OAuth app the fake of connectorType accepts, for
 // running the kind's authorization-code flow (package connect) against the
 // fake: its consent page is served at the origin URL returns.
 func (s *Sandbox) OAuthClient(connectorType string) (OAuthClient, error) {
-	c, ok := oauthClients[connectorType]
+	k, ok := fakes.Of(connectorType)
+	c := OAuthClient{ClientID: k.OAuth.ClientID, ClientSecret: k.OAuth.ClientSecret, Inputs: k.OAuth.Inputs}
 	if !ok {
 		_, err := kinds.Catalogue(connectorType)
 		if err == nil {

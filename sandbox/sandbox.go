@@ -15,17 +15,8 @@ import (
 	"sync"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
 	"github.com/tributary-dev/tributary/kinds"
-	"github.com/tributary-dev/tributary/kinds/github/githubtest"
-	"github.com/tributary-dev/tributary/kinds/gong"
-	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
-	"github.com/tributary-dev/tributary/kinds/hubspot"
-	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
-	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
-	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
-	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
-	"github.com/tributary-dev/tributary/kinds/zendesk"
-	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
 // fake is what the sandbox needs of a running fake.
@@ -37,23 +28,14 @@ type spec struct {
 	creds map[string]any
 }
 
+// specs are the fakes of every kind (internal/fakes), each with its
+// default data.
 func specs() map[string]spec {
-	return map[string]spec{
-		"github": {func() (fake, string) { s := githubtest.New(); return s, s.URL },
-			map[string]any{"token": githubtest.DefaultToken}},
-		"gong": {func() (fake, string) { s := gongtest.New(); return s, s.URL },
-			map[string]any{"access_key": gongtest.DefaultAccessKey, "access_key_secret": gongtest.DefaultAccessKeySecret}},
-		"hubspot": {func() (fake, string) { s := hubspottest.New(); return s, s.URL },
-			map[string]any{"private_app_token": hubspottest.DefaultPrivateAppToken}},
-		"intercom": {func() (fake, string) { s := intercomtest.New(); return s, s.URL },
-			map[string]any{"access_token": intercomtest.DefaultAccessToken}},
-		"mailchimp": {func() (fake, string) { s := mailchimptest.New(); return s, s.URL },
-			map[string]any{"api_key": mailchimptest.DefaultAPIKey}},
-		"salesforce": {func() (fake, string) { s := salesforcetest.New(salesforcetest.WithAccounts(1000)); return s, s.URL },
-			map[string]any{"client_id": salesforcetest.DefaultClientID, "client_secret": salesforcetest.DefaultClientSecret, "refresh_token": salesforcetest.DefaultRefreshToken}},
-		"zendesk-support": {func() (fake, string) { s := zendesktest.New(); return s, s.URL },
-			map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}},
+	out := map[string]spec{}
+	for _, k := range fakes.All() {
+		out[k.Type] = spec{func() (fake, string) { f := k.Start(0); return f, f.BaseURL() }, k.Credentials}
 	}
+	return out
 }
 
 // Sandbox holds the running fakes. It is safe for concurrent use.
@@ -111,22 +93,17 @@ func (s *Sandbox) Credentials(connectorType string) map[string]any {
 
 // Options starts the fake of connectorType if needed and returns the
 // options that point a connector of that kind at it: its base URL, and no
-// pacing to the vendor's rate limits, which the fakes do not enforce.
+// pacing to the vendors' documented rate limits, which the fakes do not
+// enforce.
 // `tributary serve --sandbox` gives them to every connector it opens.
 func (s *Sandbox) Options(connectorType string) ([]tributary.Option, error) {
 	u, err := s.URL(connectorType)
 	if err != nil {
 		return nil, err
 	}
-	own := []tributary.Option{tributary.WithBaseURL(u)}
-	switch connectorType {
-	case zendesk.Type:
-		own = append(own, zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(0, 0))
-	case hubspot.Type:
-		own = append(own, hubspot.WithAPIRateLimit(0, 0))
-	case gong.Type:
-		own = append(own, gong.WithAPIRateLimit(0, 0))
-	}
+	// The fakes do not enforce the vendors' documented limits: no
+	// pacing to them.
+	own := []tributary.Option{tributary.WithBaseURL(u), tributary.WithoutPacing()}
 	return own, nil
 }
 

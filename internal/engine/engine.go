@@ -124,7 +124,7 @@ func Open(s Setup) (*Connector, error) {
 		Timeouts:         Timeouts(o),
 		MaxConcurrency:   s.MaxConcurrency,
 		Classify:         s.Kind.Retryable,
-		Paces:            s.Paces,
+		Paces:            paces(s),
 		Budget:           s.Budget,
 	}
 	if o.MaxConcurrency > 0 {
@@ -160,6 +160,14 @@ func Open(s Setup) (*Connector, error) {
 	c.prefetch = o.PrefetchWithin(cfg.MaxConcurrency)
 	c.maxBody = o.PageLimit()
 	return c, nil
+}
+
+// paces are the kind's own paces, none when the caller turned them off.
+func paces(s Setup) []transport.Pace {
+	if s.Options.NoPacing {
+		return nil
+	}
+	return s.Paces
 }
 
 // Timeouts returns the limits on each HTTP attempt that o sets, defaults

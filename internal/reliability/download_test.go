@@ -20,6 +20,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/download"
+	"github.com/tributary-dev/tributary/internal/fakes"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
@@ -116,6 +117,19 @@ func dlCases() []dlCase {
 				}
 				return f, "content_versions", tributary.Params{"id": id}, want
 			}},
+	}
+	// Every other kind whose fake serves a download
+	// (fakeserver.Kind.Download).
+	for _, k := range fakes.All() {
+		if k.Download == nil || slices.ContainsFunc(cs, func(dc dlCase) bool { return dc.kc.typ == k.Type }) {
+			continue
+		}
+		cs = append(cs, dlCase{kc: kindCaseOf(k.Type), size: 2 << 20, cut: 32 << 10, origin: k.DownloadOrigin,
+			start: func(t testing.TB, size, cut int) (fake, string, tributary.Params, []byte) {
+				f, entity, p, want := k.Download(size, cut)
+				register(t, f)
+				return fake{srv: f.Core(), creds: k.Credentials}, entity, tributary.Params(p), want
+			}})
 	}
 	for i := range cs {
 		if os.Getenv("TRIBUTARY_RELIABILITY_FULL") != "" {

@@ -14,17 +14,15 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
-	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
-	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
-	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -124,7 +122,7 @@ func register(t testing.TB, s interface{ Close() }) {
 
 // kindCases lists every kind of this build, with the entity the suite walks.
 func kindCases() []kindCase {
-	return []kindCase{
+	cs := []kindCase{
 		{typ: "github", entity: "issues", idPath: "id",
 			lightEntity: "issues", light: tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "per_page": 1},
 			params: tributary.Params{"owner": githubtest.Owner, "repo": githubtest.Repo, "state": "all"},
@@ -204,6 +202,40 @@ func kindCases() []kindCase {
 					"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}}
 			}},
 	}
+	// Every other kind, from its fake's description.
+	for _, k := range fakes.All() {
+		if !slices.ContainsFunc(cs, func(kc kindCase) bool { return kc.typ == k.Type }) {
+			cs = append(cs, defaultCase(k))
+		}
+	}
+	return cs
+}
+
+// defaultCase is the case of a kind the list above does not name, from
+// its fake's description (internal/fakes): its main entity, walked with no
+// params, one record a page for the light request.
+func defaultCase(k fakeserver.Kind) kindCase {
+	kc := kindCase{typ: k.Type, entity: k.Main, idPath: "id", lightEntity: k.Main, light: tributary.Params{},
+		start: func(t testing.TB, n int) fake {
+			f := k.Start(n)
+			register(t, f)
+			return fake{srv: f.Core(), creds: k.Credentials}
+		}}
+	entities, err := kinds.Catalogue(k.Type)
+	if err != nil {
+		panic(err)
+	}
+	if e, ok := tributary.FindEntity(entities, k.Main); ok {
+		if e.IDField != "" {
+			kc.idPath = e.IDField
+		}
+		for _, p := range e.Params[tributary.ActionList] {
+			if p.PageSize {
+				kc.light[p.Name] = 1
+			}
+		}
+	}
+	return kc
 }
 
 // githubFake starts GitHub's fake with n issues (n <= 0: its default
@@ -228,7 +260,7 @@ var fastRetry = tributary.RetryPolicy{MaxRetries: 8, MinBackoff: time.Millisecon
 func open(t testing.TB, kc kindCase, f fake, obs *observer, opts ...tributary.Option) tributary.Connector {
 	t.Helper()
 	// The fakes enforce no rate limit unless told to: no pacing to them.
-	all := []tributary.Option{tributary.WithBaseURL(f.srv.URL), tributary.WithSetting(hubspot.SettingAPIRate, "0"), tributary.WithSetting(gong.SettingAPIRate, "0"), tributary.WithSetting(zendesk.SettingAPIRate, "0")}
+	all := []tributary.Option{tributary.WithBaseURL(f.srv.URL), tributary.WithoutPacing()}
 	if obs != nil {
 		all = append(all, tributary.WithHTTPClient(&http.Client{Transport: obs}))
 	}
