@@ -115,8 +115,8 @@ func memberList(fields map[string][]byte) string {
 // 4.2–6.8× faster than encoding/json, about 2× faster than
 // go-json-experiment/json and a little faster than sonic
 // (bench/decoders_test.go; the README's Performance section), and
-// decoders_test.go asserts it gives exactly encoding/json's results on every
-// kind's records.
+// kinds/decoders_test.go asserts it gives exactly encoding/json's results
+// on every kind's records.
 func Unmarshal(data []byte, v any) error {
 	return gojson.Unmarshal(data, v)
 }
