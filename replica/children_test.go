@@ -155,12 +155,12 @@ func TestSyncCrashFanOutChild(t *testing.T) {
 // deleted tickets live.
 func TestKilledFanOut(t *testing.T) {
 	t.Parallel()
-	killFanOut(t, t.TempDir()+"/comments.db", crashTrials(6))
+	killFanOut(t, t.TempDir()+"/comments.db", crashTrials(3))
 }
 
 func TestKilledFanOutPostgres(t *testing.T) {
 	t.Parallel()
-	killFanOut(t, pgtest.DSN(t), crashTrials(4))
+	killFanOut(t, pgtest.DSN(t), crashTrials(2))
 }
 
 func killFanOut(t *testing.T, db string, trials int) {

@@ -65,7 +65,7 @@ func TestKilledSyncEveryKind(t *testing.T) {
 
 func TestKilledSyncEveryKindPostgres(t *testing.T) {
 	t.Parallel()
-	killEveryKind(t, pgtest.DSN(t), crashTrials(len(kindCases())))
+	killEveryKind(t, pgtest.DSN(t), crashTrials(3))
 }
 
 func killEveryKind(t *testing.T, db string, trials int) {

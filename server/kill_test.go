@@ -118,7 +118,7 @@ func TestKilledServe(t *testing.T) {
 }
 
 func killedServe(t *testing.T, dsn string) {
-	zd := zendesktest.New(zendesktest.WithTickets(1500), zendesktest.WithUsers(600), zendesktest.WithOrganizations(200))
+	zd := zendesktest.New(zendesktest.WithTickets(500), zendesktest.WithUsers(300), zendesktest.WithOrganizations(200))
 	defer zd.Close()
 	keys := newKeys(t, "k1")
 	type child struct {

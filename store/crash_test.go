@@ -132,7 +132,7 @@ func TestKilledSyncLeavesTheCopyIntact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}
-	trials := 12
+	trials := 5
 	if s := os.Getenv("TRIBUTARY_CRASH_TRIALS"); s != "" {
 		trials, _ = strconv.Atoi(s)
 	}
@@ -220,7 +220,7 @@ func TestKilledSyncLeavesTheCopyIntactPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills child processes")
 	}
-	trials := 6
+	trials := 3
 	if s := os.Getenv("TRIBUTARY_CRASH_TRIALS"); s != "" {
 		trials, _ = strconv.Atoi(s)
 	}

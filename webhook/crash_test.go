@@ -53,11 +53,11 @@ func TestDeliverCrashChild(t *testing.T) {
 const crashClaimTTL = time.Second
 
 func TestKilledDeliverer(t *testing.T) {
-	killDeliverer(t, t.TempDir()+"/crash.db", crashTrials(10))
+	killDeliverer(t, t.TempDir()+"/crash.db", crashTrials(4))
 }
 
 func TestKilledDelivererPostgres(t *testing.T) {
-	killDeliverer(t, pgtest.DSN(t), crashTrials(10))
+	killDeliverer(t, pgtest.DSN(t), crashTrials(4))
 }
 
 func killDeliverer(t *testing.T, db string, trials int) {

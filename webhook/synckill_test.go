@@ -72,11 +72,11 @@ func TestSyncKillChild(t *testing.T) {
 }
 
 func TestKilledSyncEmitsEventIffCommitted(t *testing.T) {
-	killSyncs(t, t.TempDir()+"/synckill.db", crashTrials(10))
+	killSyncs(t, t.TempDir()+"/synckill.db", crashTrials(4))
 }
 
 func TestKilledSyncEmitsEventIffCommittedPostgres(t *testing.T) {
-	killSyncs(t, pgtest.DSN(t), crashTrials(6))
+	killSyncs(t, pgtest.DSN(t), crashTrials(3))
 }
 
 func killSyncs(t *testing.T, db string, trials int) {
