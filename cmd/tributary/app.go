@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/sandbox"
 	"golang.org/x/term"
 )
@@ -27,6 +28,10 @@ type app struct {
 	// left running after it: tests read from the same fakes with the
 	// credentials it obtained. Nil means a sandbox of its own.
 	sandbox *sandbox.Sandbox
+	// connOptions are added to the options of every connector opened in
+	// direct mode; tests turn off the pacing to the vendors' rate limits
+	// with them, which the fakes do not enforce.
+	connOptions []tributary.Option
 
 	jsonErrors bool
 	noProgress bool

@@ -201,6 +201,7 @@ func (a *app) openWith(cmd *cobra.Command, f *connFlags, kind string, opts []tri
 	if f.baseURL != "" {
 		opts = append(opts, tributary.WithBaseURL(f.baseURL))
 	}
+	opts = append(opts, a.connOptions...)
 	c, err := kinds.Open(kind, creds.values, opts...)
 	if err != nil {
 		var te *tributary.Error
