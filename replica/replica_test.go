@@ -21,13 +21,13 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
-// open connects to the Zendesk fake without pacing (zendeskOpts): at the
-// exports' default of 10 requests a minute, each sync after the first
-// would wait 6 s on the real clock for a limit the fake does not enforce.
+// open connects to the Zendesk fake without pacing: at the exports'
+// default of 10 requests a minute, each sync after the first would wait
+// 6 s on the real clock for a limit the fake does not enforce.
 func open(t testing.TB, srv *zendesktest.Server) tributary.Connector {
 	t.Helper()
 	c, err := kinds.Open("zendesk-support", map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
-		append([]tributary.Option{tributary.WithBaseURL(srv.URL)}, zendeskOpts...)...)
+		tributary.WithBaseURL(srv.URL), tributary.WithoutPacing())
 	if err != nil {
 		t.Fatal(err)
 	}

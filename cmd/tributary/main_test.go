@@ -17,9 +17,6 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/pgtest"
-	"github.com/tributary-dev/tributary/kinds/gong"
-	"github.com/tributary-dev/tributary/kinds/hubspot"
-	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
 // binary is the command, built once, for the tests that run it as a
@@ -90,8 +87,7 @@ func (in invocation) run(t *testing.T, args ...string) result {
 		isTerminal: func(w io.Writer) bool { return in.isTerminal && w == errw },
 		// The fakes enforce no rate limit: at Zendesk's exports' 10
 		// requests a minute, each sync after the first would wait 6 s.
-		connOptions: []tributary.Option{zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0),
-			hubspot.WithAPIRateLimit(0, 0), gong.WithAPIRateLimit(0, 0)}}
+		connOptions: []tributary.Option{tributary.WithoutPacing()}}
 	code := a.run(in.ctx, args)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }

@@ -27,7 +27,7 @@ func benchServer(tb testing.TB, calls int) (*gongtest.Server, *gong.Client) {
 	// A benchmark measures the client, not Gong's rate limit: the pacing
 	// to it is off (as in the sandbox), or a walk of 100 pages would take
 	// 35 s at 3 requests a second.
-	c, err := gong.New(keyPair, tributary.WithBaseURL(srv.URL), gong.WithAPIRateLimit(0, 0))
+	c, err := gong.New(keyPair, tributary.WithBaseURL(srv.URL), tributary.WithoutPacing())
 	if err != nil {
 		tb.Fatal(err)
 	}

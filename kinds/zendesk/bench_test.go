@@ -30,7 +30,7 @@ func benchServer(tb testing.TB, tickets int) *zendesktest.Server {
 // or a walk of 100 pages would take 9 s at 700 requests a minute.
 func benchClient(tb testing.TB, srv *zendesktest.Server) *zendesk.Client {
 	c, err := zendesk.New(zendesk.Credentials{Subdomain: "acme", Email: zendesktest.DefaultEmail, APIToken: zendesktest.DefaultAPIToken},
-		tributary.WithBaseURL(srv.URL), zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0))
+		tributary.WithBaseURL(srv.URL), tributary.WithoutPacing())
 	if err != nil {
 		tb.Fatal(err)
 	}
