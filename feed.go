@@ -95,6 +95,22 @@ type Feed struct {
 	// the zone's offset (daylight saving) since is moved back by the
 	// change, so that no record falls into an hour the change repeats.
 	Zone *Zone
+	// Token, when set, makes the feed one of opaque tokens the source
+	// hands out (Google Drive's changes, Asana's sync tokens) rather than
+	// one of times: see TokenFeed. Params then gives the params of the
+	// feed's route (its token added by the engine) and of the first full
+	// walk, and Changed, Overlap, Precision, Zone, Cap and Keyset are not
+	// used.
+	Token *TokenFeed
+	// Unwrap, when set, is the dot path of the entity's record inside each
+	// record the feed's route returns (a Drive change holds its "file", a
+	// Stripe event its "data.object").
+	Unwrap string
+	// DeletedID, when set, is the dot path of the id of a deleted record
+	// in a record the feed returns, for feeds whose deletions carry no
+	// record to unwrap (a removed Drive change has only its fileId): the
+	// deletion is then the entity's IDField set to it.
+	DeletedID string
 	// Sweep, when set, finds the deletions the feed cannot show: a cheap
 	// walk of every id the source still has, now and then, whose absent
 	// ids become deletions of the copy (Jira's search never shows a
@@ -111,6 +127,37 @@ type Zone struct {
 	// Field is the dot path of an IANA zone name in the answer
 	// ("timeZone"); an answer without one means UTC.
 	Field string
+}
+
+// TokenFeed is a change feed that resumes from an opaque token the source
+// hands out (Feed.Token), read from the entity's feed route (the engine's
+// Entity.FeedRoute). A copy's first read asks for a token first (Start),
+// then walks the entity in full with its list action and keeps that
+// token, so that what changes during the walk is read by the next pass; a
+// pass reads the route with the checkpoint's token as Param, page after
+// page, and keeps the token its last page names at New. A token the source
+// no longer accepts (an answer of a status in Expired) makes the copy walk
+// in full again, from a new token: never a stale copy.
+type TokenFeed struct {
+	// Start, when set, is the endpoint that hands out a token for the
+	// changes from now (Drive: GET /drive/v3/changes/startPageToken,
+	// "startPageToken"); its params are the feed's Params. Without it the
+	// token comes from the feed's route asked with no token, which answers
+	// a status of Expired with a fresh token at ExpiredToken (Asana's
+	// first /events call: 412 and a "sync" token).
+	Start *Zone
+	// Param is the route's param that takes the token ("pageToken",
+	// "sync").
+	Param string
+	// New is the dot path, in the body of a pass's last page, of the token
+	// to keep ("newStartPageToken"; Asana's "sync").
+	New string
+	// Expired are the statuses that mean the token is no longer accepted
+	// (Asana's 412).
+	Expired []int
+	// ExpiredToken, when set, is the dot path of a fresh token in the body
+	// of such an answer ("sync").
+	ExpiredToken string
 }
 
 // Sweep is a walk of every id an entity still has at the source
@@ -196,6 +243,13 @@ type Checkpoint struct {
 	// Next holds the params of the next page of the pass under way, so
 	// that a sync that was stopped goes on from there; nil between passes.
 	Next Params `json:"next,omitempty"`
+	// Token is where a feed of tokens (Feed.Token) resumes: the token the
+	// source handed out for the changes after the last pass.
+	Token string `json:"token,omitempty"`
+	// Walking says that a feed of tokens is in its first, full read of the
+	// entity (Next holds the list's next params), after which its changes
+	// are read from Token.
+	Walking bool `json:"walking,omitempty"`
 }
 
 // Changes is one page of an entity's change feed.

@@ -243,6 +243,12 @@ type Token struct {
 	// Last, when set, is a boolean top-level member that is true on the
 	// last page.
 	Last string
+	// More, when set, is a boolean top-level member that is false on the
+	// last page (Asana's events: has_more).
+	More string
+	// Keep are further top-level members the Meta carries (Drive's
+	// newStartPageToken on a changes list's last page).
+	Keep []string
 }
 
 // Page implements Style.
@@ -254,13 +260,21 @@ func (s Token) meta(r *Response) (map[string]any, error) {
 	if raw, ok := r.Fields[top]; ok {
 		m[top] = value(raw)
 	}
-	if s.Last != "" {
-		if raw, ok := r.Fields[s.Last]; ok {
-			last, ok := jsonx.Bool(raw)
+	for _, name := range []string{s.Last, s.More} {
+		if name == "" {
+			continue
+		}
+		if raw, ok := r.Fields[name]; ok {
+			b, ok := jsonx.Bool(raw)
 			if !ok && !jsonx.IsNull(raw) {
-				return nil, fmt.Errorf("pagination: %s is %s, not a boolean", s.Last, raw)
+				return nil, fmt.Errorf("pagination: %s is %s, not a boolean", name, raw)
 			}
-			m[s.Last] = last
+			m[name] = b
+		}
+	}
+	for _, name := range s.Keep {
+		if raw, ok := r.Fields[name]; ok {
+			m[name] = value(raw)
 		}
 	}
 	return m, nil
@@ -269,6 +283,9 @@ func (s Token) meta(r *Response) (map[string]any, error) {
 // Next implements Resumer.
 func (s Token) Next(params, meta map[string]any, _ int) map[string]any {
 	if last, _ := meta[s.Last].(bool); s.Last != "" && last {
+		return nil
+	}
+	if more, _ := meta[s.More].(bool); s.More != "" && !more {
 		return nil
 	}
 	if tok := str(lookup(meta, strings.Split(s.Field, ".")...)); tok != "" {

@@ -387,6 +387,14 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		// The copy was made with other searchable fields.
 		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
 		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
+	case errors.Is(err, tributary.ErrCursorExpired):
+		// A feed of tokens whose token the source no longer accepts: the
+		// copy is walked in full again, from a new token.
+		inc := *rep
+		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the source no longer accepts the feed's token"}
+		err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
+		rep.Pages += inc.Pages
+		return err
 	case errors.As(err, &gone):
 		// Parts left the scope (a repository taken out of the
 		// configuration): their records are found and kept as deletions

@@ -653,32 +653,7 @@ func (c *Connector) invalid(entity string, a tributary.Action, err error) error 
 func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, req *http.Request) (*http.Response, error) {
 	resp, err := c.client.Do(req)
 	if err != nil {
-		e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a}
-		switch {
-		case ctx.Err() != nil:
-			e.Err = ctx.Err()
-			e.Message = "request cancelled"
-		case errors.Is(err, transport.ErrTokenUnavailable):
-			e.Err, e.Retryable = tributary.ErrServer, true
-			e.Message = c.redact(err.Error())
-		case errors.Is(err, transport.ErrAuth):
-			e.Err = tributary.ErrUnauthorized
-			e.Message = c.redact(err.Error())
-		case errors.Is(err, transport.ErrInsecureRedirect):
-			e.Err = tributary.ErrUnexpectedResponse
-			e.Message = "expected a redirect that stays on https, got one from https to http (refused)"
-		case unreachable(e, err, req.URL.Host):
-			e.Message = c.redact(e.Message)
-		default:
-			e.Err = tributary.ErrServer
-			e.Retryable = true
-			e.Message = c.redact(err.Error())
-			var te *transport.TimeoutError
-			if errors.As(err, &te) {
-				e.Cause = te
-			}
-		}
-		return nil, e
+		return nil, c.transportError(ctx, entity, a, req, err)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil
@@ -686,6 +661,36 @@ func (c *Connector) do(ctx context.Context, entity string, a tributary.Action, r
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	return nil, c.httpError(entity, a, resp, body)
+}
+
+// transportError is the error of a request that got no answer.
+func (c *Connector) transportError(ctx context.Context, entity string, a tributary.Action, req *http.Request, err error) error {
+	e := &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a}
+	switch {
+	case ctx.Err() != nil:
+		e.Err = ctx.Err()
+		e.Message = "request cancelled"
+	case errors.Is(err, transport.ErrTokenUnavailable):
+		e.Err, e.Retryable = tributary.ErrServer, true
+		e.Message = c.redact(err.Error())
+	case errors.Is(err, transport.ErrAuth):
+		e.Err = tributary.ErrUnauthorized
+		e.Message = c.redact(err.Error())
+	case errors.Is(err, transport.ErrInsecureRedirect):
+		e.Err = tributary.ErrUnexpectedResponse
+		e.Message = "expected a redirect that stays on https, got one from https to http (refused)"
+	case unreachable(e, err, req.URL.Host):
+		e.Message = c.redact(e.Message)
+	default:
+		e.Err = tributary.ErrServer
+		e.Retryable = true
+		e.Message = c.redact(err.Error())
+		var te *transport.TimeoutError
+		if errors.As(err, &te) {
+			e.Cause = te
+		}
+	}
+	return e
 }
 
 // unreachable fills e when err says host could not be reached, and

@@ -39,6 +39,10 @@ func (c *Connector) Changes(ctx context.Context, entity string, base tributary.P
 				return
 			}
 		}
+		if f.Token != nil {
+			c.tokenChanges(ctx, e, f, base, from, yield)
+			return
+		}
 		cp := from
 		resumed := false
 		if cp.Next != nil {
@@ -115,13 +119,11 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base
 			return false, err
 		}
 		n += len(page.Items)
-		ch := &tributary.Changes{}
+		ch, err := c.unwrap(e, f, page.Items)
+		if err != nil {
+			return false, err
+		}
 		for _, r := range page.Items {
-			if f.Deleted != nil && f.Deleted(r) {
-				ch.Deleted = append(ch.Deleted, r)
-			} else {
-				ch.Records = append(ch.Records, r)
-			}
 			if t, ok := changedAt(r, f.Changed); ok && t.After(cp.High) {
 				cp.High = t
 			}

@@ -1,0 +1,94 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/engine"
+	"github.com/tributary-dev/tributary/internal/transport"
+	"github.com/tributary-dev/tributary/pagination"
+)
+
+// A feed of tokens shaped as Asana's events: the first call, with no
+// token, answers 412 with one; a pass pages while has_more; the token of
+// the last page is kept; an expired token is ErrCursorExpired.
+func TestTokenFeedFromAnExpiredAnswer(t *testing.T) {
+	var sent []string
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		q := r.URL.Query()
+		sent = append(sent, r.URL.Path+"?"+r.URL.RawQuery)
+		switch {
+		case r.URL.Path == "/tasks":
+			return reply(200, nil, `{"data":[{"gid":"1"},{"gid":"2"}],"next_page":null}`), nil
+		case q.Get("sync") == "":
+			return reply(412, nil, `{"errors":[{"message":"Sync token invalid or too old."}],"sync":"s1"}`), nil
+		case q.Get("sync") == "s1":
+			return reply(200, nil, `{"data":[{"action":"changed","resource":{"gid":"2","name":"two"}}],"sync":"s2","has_more":true}`), nil
+		case q.Get("sync") == "s2":
+			return reply(200, nil, `{"data":[{"action":"deleted","resource":{"gid":"1"}}],"sync":"s3","has_more":false}`), nil
+		}
+		return reply(412, nil, `{"errors":[{"message":"Sync token invalid or too old."}],"sync":"s9"}`), nil
+	})
+	k := &engine.Kind{Type: "asana-like", Entities: []engine.Entity{{
+		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList}, IDField: "gid",
+			Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {{Name: "project", Type: tributary.TypeString}}},
+			Feed: &tributary.Feed{
+				Params: func(base tributary.Params, _ time.Time) tributary.Params { return tributary.Params{"resource": base["project"]} },
+				Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{412}, ExpiredToken: "sync"},
+				Unwrap: "resource",
+				Deleted: func(r tributary.Record) bool {
+					a, _ := r.StringAt("action")
+					return a == "deleted"
+				},
+			}},
+		Routes:    map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/tasks", Records: "data", Paging: pagination.Token{Param: "offset", Field: "next_page.offset"}}}},
+		FeedRoute: &engine.Route{Path: "/events", Records: "data", Paging: pagination.Token{Param: "sync", Field: "sync", More: "has_more"}},
+	}}}
+	c, err := engine.Open(engine.Setup{Kind: k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: rt})),
+		DefaultBaseURL: "https://app.example.com", Auth: transport.Bearer(secret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(from tributary.Checkpoint) (recs, dels []string, cp tributary.Checkpoint, err error) {
+		for ch, err := range c.Changes(context.Background(), "tasks", tributary.Params{"project": "p1"}, from) {
+			if err != nil {
+				return recs, dels, cp, err
+			}
+			for _, r := range ch.Records {
+				recs = append(recs, string(r.Raw()))
+			}
+			for _, r := range ch.Deleted {
+				dels = append(dels, string(r.Raw()))
+			}
+			cp = ch.Checkpoint
+		}
+		return recs, dels, cp, nil
+	}
+	recs, _, cp, err := read(tributary.Checkpoint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{`{"gid":"1"}`, `{"gid":"2"}`}, recs); d != "" || cp.Token != "s1" || cp.Walking || cp.Next != nil {
+		t.Fatalf("first read: %s, checkpoint %+v", d, cp)
+	}
+	recs, dels, cp, err := read(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal([]string{`{"gid":"2","name":"two"}`}, recs) || !cmp.Equal([]string{`{"gid":"1"}`}, dels) || cp.Token != "s3" {
+		t.Errorf("pass: %q %q, checkpoint %+v", recs, dels, cp)
+	}
+	want := []string{"/events?resource=p1", "/tasks?project=p1", "/events?resource=p1&sync=s1", "/events?resource=p1&sync=s2"}
+	if d := cmp.Diff(want, sent); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+	if _, _, _, err := read(tributary.Checkpoint{Token: "old"}); !errors.Is(err, tributary.ErrCursorExpired) {
+		t.Errorf("an expired token: %v", err)
+	}
+}
