@@ -39,7 +39,9 @@ func TestTokenFeedFromAnExpiredAnswer(t *testing.T) {
 		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList}, IDField: "gid",
 			Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {{Name: "project", Type: tributary.TypeString}}},
 			Feed: &tributary.Feed{
-				Params: func(base tributary.Params, _ time.Time) tributary.Params { return tributary.Params{"resource": base["project"]} },
+				Params: func(base tributary.Params, _ time.Time) tributary.Params {
+					return tributary.Params{"resource": base["project"]}
+				},
 				Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{412}, ExpiredToken: "sync"},
 				Unwrap: "resource",
 				Deleted: func(r tributary.Record) bool {
