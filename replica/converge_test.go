@@ -63,6 +63,15 @@ func kindCases() []kindCase {
 	return out
 }
 
+// kindCaseOf returns the case of kind.
+func kindCaseOf(kind string) kindCase {
+	i := slices.IndexFunc(kindCases(), func(kc kindCase) bool { return kc.kind == kind })
+	if i < 0 {
+		panic("no case of " + kind)
+	}
+	return kindCases()[i]
+}
+
 // caseOverrides narrow the seven first kinds' cases to the entities (and
 // fakes) these suites were written for, which keeps their cost: each says
 // why.

@@ -155,7 +155,7 @@ func feedEveryKind(t *testing.T, db string) {
 func TestFeedRetentionReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	kc := kindCases()[0]
+	kc := kindCaseOf("zendesk-support") // its tickets
 	fake, url := kc.start()
 	defer fake.Close()
 	conn := openKind(t, kc, url)

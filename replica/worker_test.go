@@ -39,10 +39,7 @@ func workerNames() []string {
 	return names
 }
 
-func workerCase(name string) kindCase {
-	i := slices.IndexFunc(kindCases(), func(kc kindCase) bool { return kc.kind == workerKinds[name] })
-	return kindCases()[i]
-}
+func workerCase(name string) kindCase { return kindCaseOf(workerKinds[name]) }
 
 // openWorkerConn opens the connector name at url.
 func openWorkerConn(name, url string, extra ...tributary.Option) (tributary.Connector, error) {
