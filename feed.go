@@ -250,7 +250,16 @@ type Checkpoint struct {
 	// entity (Next holds the list's next params), after which its changes
 	// are read from Token.
 	Walking bool `json:"walking,omitempty"`
+	// Zone is the time zone a feed with a Zone reads its times in, as the
+	// source named it at ZoneAt; it is read again once it is older than
+	// ZoneTTL, and on every full read.
+	Zone   string    `json:"zone,omitempty"`
+	ZoneAt time.Time `json:"zone_at,omitzero"`
 }
+
+// ZoneTTL is how long a checkpoint's Zone is used before the source is
+// asked again: a profile's zone that changes is followed within it.
+const ZoneTTL = time.Hour
 
 // Changes is one page of an entity's change feed.
 type Changes struct {

@@ -79,7 +79,7 @@ type Connector struct {
 	maxBody  int64 // the most bytes of a page or record body read
 
 	zoneMu sync.Mutex
-	zones  map[string]*time.Location // by Feed.Zone path
+	zones  map[string]zoneRead // by Feed.Zone path, for ZoneTTL
 }
 
 // Open builds a Connector.

@@ -90,12 +90,21 @@ func (c *Connector) startPass(ctx context.Context, e *Entity, f *tributary.Feed,
 		loc := time.UTC
 		if f.Zone != nil {
 			var err error
-			if loc, err = c.zone(ctx, e.Name, f.Zone); err != nil {
+			if loc, err = c.zoneOf(ctx, e.Name, f.Zone, cp); err != nil {
 				yield(nil, err)
 				return false
 			}
 		}
 		since = InZone(since, loc, f.Precision)
+	} else if f.Zone != nil {
+		// A full read: the zone is read now and kept in the checkpoint,
+		// so that the next pass, in this process or another, needs no
+		// request for it (for ZoneTTL).
+		cp.Zone, cp.ZoneAt = "", time.Time{}
+		if _, err := c.zoneOf(ctx, e.Name, f.Zone, cp); err != nil {
+			yield(nil, err)
+			return false
+		}
 	}
 	p := f.Params(maps.Clone(base), since)
 	ok, err := c.pass(ctx, e, f, base, p, since, cp, yield)
@@ -248,12 +257,34 @@ func InZone(t time.Time, loc *time.Location, precision time.Duration) time.Time 
 
 func abs(n int) int { return max(n, -n) }
 
+// zoneRead is a zone as read, and when.
+type zoneRead struct {
+	loc *time.Location
+	at  time.Time
+}
+
+// zoneOf returns the zone a feed reads its times in: the checkpoint's
+// while younger than ZoneTTL, else the source's (kept in cp).
+func (c *Connector) zoneOf(ctx context.Context, entity string, z *tributary.Zone, cp *tributary.Checkpoint) (*time.Location, error) {
+	if cp.Zone != "" && c.now().Sub(cp.ZoneAt) < tributary.ZoneTTL {
+		if loc, err := time.LoadLocation(cp.Zone); err == nil {
+			return loc, nil
+		}
+	}
+	loc, err := c.zone(ctx, entity, z)
+	if err != nil {
+		return nil, err
+	}
+	cp.Zone, cp.ZoneAt = loc.String(), c.now()
+	return loc, nil
+}
+
 // zone reads, once per connector, the time zone an endpoint names.
 func (c *Connector) zone(ctx context.Context, entity string, z *tributary.Zone) (*time.Location, error) {
 	c.zoneMu.Lock()
 	defer c.zoneMu.Unlock()
-	if loc, ok := c.zones[z.Path]; ok {
-		return loc, nil
+	if zr, ok := c.zones[z.Path]; ok && c.now().Sub(zr.at) < tributary.ZoneTTL {
+		return zr.loc, nil
 	}
 	resp, body, err := c.read(ctx, entity, tributary.ActionList, Route{Path: z.Path}, tributary.Params{})
 	if err != nil {
@@ -268,9 +299,9 @@ func (c *Connector) zone(ctx context.Context, entity string, z *tributary.Zone) 
 		}
 	}
 	if c.zones == nil {
-		c.zones = map[string]*time.Location{}
+		c.zones = map[string]zoneRead{}
 	}
-	c.zones[z.Path] = loc
+	c.zones[z.Path] = zoneRead{loc, c.now()}
 	return loc, nil
 }
 

@@ -94,3 +94,67 @@ func TestTokenFeedFromAnExpiredAnswer(t *testing.T) {
 		t.Errorf("an expired token: %v", err)
 	}
 }
+
+// A feed read in the account's zone keeps the zone in its checkpoint: a
+// pass of another connector (another process) sends no request for it
+// while it is younger than ZoneTTL.
+func TestZoneKeptInTheCheckpoint(t *testing.T) {
+	var sent []string
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = append(sent, r.URL.Path+"?"+r.URL.RawQuery)
+		if r.URL.Path == "/myself" {
+			return reply(200, nil, `{"accountId":"a","timeZone":"Australia/Adelaide"}`), nil
+		}
+		return reply(200, nil, `{"items":[{"id":"1","updated":"2026-11-29T16:21:00.000+1030"}]}`), nil
+	})
+	open := func() *engine.Connector {
+		k := &engine.Kind{Type: "zone-test", Entities: []engine.Entity{{
+			Entity: tributary.Entity{Name: "items", Actions: []tributary.Action{tributary.ActionList},
+				Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {{Name: "since", Type: tributary.TypeString}}},
+				Feed: &tributary.Feed{
+					Params: func(base tributary.Params, since time.Time) tributary.Params {
+						p := tributary.Params{}
+						if !since.IsZero() {
+							p["since"] = since.Format("2006/01/02 15:04")
+						}
+						return p
+					},
+					Changed: "updated", Precision: time.Minute, Zone: &tributary.Zone{Path: "/myself", Field: "timeZone"}}},
+			Routes: map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/items", Records: "items"}}},
+		}}}
+		c, err := engine.Open(engine.Setup{Kind: k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: rt})),
+			DefaultBaseURL: "https://x.example.com", Auth: transport.Bearer(secret)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	last := func(c *engine.Connector, from tributary.Checkpoint) tributary.Checkpoint {
+		var cp tributary.Checkpoint
+		for ch, err := range c.Changes(context.Background(), "items", nil, from) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp = ch.Checkpoint
+		}
+		return cp
+	}
+	// A full read reads the zone and keeps it.
+	cp := last(open(), tributary.Checkpoint{})
+	if cp.Zone != "Australia/Adelaide" || cp.ZoneAt.IsZero() {
+		t.Fatalf("checkpoint %+v", cp)
+	}
+	// Another connector's pass: the zone from the checkpoint, no request.
+	sent = nil
+	last(open(), cp)
+	// The checkpoint's 05:51 UTC is 16:21 in Adelaide (+10:30).
+	if d := cmp.Diff([]string{"/items?since=2026%2F11%2F29%2016%3A21"}, sent); d != "" {
+		t.Fatalf("requests (-want +got):\n%s", d)
+	}
+	// An old zone is read again.
+	cp.ZoneAt = cp.ZoneAt.Add(-2 * tributary.ZoneTTL)
+	sent = nil
+	if cp = last(open(), cp); len(sent) != 2 || sent[0] != "/myself?" || cp.ZoneAt.Before(time.Now().Add(-time.Minute)) {
+		t.Errorf("requests %q, checkpoint %+v", sent, cp)
+	}
+}
