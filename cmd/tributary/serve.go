@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tributary-dev/tributary"
@@ -103,22 +105,33 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, &f) }),
 	}
+	service := f.serviceFlags()
 	fs := cmd.Flags()
-	fs.StringVar(&f.store, "store", "", "the store: a SQLite file, or postgres://… (or $"+envStore+")")
+	fs.AddFlagSet(service)
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port)")
-	fs.StringVar(&f.keysFile, "keys-file", "", "a file of key-encryption keys (default: $"+envServeKeys+")")
-	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line (default: $"+envServeClients+")")
 	fs.StringVar(&f.oauthAppsFile, "oauth-apps-file", "", "a file of OAuth apps for connect sessions, \"kind:client_id:client_secret\" per line (default: $"+envServeOAuthApps+")")
 	fs.StringVar(&f.publicURL, "public-url", "", "the service's URL as browsers reach it, for the connect page and the OAuth redirect URL (default: $"+envServePublicURL+"; with --sandbox, the listening address)")
 	fs.StringVar(&f.appName, "app-name", "", "the name of your application, which the connect page names as the one asking for the user's data (default: $"+envServeAppName+")")
 	fs.StringVar(&f.adminFile, "admin-password-file", "", "a file holding the operator's password of the console at /console (default: $"+envAdminPassword+"; none: no console)")
-	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
 	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", server.DefaultTokenTTL, "the lifetime of issued tokens")
 	fs.StringVar(&f.logFormat, "log-format", "json", "log lines as json or text, on stderr")
-	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f), a.serveReplayCmd(&f))
+	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f, service), a.serveReplayCmd(&f, service))
 	return cmd
+}
+
+// serviceFlags are the flags that say which service a command works on:
+// its store, keys, API clients and --sandbox. serve and its subcommands
+// (rotate-keys, replay) take this one set, so that a flag has the same
+// name, default and environment variable in each.
+func (f *serveFlags) serviceFlags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("service", pflag.ContinueOnError)
+	fs.StringVar(&f.store, "store", "", "the store: a SQLite file, or postgres://… (or $"+envStore+")")
+	fs.StringVar(&f.keysFile, "keys-file", "", "a file of key-encryption keys (default: $"+envServeKeys+")")
+	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line, or YAML with their webhooks (default: $"+envServeClients+")")
+	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
+	return fs
 }
 
 func (a *app) serveKeygenCmd() *cobra.Command {
@@ -127,7 +140,9 @@ func (a *app) serveKeygenCmd() *cobra.Command {
 		Short: "Print a new key-encryption key line for " + envServeKeys,
 		Args:  cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			line, err := keyring.NewKey("k" + time.Now().UTC().Format("20060102T150405"))
+			// A generated id: the day and random hex, so that two keys
+			// made in the same second still differ.
+			line, err := keyring.NewKey("")
 			if err != nil {
 				return err
 			}
@@ -137,13 +152,20 @@ func (a *app) serveKeygenCmd() *cobra.Command {
 	}
 }
 
-func (a *app) serveRotateCmd(f *serveFlags) *cobra.Command {
-	return &cobra.Command{
+func (a *app) serveRotateCmd(f *serveFlags, service *pflag.FlagSet) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "rotate-keys",
 		Short: "Re-seal every connector's credentials under the first key (while the service runs)",
-		Args:  cobra.NoArgs,
+		Long: `rotate-keys re-seals, under the first key of ` + envServeKeys + ` (or
+--keys-file), every connector's credentials sealed under another key, each
+in its own transaction, while the service runs. Put the new key first on
+every process before, and drop the old key after.`,
+		Example: `  printf '%s\n%s\n' "$(tributary serve keygen)" "$OLD_KEY" > keys.txt   # the new key first, on every process
+  tributary serve rotate-keys --store serve.db --keys-file keys.txt
+  TRIBUTARY_SERVE_KEYS="$(cat keys.txt)" tributary serve rotate-keys --store postgres://tributary@db/tributary`,
+		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			srv, closeAll, err := a.newServer(cmd, f, slog.New(slog.NewTextHandler(a.stderr, nil)))
+			srv, closeAll, err := a.newServer(cmd, f, slog.New(slog.NewTextHandler(a.stderr, nil)), false)
 			if err != nil {
 				return err
 			}
@@ -156,9 +178,11 @@ func (a *app) serveRotateCmd(f *serveFlags) *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.Flags().AddFlagSet(service)
+	return cmd
 }
 
-func (a *app) serveReplayCmd(f *serveFlags) *cobra.Command {
+func (a *app) serveReplayCmd(f *serveFlags, service *pflag.FlagSet) *cobra.Command {
 	var client, endpoint, event, from, to string
 	cmd := &cobra.Command{
 		Use:   "replay",
@@ -168,7 +192,7 @@ client (its URL or id, as GET /v1/webhooks shows it); the running service
 sends them, after the endpoint's pending ones. The events keep their ids
 (webhook-id), so a receiver that deduplicates drops those it had.`,
 		Example: `  tributary serve replay --store serve.db --client app --endpoint https://app.example.com/hooks --event evt_0123
-  tributary serve replay --store serve.db --client app --endpoint ep_1a2b --from 2026-01-02T00:00:00Z --to 2026-01-02T06:00:00Z`,
+  tributary serve replay --store serve.db --client app --endpoint ep_d5fe8cf9ca7668e4 --from 2026-01-02T00:00:00Z --to 2026-01-02T06:00:00Z`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if client == "" || endpoint == "" || (event == "") == (from == "") {
@@ -188,7 +212,7 @@ sends them, after the endpoint's pending ones. The events keep their ids
 				}
 				*t.out = v
 			}
-			srv, closeAll, err := a.newServer(cmd, f, slog.New(slog.NewTextHandler(a.stderr, nil)))
+			srv, closeAll, err := a.newServer(cmd, f, slog.New(slog.NewTextHandler(a.stderr, nil)), false)
 			if err != nil {
 				return err
 			}
@@ -207,6 +231,7 @@ sends them, after the endpoint's pending ones. The events keep their ids
 	fs.StringVar(&event, "event", "", "the id of the event to send again")
 	fs.StringVar(&from, "from", "", "send the events written from this time (RFC 3339)")
 	fs.StringVar(&to, "to", "", "until this time, excluded (default: now)")
+	fs.AddFlagSet(service)
 	return cmd
 }
 
@@ -226,7 +251,7 @@ func (a *app) serve(cmd *cobra.Command, f *serveFlags) error {
 		return usageErr(cmd, "--listen: %v", err)
 	}
 	f.listening = ln.Addr().String()
-	srv, closeAll, err := a.newServer(cmd, f, slog.New(h))
+	srv, closeAll, err := a.newServer(cmd, f, slog.New(h), true)
 	if err != nil {
 		ln.Close()
 		return err
@@ -299,8 +324,10 @@ func sandboxNotice(w io.Writer, base string, madeUp bool) {
 }
 
 // newServer builds the server the flags describe; closeAll closes what it
-// opened.
-func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*server.Server, func(), error) {
+// opened. serving is true for serve itself: the subcommands (rotate-keys,
+// replay) only work on the store, so they need no API client, start no
+// fake and read none of serve's other settings (OAuth apps, console).
+func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, serving bool) (*server.Server, func(), error) {
 	keys, err := a.secretText(f.keysFile, envServeKeys)
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
@@ -309,63 +336,39 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
-	appsText, err := a.secretText(f.oauthAppsFile, envServeOAuthApps)
-	if err != nil {
-		return nil, nil, usageErr(cmd, "%v", err)
-	}
-	admin, err := a.secretText(f.adminFile, envAdminPassword)
-	if err != nil {
-		return nil, nil, usageErr(cmd, "%v", err)
-	}
 	var sb *sandbox.Sandbox
-	cfg := server.Config{Admin: strings.TrimSpace(admin), TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
-		ConnectorOptions: map[string][]tributary.Option{}, PublicURL: f.publicURL}
-	if cfg.AppName = f.appName; cfg.AppName == "" {
-		cfg.AppName = a.env(envServeAppName)
+	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
+		ConnectorOptions: map[string][]tributary.Option{}}
+	if serving {
+		if err := a.servingConfig(cmd, f, &cfg); err != nil {
+			return nil, nil, err
+		}
 	}
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = a.env(envServePublicURL)
-	}
-	if cfg.OAuthApps, err = parseOAuthApps(appsText); err != nil {
-		return nil, nil, usageErr(cmd, "%v", err)
-	}
-	if f.sandbox {
+	if f.sandbox && serving {
 		sb = sandbox.New()
-		if cfg.OAuthApps == nil {
-			cfg.OAuthApps = map[string]server.OAuthApp{}
-		}
-		for _, t := range sb.Types() {
-			if cfg.ConnectorOptions[t], err = sb.Options(t); err != nil {
-				sb.Close()
-				return nil, nil, err
-			}
-			if _, given := cfg.OAuthApps[t]; !given {
-				// The fake's OAuth app: connect sessions run offline.
-				u, _ := sb.URL(t)
-				oc, err := sb.OAuthClient(t)
-				if err != nil {
-					sb.Close()
-					return nil, nil, err
-				}
-				cfg.OAuthApps[t] = server.OAuthApp{ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, BaseURL: u, Inputs: oc.Inputs}
-			}
-		}
-		if cfg.PublicURL == "" && f.listening != "" {
-			cfg.PublicURL = "http://" + f.listening
-		}
-		if keys == "" {
-			if keys, err = keyring.NewKey("sandbox"); err != nil {
-				sb.Close()
-				return nil, nil, err
-			}
-			fmt.Fprintln(a.stderr, "tributary serve: --sandbox with a throwaway key: credentials sealed now will not open after a restart")
+		if err := sandboxConfig(sb, f, &cfg); err != nil {
+			sb.Close()
+			return nil, nil, err
 		}
 		if cfg.Admin == "" {
 			cfg.Admin = "sandbox-" + rand.Text()[:16]
 			fmt.Fprintf(a.stderr, "tributary serve: --sandbox console: /console, operator password %q\n", cfg.Admin)
 		}
-		if clientsText == "" {
-			clientsText = sandboxClient + ":" + sandboxClientSecret
+	}
+	if f.sandbox && keys == "" {
+		if keys, err = keyring.NewKey("sandbox"); err != nil {
+			if sb != nil {
+				sb.Close()
+			}
+			return nil, nil, err
+		}
+		if serving {
+			fmt.Fprintln(a.stderr, "tributary serve: --sandbox with a throwaway key: credentials sealed now will not open after a restart")
+		}
+	}
+	if f.sandbox && clientsText == "" {
+		clientsText = sandboxClient + ":" + sandboxClientSecret
+		if serving {
 			fmt.Fprintf(a.stderr, "tributary serve: --sandbox client: id %q, secret %q\n", sandboxClient, sandboxClientSecret)
 		}
 	}
@@ -376,14 +379,14 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	}
 	if keys == "" {
 		closeAll()
-		return nil, nil, usageErr(cmd, "serve needs keys in $%s or --keys-file ('tributary serve keygen' makes one)", envServeKeys)
+		return nil, nil, usageErr(cmd, "%s needs keys in $%s or --keys-file ('tributary serve keygen' makes one)", cmd.CommandPath(), envServeKeys)
 	}
 	cfg.Keys = keys
 	if cfg.Clients, err = parseClients(clientsText); err != nil {
 		closeAll()
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
-	if len(cfg.Clients) == 0 {
+	if len(cfg.Clients) == 0 && serving {
 		closeAll()
 		return nil, nil, usageErr(cmd, "serve needs at least one API client in $%s or --clients-file (\"id:secret\" per line)", envServeClients)
 	}
@@ -391,6 +394,11 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 	if err != nil {
 		closeAll()
 		return nil, nil, err
+	}
+	if _, err := os.Stat(target.raw); !serving && !target.postgres && errors.Is(err, fs.ErrNotExist) {
+		// A subcommand works on a service's store: it never makes one.
+		closeAll()
+		return nil, nil, usageErr(cmd, "--store %s: no such file: give the store 'tributary serve --store' runs on", target.raw)
 	}
 	st, err := target.open(cmd.Context())
 	if err != nil {
@@ -405,6 +413,57 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger) (*s
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
 	return srv, func() { srv.Close(); st.Close(); closeAll() }, nil
+}
+
+// servingConfig reads the settings only serve itself uses: the console's
+// password, the OAuth apps and the public URL.
+func (a *app) servingConfig(cmd *cobra.Command, f *serveFlags, cfg *server.Config) error {
+	appsText, err := a.secretText(f.oauthAppsFile, envServeOAuthApps)
+	if err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	admin, err := a.secretText(f.adminFile, envAdminPassword)
+	if err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	cfg.Admin = strings.TrimSpace(admin)
+	if cfg.AppName = f.appName; cfg.AppName == "" {
+		cfg.AppName = a.env(envServeAppName)
+	}
+	if cfg.PublicURL = f.publicURL; cfg.PublicURL == "" {
+		cfg.PublicURL = a.env(envServePublicURL)
+	}
+	if cfg.OAuthApps, err = parseOAuthApps(appsText); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	return nil
+}
+
+// sandboxConfig points every kind of cfg at its fake in sb, with the
+// fake's OAuth app where none is given, so that connect sessions run
+// offline.
+func sandboxConfig(sb *sandbox.Sandbox, f *serveFlags, cfg *server.Config) error {
+	if cfg.OAuthApps == nil {
+		cfg.OAuthApps = map[string]server.OAuthApp{}
+	}
+	for _, t := range sb.Types() {
+		var err error
+		if cfg.ConnectorOptions[t], err = sb.Options(t); err != nil {
+			return err
+		}
+		if _, given := cfg.OAuthApps[t]; !given {
+			u, _ := sb.URL(t)
+			oc, err := sb.OAuthClient(t)
+			if err != nil {
+				return err
+			}
+			cfg.OAuthApps[t] = server.OAuthApp{ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, BaseURL: u, Inputs: oc.Inputs}
+		}
+	}
+	if cfg.PublicURL == "" && f.listening != "" {
+		cfg.PublicURL = "http://" + f.listening
+	}
+	return nil
 }
 
 // oauthAppsYAML is the YAML form of the OAuth apps file.

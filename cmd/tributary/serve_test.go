@@ -5,16 +5,21 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
+	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/sandbox"
+	"github.com/tributary-dev/tributary/store"
+	"github.com/tributary-dev/tributary/webhook"
 )
 
 func TestServeKeygen(t *testing.T) {
@@ -23,6 +28,12 @@ func TestServeKeygen(t *testing.T) {
 	key, err := base64.StdEncoding.DecodeString(b64)
 	if r.code != 0 || !ok || id == "" || err != nil || len(key) != 32 {
 		t.Fatalf("keygen: exit %d, %q", r.code, r.stdout)
+	}
+	// Two keys made in the same second have ids of their own: a key file
+	// of both parses.
+	again, _, _ := strings.Cut(cli(t, "serve", "keygen").stdout, ":")
+	if again == id {
+		t.Errorf("two keys share the id %q", id)
 	}
 }
 
@@ -182,4 +193,146 @@ func between(s, from, to string) string {
 	_, after, _ := strings.Cut(s, from)
 	v, _, _ := strings.Cut(after, to)
 	return v
+}
+
+// serveStore makes, in dir, the store of a service with one connector,
+// sealed under key, and one connector.created event to client app's two
+// endpoints (evt_0123), as `tributary serve` leaves it, and the clients
+// file (YAML) that names the endpoints.
+func serveStore(t *testing.T, dir, key string) (clientsFile string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, filepath.Join(dir, "serve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	clients := `clients:
+  - id: app
+    secret: "0123456789abcdef0123456789abcdef"
+    webhooks:
+      - url: https://app.example.com/hooks
+        secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+      - url: https://app.example.com/hooks/tributary
+        secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+`
+	clientsFile = filepath.Join(dir, "clients.yaml")
+	if err := os.WriteFile(clientsFile, []byte(clients), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := parseClients(clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eps []webhook.Endpoint
+	for _, w := range cs[0].Webhooks {
+		eps = append(eps, webhook.Endpoint{Tenant: "app", URL: w.URL, Secret: w.Secret})
+	}
+	ring, err := keyring.Parse(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "conn_0123456789abcdef"
+	sealed, err := ring.Seal([]byte(`{"credentials":{"subdomain":"acme","email":"agent@example.com","api_token":"TEST_TOKEN"}}`), []byte(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := webhook.NewEvent(webhook.ConnectorCreated, "app", id, time.Now(), map[string]any{"connector_id": id}, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.ID = "evt_0123"
+	if _, err := st.CreateConnector(ctx, store.Connector{ID: id, Tenant: "app", Kind: "zendesk-support", Sealed: sealed}, store.Emit(ev)); err != nil {
+		t.Fatal(err)
+	}
+	return clientsFile
+}
+
+// The serve subcommands take serve's store, key and client flags, with
+// the same names and environment variables: the examples of `serve replay
+// --help` and `serve rotate-keys --help`, and the invocations of
+// docs/webhooks.md and docs/service.md, run as written (the keys and
+// clients in the environment, as the docs export them, or in files).
+func TestServeSubcommandsTakeTheServiceFlags(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir) // the examples name serve.db and keys.txt
+	oldKey := strings.TrimSpace(cli(t, "serve", "keygen").stdout)
+	clientsFile := serveStore(t, dir, oldKey)
+	clients, err := os.ReadFile(clientsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"TRIBUTARY_SERVE_KEYS": oldKey, "TRIBUTARY_SERVE_CLIENTS": string(clients)}
+	examples := func(path ...string) [][]string {
+		cmd, _, err := (&app{}).root().Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]string
+		for _, l := range strings.Split(cmd.Example, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == "tributary" {
+				out = append(out, f[1:])
+			}
+		}
+		return out
+	}
+	replays := examples("serve", "replay")
+	if len(replays) != 2 {
+		t.Fatalf("serve replay's examples: %q", replays)
+	}
+	for _, args := range append(replays,
+		// docs/webhooks.md, with the event's id for its placeholder
+		strings.Fields("serve replay --store serve.db --client app --endpoint https://app.example.com/hooks/tributary --event evt_0123"),
+		// the clients from a file, the keys from the environment
+		strings.Fields("serve replay --store serve.db --clients-file clients.yaml --client app --endpoint ep_1f13ff1ea4baa777 --from 2020-01-01T00:00:00Z")) {
+		r := invocation{env: env}.run(t, args...)
+		r.want(t, 0)
+		if !regexp.MustCompile(`^queued \d+ deliveries\n$`).MatchString(r.stdout) {
+			t.Errorf("%q: %q", args, r.stdout)
+		}
+		if args[len(args)-1] == "evt_0123" && r.stdout != "queued 1 deliveries\n" {
+			t.Errorf("%q: %q", args, r.stdout)
+		}
+	}
+
+	// rotate-keys: the new key first (env, as docs/service.md), then the
+	// examples' keys.txt; no client is needed.
+	newKey := strings.TrimSpace(cli(t, "serve", "keygen").stdout)
+	keys := newKey + "\n" + oldKey + "\n"
+	r := invocation{env: map[string]string{"TRIBUTARY_SERVE_KEYS": keys}}.run(t, "serve", "rotate-keys", "--store", "serve.db")
+	r.want(t, 0)
+	if r.stdout != "re-sealed 1 connectors\n" {
+		t.Errorf("rotate-keys: %q", r.stdout)
+	}
+	if err := os.WriteFile("keys.txt", []byte(keys), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rotations := examples("serve", "rotate-keys")
+	if len(rotations) == 0 || !slices.Equal(rotations[0], strings.Fields("serve rotate-keys --store serve.db --keys-file keys.txt")) {
+		t.Fatalf("rotate-keys' examples: %q", rotations)
+	}
+	r = cli(t, rotations[0]...)
+	r.want(t, 0)
+	if r.stdout != "re-sealed 0 connectors\n" {
+		t.Errorf("rotate-keys again: %q", r.stdout)
+	}
+	// The old key alone no longer opens what was re-sealed: the file's
+	// keys took part, not the environment's.
+	r = invocation{env: map[string]string{"TRIBUTARY_SERVE_KEYS": oldKey}}.run(t, "serve", "rotate-keys", "--store", "serve.db")
+	if r.code == 0 || !strings.Contains(r.stderr, "not in the keyring") {
+		t.Errorf("rotate-keys with the old key only: exit %d, %s", r.code, r.stderr)
+	}
+
+	// A subcommand never makes a store, and says what it needs.
+	r = invocation{env: env}.run(t, "serve", "rotate-keys", "--store", "nope.db")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--store nope.db: no such file") {
+		t.Errorf("a missing store: exit %d, %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat("nope.db"); err == nil {
+		t.Error("rotate-keys made a store")
+	}
+	r = cli(t, "serve", "replay", "--store", "serve.db", "--client", "app", "--endpoint", "ep_1f13ff1ea4baa777", "--event", "evt_0123")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "tributary serve replay needs keys in $TRIBUTARY_SERVE_KEYS or --keys-file") {
+		t.Errorf("no keys: exit %d, %s", r.code, r.stderr)
+	}
 }
