@@ -29,9 +29,14 @@ type ConnectorInfo struct {
 	LastUsedAt *time.Time `json:"last_used_at"`
 	// Status is "healthy"; "needs_reconnect" when the vendor refused the
 	// connector's refresh token or a copy failed with class auth (new
-	// credentials, UpdateConnector, make it healthy again); or "failing"
-	// when a copy's last synchronization failed otherwise.
+	// credentials, UpdateConnector, make it healthy again); "failing"
+	// when a copy's last synchronization failed otherwise; or
+	// "credentials_unreadable" when the service's keys do not open the
+	// connector's credentials (StatusReason says so; new credentials mend
+	// it).
 	Status string `json:"status"`
+	// StatusReason says why, for credentials_unreadable ("" otherwise).
+	StatusReason string `json:"status_reason,omitempty"`
 	// Copies are the connector's copies in the service's store (from
 	// GetConnector only).
 	Copies []CopyStatus `json:"copies,omitempty"`

@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 	"unicode"
 
 	"golang.org/x/oauth2"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/internal/transport"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
@@ -268,6 +272,101 @@ func (s *Server) unseal(row *store.Connector) (*sealed, error) {
 		return nil, fmt.Errorf("%w: connector %s: %w", errSealed, row.ID, err)
 	}
 	return &sl, nil
+}
+
+// StatusCredentialsUnreadable is the status of a connector whose
+// credentials do not open with this service's keys (Config.Keys): nothing
+// can use it until the key that sealed them is added, or new credentials
+// replace them. It comes before every other status: such a connector is
+// never reported healthy.
+const StatusCredentialsUnreadable = "credentials_unreadable"
+
+// unreadableReason is the status_reason the API gives a tenant for a
+// connector of StatusCredentialsUnreadable (the console names the key,
+// for the operator: sealProblem).
+const unreadableReason = "this service's keys do not open the connector's credentials: the key that sealed them is not in its configuration; new credentials (PATCH, or a connect session) mend it"
+
+// sealProblem says why row's credentials do not open with this service's
+// keys, naming the key that sealed them (key ids are not secret: the
+// console's keys page lists them); "" when they open.
+func (s *Server) sealProblem(row *store.Connector) string {
+	return s.sealedProblem(row.ID, row.Sealed)
+}
+
+// sealedProblem is sealProblem of connector id's sealed credentials.
+func (s *Server) sealedProblem(connector string, sealed []byte) string {
+	b, err := s.keys.Open(sealed, []byte(connector))
+	if err == nil && json.Valid(b) {
+		clear(b)
+		return ""
+	}
+	clear(b)
+	id, kerr := keyring.KeyID(sealed)
+	switch {
+	case kerr != nil || err == nil:
+		return "the sealed credentials are damaged: they are not a value this service reads"
+	case errors.Is(err, keyring.ErrUnknownKey):
+		return fmt.Sprintf("the credentials are sealed under key %q, which is not in this service's keys", id)
+	}
+	return fmt.Sprintf("the credentials are sealed under key %q, which this service's key %q does not open: another key was given the same id, or the row is damaged", id, id)
+}
+
+// sealCounts are the store's sealed credentials as this service's keys
+// see them.
+type sealCounts struct {
+	// Sealed counts the connectors by the id of the key that sealed them
+	// ("" for a value that is not a sealed one), Opens those of them that
+	// open with this service's keys.
+	Sealed, Opens map[string]int
+	// Total counts the connectors, Unreadable those whose credentials do
+	// not open.
+	Total, Unreadable int
+}
+
+// countSeals reads every connector's sealed credentials and counts what
+// opens with this service's keys (the keys page, the count at start).
+func (s *Server) countSeals(ctx context.Context) (sealCounts, error) {
+	c := sealCounts{Sealed: map[string]int{}, Opens: map[string]int{}}
+	err := s.st.EachSealed(ctx, func(connector string, sealed []byte) error {
+		id, err := keyring.KeyID(sealed)
+		if err != nil {
+			id = ""
+		}
+		c.Total++
+		c.Sealed[id]++
+		if s.sealedProblem(connector, sealed) == "" {
+			c.Opens[id]++
+		} else {
+			c.Unreadable++
+		}
+		return nil
+	})
+	return c, err
+}
+
+// reportSeals logs, at start, how many connectors' credentials open with
+// this service's keys: a warning naming how many do not (they are listed
+// as StatusCredentialsUnreadable), by the key that sealed them.
+func (s *Server) reportSeals(ctx context.Context) {
+	c, err := s.countSeals(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("could not check the connectors' credentials against this service's keys", "err", err)
+		}
+		return
+	}
+	if c.Unreadable == 0 {
+		s.log.Info("every connector's credentials open with this service's keys", "connectors", c.Total)
+		return
+	}
+	var by []string
+	for _, id := range slices.Sorted(maps.Keys(c.Sealed)) {
+		if n := c.Sealed[id] - c.Opens[id]; n > 0 {
+			by = append(by, fmt.Sprintf("%q: %d", id, n))
+		}
+	}
+	s.log.Warn(fmt.Sprintf("%d of %d connectors' credentials do not open with this service's keys: they are listed as %s until the key that sealed them is added, or new credentials replace them",
+		c.Unreadable, c.Total, StatusCredentialsUnreadable), "unreadable", c.Unreadable, "connectors", c.Total, "by_key", strings.Join(by, ", "))
 }
 
 // errNoConnector: no connector with this id is visible to the caller

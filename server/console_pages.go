@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tributary-dev/tributary"
-	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/search"
 	"github.com/tributary-dev/tributary/store"
 	"github.com/tributary-dev/tributary/webhook"
@@ -26,25 +26,39 @@ import (
 // consolePageSize is how many connectors a page of the console lists.
 const consolePageSize = 50
 
-// consoleStatuses are the names of the healths the console filters by
-// (store.ParseHealth reads them), in order.
+// maxConsoleScan bounds the connectors one page of the console's list
+// reads when it keeps only some of what the store selects (whether the
+// credentials open: StatusCredentialsUnreadable).
+const maxConsoleScan = 1000
+
+// consoleStatuses are the statuses the console filters by, in order: the
+// store's healths (store.ParseHealth reads them), and
+// StatusCredentialsUnreadable, which only this service's keys tell.
 func consoleStatuses() []string {
-	return []string{store.Healthy.String(), store.NeedsReconnect.String(), store.Failing.String()}
+	return []string{store.Healthy.String(), store.NeedsReconnect.String(), store.Failing.String(), StatusCredentialsUnreadable}
 }
 
 // connectorRow is a connector as the console lists it.
 type connectorRow struct {
 	ID, Tenant, ExternalUserID, Kind, Name, Status string
-	Copies, Failing                                int
-	LastSynced, Created, LastUsed                  time.Time
+	// Reason says why the credentials do not open (sealProblem), when
+	// Status is StatusCredentialsUnreadable.
+	Reason                        string
+	Copies, Failing               int
+	LastSynced, Created, LastUsed time.Time
 }
 
 // rowOf is a connector as the console lists it, its status by the API's
-// rule (store.HealthOf) from its copies summed up.
-func rowOf(cs *store.ConnectorSummary) connectorRow {
-	return connectorRow{ID: cs.ID, Tenant: cs.Tenant, ExternalUserID: cs.ExternalUserID, Kind: cs.Kind, Name: cs.Name,
+// rule: StatusCredentialsUnreadable when its credentials do not open, else
+// store.HealthOf from its copies summed up.
+func (c *console) rowOf(cs *store.ConnectorSummary) connectorRow {
+	row := connectorRow{ID: cs.ID, Tenant: cs.Tenant, ExternalUserID: cs.ExternalUserID, Kind: cs.Kind, Name: cs.Name,
 		Status: store.HealthOf(cs.NeedsReconnect, cs.AuthFailing, cs.Failing).String(), Copies: cs.Copies, Failing: cs.Failing,
 		LastSynced: cs.LastSynced, Created: cs.Created, LastUsed: cs.LastUsed}
+	if row.Reason = c.s.sealProblem(&cs.Connector); row.Reason != "" {
+		row.Status = StatusCredentialsUnreadable
+	}
+	return row
 }
 
 type connectorsData struct {
@@ -86,7 +100,7 @@ func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	health := store.AnyHealth
-	if d.Status != "" {
+	if d.Status != "" && d.Status != StatusCredentialsUnreadable {
 		h, ok := store.ParseHealth(d.Status)
 		if !ok {
 			c.problem(w, r, http.StatusBadRequest, "status must be one of "+strings.Join(consoleStatuses(), ", ")+".")
@@ -105,21 +119,34 @@ func (c *console) connectors(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	// One query: the status is the store's filter, by the same rule as
-	// each row's (store.HealthOf).
-	batch, err := c.s.st.ConnectorSummaries(ctx, store.ConnectorQuery{Tenant: d.Tenant, ExternalUserID: d.User, Health: health, After: after, Limit: consolePageSize + 1})
-	if err != nil {
-		c.storeProblem(w, r, err)
-		return
-	}
-	more := len(batch) > consolePageSize
-	batch = batch[:min(len(batch), consolePageSize)]
-	for i := range batch {
-		d.Rows = append(d.Rows, rowOf(&batch[i]))
-	}
-	var last int64
-	if len(batch) > 0 {
-		last = batch[len(batch)-1].Seq
+	// The status is the store's filter, by the same rule as each row's
+	// (store.HealthOf); whether the credentials open, only this service's
+	// keys tell: those rows are kept or dropped here, reading on, a page
+	// at a time, until the page is full or maxConsoleScan connectors were
+	// read (then the next page goes on from there).
+	last, more := after, false
+	for scanned := 0; len(d.Rows) < consolePageSize && scanned < maxConsoleScan; {
+		batch, err := c.s.st.ConnectorSummaries(ctx, store.ConnectorQuery{Tenant: d.Tenant, ExternalUserID: d.User, Health: health, After: last, Limit: consolePageSize + 1})
+		if err != nil {
+			c.storeProblem(w, r, err)
+			return
+		}
+		more = false
+		for i := range batch {
+			if len(d.Rows) == consolePageSize {
+				more = true
+				break
+			}
+			row := c.rowOf(&batch[i])
+			last, scanned = batch[i].Seq, scanned+1
+			if unreadable := row.Status == StatusCredentialsUnreadable; d.Status == "" || unreadable == (d.Status == StatusCredentialsUnreadable) {
+				d.Rows = append(d.Rows, row)
+			}
+		}
+		if len(batch) <= consolePageSize && !more {
+			break
+		}
+		more = true
 	}
 	link := func(after int64) string {
 		v := url.Values{}
@@ -250,7 +277,7 @@ func (c *console) showConnector(w http.ResponseWriter, r *http.Request, id strin
 		}
 		d.Copies = append(d.Copies, cr)
 	}
-	d.Row = rowOf(&sum)
+	d.Row = c.rowOf(&sum)
 	evs, err := c.s.st.ConnectorEvents(ctx, row.ID, webhook.SyncCompleted, 60)
 	if err != nil {
 		c.storeProblem(w, r, err)
@@ -785,8 +812,10 @@ func (c *console) replay(w http.ResponseWriter, r *http.Request) {
 
 // keyRow is one key id and the connectors it seals.
 type keyRow struct {
-	ID                string
-	Connectors        int
+	ID string
+	// Connectors counts the connectors sealed under the key, Opens those
+	// of them this service opens.
+	Connectors, Opens int
 	Primary, InRing   bool
 	NotAKey, Readable bool
 }
@@ -795,34 +824,32 @@ type keysData struct {
 	Keys    []keyRow
 	Pending int // connectors sealed under another key than the primary
 	Total   int
+	// Unreadable counts the connectors whose credentials do not open
+	// with this service's keys, Opens the others.
+	Unreadable, Opens int
 }
 
 // keysPage is the key-rotation status: how many connectors each key
-// seals.
+// seals, and how many of them really open with this service's keys.
 func (c *console) keysPage(w http.ResponseWriter, r *http.Request) {
-	counts, err := c.s.st.SealedKeys(r.Context(), func(b []byte) string {
-		id, err := keyring.KeyID(b)
-		if err != nil {
-			return ""
-		}
-		return id
-	})
+	counts, err := c.s.countSeals(r.Context())
 	if err != nil {
 		c.storeProblem(w, r, err)
 		return
 	}
 	primary := c.s.keys.Primary()
-	var d keysData
+	d := keysData{Total: counts.Total, Unreadable: counts.Unreadable, Opens: counts.Total - counts.Unreadable}
 	for _, id := range c.s.keys.IDs() {
-		d.Keys = append(d.Keys, keyRow{ID: id, Connectors: counts[id], Primary: id == primary, InRing: true, Readable: true})
+		d.Keys = append(d.Keys, keyRow{ID: id, Connectors: counts.Sealed[id], Opens: counts.Opens[id], Primary: id == primary, InRing: true, Readable: true})
 	}
-	for id, n := range counts {
-		d.Total += n
+	ids := slices.Sorted(maps.Keys(counts.Sealed))
+	for _, id := range ids {
+		n := counts.Sealed[id]
 		if id != primary {
 			d.Pending += n
 		}
 		if !slices.Contains(c.s.keys.IDs(), id) {
-			d.Keys = append(d.Keys, keyRow{ID: id, Connectors: n, NotAKey: id == "", Readable: id != ""})
+			d.Keys = append(d.Keys, keyRow{ID: id, Connectors: n, Opens: counts.Opens[id], NotAKey: id == "", Readable: id != ""})
 		}
 	}
 	c.render(w, r, http.StatusOK, "keys", view{Title: "Keys", Nav: "keys", Data: d})

@@ -332,8 +332,17 @@ func TestConsoleNeedsAnAdminPassword(t *testing.T) {
 func TestConsolePagesAndNeedsReconnect(t *testing.T) {
 	ctx := context.Background()
 	s, failing, other := consoleService(t, sqliteStore(t))
+	ring, err := keyring.Parse(s.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 110 {
-		if _, err := s.st.CreateConnector(ctx, store.Connector{ID: fmt.Sprintf("conn_page%03d", i), Tenant: clientB.ID, ExternalUserID: "many", Kind: "zendesk-support"}); err != nil {
+		id := fmt.Sprintf("conn_page%03d", i)
+		sealed, err := ring.Seal([]byte(`{"credentials":{}}`), []byte(id)) // credentials that open: healthy
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.st.CreateConnector(ctx, store.Connector{ID: id, Tenant: clientB.ID, ExternalUserID: "many", Kind: "zendesk-support", Sealed: sealed}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -18,12 +18,17 @@ import (
 	"github.com/tributary-dev/tributary/store"
 )
 
-// connectorStatus is the status (the list and status endpoints, the
-// console) of a connector with these copies, by the store's one rule
-// (store.HealthOf): "needs_reconnect" when the vendor refused its
-// refresh token (row.NeedsReconnect) or a copy failed with class auth,
-// "failing" when another copy failure stands, "healthy" otherwise.
-func connectorStatus(row *store.Connector, copies []store.CopyState) string {
+// connectorStatus is the status (the list and status endpoints) of a
+// connector with these copies: StatusCredentialsUnreadable, with the
+// tenant's reason, when its credentials do not open with this service's
+// keys; else by the store's one rule (store.HealthOf): "needs_reconnect"
+// when the vendor refused its refresh token (row.NeedsReconnect) or a copy
+// failed with class auth, "failing" when another copy failure stands,
+// "healthy" otherwise.
+func (s *Server) connectorStatus(row *store.Connector, copies []store.CopyState) (status, reason string) {
+	if s.sealProblem(row) != "" {
+		return StatusCredentialsUnreadable, unreadableReason
+	}
 	var auth, failing int
 	for _, c := range copies {
 		if c.Failure != nil {
@@ -33,7 +38,17 @@ func connectorStatus(row *store.Connector, copies []store.CopyState) string {
 			}
 		}
 	}
-	return store.HealthOf(row.NeedsReconnect, auth, failing).String()
+	return store.HealthOf(row.NeedsReconnect, auth, failing).String(), ""
+}
+
+// setStatus puts a connector's status in its JSON, and its reason when
+// there is one.
+func (s *Server) setStatus(item map[string]any, row *store.Connector, copies []store.CopyState) {
+	status, reason := s.connectorStatus(row, copies)
+	item["status"] = status
+	if reason != "" {
+		item["status_reason"] = reason
+	}
 }
 
 // Paging of the list endpoint.
@@ -110,7 +125,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	for i := range rows {
 		row := &rows[i]
 		item := connectorJSON(row)
-		item["status"] = connectorStatus(row, byConn[row.ID])
+		s.setStatus(item, row, byConn[row.ID])
 		items = append(items, item)
 	}
 	out := map[string]any{"data": items, "next_cursor": nil, "has_more": next != 0}

@@ -361,6 +361,7 @@ func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	s.migrate(ctx)
+	s.reportSeals(ctx)
 	wg.Go(func() { s.recordUse(ctx) })
 	if s.deliverer != nil {
 		wg.Go(func() { _ = s.deliverer.Run(ctx) })

@@ -46,7 +46,7 @@ type failureStatus struct {
 
 // status is the connector status endpoint: the connector as created
 // (never its credentials), its status (connectorStatus: healthy,
-// needs_reconnect or failing) and each of its copies' synchronization
+// needs_reconnect, failing or credentials_unreadable) and each of its copies' synchronization
 // state and last failure, from two reads of the store (the connector, its
 // copies).
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +87,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		out = append(out, cs)
 	}
 	body := connectorJSON(row)
-	body["status"] = connectorStatus(row, copies)
+	s.setStatus(body, row, copies)
 	body["copies"] = out
 	s.writeJSON(w, http.StatusOK, body)
 }

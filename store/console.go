@@ -180,22 +180,37 @@ func (s *Store) Deliveries(ctx context.Context, endpoint string, state DeliveryS
 // credentials (the id of the key that sealed them): the progress of a key
 // rotation.
 func (s *Store) SealedKeys(ctx context.Context, keyID func(sealed []byte) string) (map[string]int, error) {
+	out := map[string]int{}
+	err := s.EachSealed(ctx, func(_ string, sealed []byte) error {
+		out[keyID(sealed)]++
+		return nil
+	})
+	return out, err
+}
+
+// EachSealed calls fn with every connector's id and sealed credentials,
+// in no particular order, reading them as it goes (a store of any size);
+// an error of fn stops it and is returned. fn must not keep sealed, whose
+// bytes the next row reuses.
+func (s *Store) EachSealed(ctx context.Context, fn func(id string, sealed []byte) error) error {
 	const op = "list connectors"
 	if err := s.connectorsReady(op); err != nil {
-		return nil, err
+		return err
 	}
-	rows, err := s.r.QueryContext(ctx, "SELECT sealed FROM tributary_connectors")
+	rows, err := s.r.QueryContext(ctx, "SELECT id, sealed FROM tributary_connectors")
 	if err != nil {
-		return nil, s.d.wrap(op, err)
+		return s.d.wrap(op, err)
 	}
 	defer rows.Close()
-	out := map[string]int{}
-	var b []byte
+	var id string
+	var b sql.RawBytes
 	for rows.Next() {
-		if err := rows.Scan(&b); err != nil {
-			return nil, s.d.wrap(op, err)
+		if err := rows.Scan(&id, &b); err != nil {
+			return s.d.wrap(op, err)
 		}
-		out[keyID(b)]++
+		if err := fn(id, b); err != nil {
+			return err
+		}
 	}
-	return out, s.d.wrap(op, rows.Err())
+	return s.d.wrap(op, rows.Err())
 }

@@ -130,7 +130,7 @@ func (f *serveFlags) serviceFlags() *pflag.FlagSet {
 	fs.StringVar(&f.store, "store", "", "the store: a SQLite file, or postgres://… (or $"+envStore+")")
 	fs.StringVar(&f.keysFile, "keys-file", "", "a file of key-encryption keys (default: $"+envServeKeys+")")
 	fs.StringVar(&f.clientsFile, "clients-file", "", "a file of API clients, \"id:secret\" per line, or YAML with their webhooks (default: $"+envServeClients+")")
-	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); keys and a client are made up if none are given")
+	fs.BoolVar(&f.sandbox, "sandbox", false, "point every connector at the built-in fakes (offline); without keys, the store's sandbox key (kept in the store, for --sandbox only); without clients, the client \"sandbox\"")
 	return fs
 }
 
@@ -327,7 +327,18 @@ func sandboxNotice(w io.Writer, base string, madeUp bool) {
 // opened. serving is true for serve itself: the subcommands (rotate-keys,
 // replay) only work on the store, so they need no API client, start no
 // fake and read none of serve's other settings (OAuth apps, console).
-func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, serving bool) (*server.Server, func(), error) {
+func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, serving bool) (_ *server.Server, _ func(), err error) {
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
 	keys, err := a.secretText(f.keysFile, envServeKeys)
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
@@ -336,7 +347,6 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 	if err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
-	var sb *sandbox.Sandbox
 	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
 		ConnectorOptions: map[string][]tributary.Option{}}
 	if serving {
@@ -344,27 +354,8 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 			return nil, nil, err
 		}
 	}
-	if f.sandbox && serving {
-		sb = sandbox.New()
-		if err := sandboxConfig(sb, f, &cfg); err != nil {
-			sb.Close()
-			return nil, nil, err
-		}
-		if cfg.Admin == "" {
-			cfg.Admin = "sandbox-" + rand.Text()[:16]
-			fmt.Fprintf(a.stderr, "tributary serve: --sandbox console: /console, operator password %q\n", cfg.Admin)
-		}
-	}
-	if f.sandbox && keys == "" {
-		if keys, err = keyring.NewKey("sandbox"); err != nil {
-			if sb != nil {
-				sb.Close()
-			}
-			return nil, nil, err
-		}
-		if serving {
-			fmt.Fprintln(a.stderr, "tributary serve: --sandbox with a throwaway key: credentials sealed now will not open after a restart")
-		}
+	if keys == "" && !f.sandbox {
+		return nil, nil, usageErr(cmd, "%s needs keys in $%s or --keys-file ('tributary serve keygen' makes one)", cmd.CommandPath(), envServeKeys)
 	}
 	if f.sandbox && clientsText == "" {
 		clientsText = sandboxClient + ":" + sandboxClientSecret
@@ -372,47 +363,62 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 			fmt.Fprintf(a.stderr, "tributary serve: --sandbox client: id %q, secret %q\n", sandboxClient, sandboxClientSecret)
 		}
 	}
-	closeAll := func() {
-		if sb != nil {
-			sb.Close()
-		}
-	}
-	if keys == "" {
-		closeAll()
-		return nil, nil, usageErr(cmd, "%s needs keys in $%s or --keys-file ('tributary serve keygen' makes one)", cmd.CommandPath(), envServeKeys)
-	}
-	cfg.Keys = keys
 	if cfg.Clients, err = parseClients(clientsText); err != nil {
-		closeAll()
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
 	if len(cfg.Clients) == 0 && serving {
-		closeAll()
 		return nil, nil, usageErr(cmd, "serve needs at least one API client in $%s or --clients-file (\"id:secret\" per line)", envServeClients)
 	}
 	target, err := a.storeTarget(cmd, f.store, false)
 	if err != nil {
-		closeAll()
 		return nil, nil, err
 	}
 	if _, err := os.Stat(target.raw); !serving && !target.postgres && errors.Is(err, fs.ErrNotExist) {
 		// A subcommand works on a service's store: it never makes one.
-		closeAll()
 		return nil, nil, usageErr(cmd, "--store %s: no such file: give the store 'tributary serve --store' runs on", target.raw)
 	}
 	st, err := target.open(cmd.Context())
 	if err != nil {
-		closeAll()
 		return nil, nil, err
 	}
+	closers = append(closers, func() { st.Close() })
 	cfg.Store = st
+	if keys == "" {
+		// --sandbox without keys: the store's sandbox key. It is kept in
+		// the store rather than in a file next to it, so that it works
+		// for a PostgreSQL store as for a SQLite file, and travels with
+		// the store; what it seals are the fakes' published test
+		// credentials (a --sandbox service verifies every credential at
+		// its fake, which accepts no other), so a key kept next to them
+		// reveals nothing. Only --sandbox with no keys given reads it: a
+		// service started with its own keys never holds it, so the
+		// connectors sealed under it do not open there (they are listed
+		// as credentials_unreadable) and never reach a real vendor.
+		if keys, err = st.SandboxKey(cmd.Context(), func() (string, error) { return keyring.NewKey("sandbox") }); err != nil {
+			return nil, nil, err
+		}
+		if serving {
+			fmt.Fprintf(a.stderr, "tributary serve: --sandbox key: kept in the store %s, for --sandbox only: connectors created now open again after a restart\n", target.name)
+		}
+	}
+	cfg.Keys = keys
+	if f.sandbox && serving {
+		sb := sandbox.New()
+		closers = append(closers, sb.Close)
+		if err := sandboxConfig(sb, f, &cfg); err != nil {
+			return nil, nil, err
+		}
+		if cfg.Admin == "" {
+			cfg.Admin = "sandbox-" + rand.Text()[:16]
+			fmt.Fprintf(a.stderr, "tributary serve: --sandbox console: /console, operator password %q\n", cfg.Admin)
+		}
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
-		st.Close()
-		closeAll()
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
-	return srv, func() { srv.Close(); st.Close(); closeAll() }, nil
+	closers = append(closers, func() { srv.Close() })
+	return srv, closeAll, nil
 }
 
 // servingConfig reads the settings only serve itself uses: the console's

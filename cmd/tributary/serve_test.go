@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,28 +66,47 @@ func TestServeRefusesWithoutKeysOrClients(t *testing.T) {
 // Ctrl-C stops it with exit 0. At start it prints on stderr every kind's
 // sandbox credentials, which create connectors, and a create example
 // whose token and create calls, made as printed, create one.
-func TestServeSandbox(t *testing.T) {
+// running is a `tributary serve` run in-process.
+type running struct {
+	addr string
+	live *syncBuffer // stderr, as it is written
+	stop func() result
+}
+
+// startServe runs `tributary serve args… --listen ADDR` in-process until
+// stop (Ctrl-C), once it answers /healthz.
+func startServe(t *testing.T, args ...string) *running {
+	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	done := make(chan result, 1)
 	live := &syncBuffer{}
 	go func() {
-		done <- invocation{ctx: ctx, stderr: live}.run(t, "serve", "--sandbox", "--store", filepath.Join(t.TempDir(), "serve.db"), "--listen", addr, "--sync-every", "-1s")
+		done <- invocation{ctx: ctx, stderr: live}.run(t, append(append([]string{"serve"}, args...), "--listen", addr)...)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var once sync.Once
+	var r result
+	stop := func() result {
+		once.Do(func() { cancel(); r = <-done })
+		return r
+	}
+	t.Cleanup(func() { stop() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("serve never answered: %v; %s", err, (<-done).stderr)
+			t.Fatalf("serve never answered: %v; %s", err, stop().stderr)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	return &running{addr: addr, live: live, stop: stop}
+}
+
+func TestServeSandbox(t *testing.T) {
+	srv := startServe(t, "--sandbox", "--store", filepath.Join(t.TempDir(), "serve.db"), "--sync-every", "-1s")
+	ctx, addr, live := context.Background(), srv.addr, srv.live
 	c, err := hosted.New(hosted.Config{BaseURL: "http://" + addr, ClientID: "sandbox", ClientSecret: "sandbox-client-secret", ExternalUserID: "u1"})
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +126,7 @@ func TestServeSandbox(t *testing.T) {
 	if err != nil || len(page.Records) != 3 {
 		t.Fatalf("list through serve: %v", err)
 	}
-	cancel()
-	r := <-done
+	r := srv.stop()
 	if r.code != 0 {
 		t.Errorf("serve after Ctrl-C: exit %d, %s", r.code, r.stderr)
 	}
@@ -334,5 +354,66 @@ func TestServeSubcommandsTakeTheServiceFlags(t *testing.T) {
 	r = cli(t, "serve", "replay", "--store", "serve.db", "--client", "app", "--endpoint", "ep_1f13ff1ea4baa777", "--event", "evt_0123")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "tributary serve replay needs keys in $TRIBUTARY_SERVE_KEYS or --keys-file") {
 		t.Errorf("no keys: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// A sandbox service restarted on the same store (the README invites it)
+// keeps its connectors: every kind's connector created before the restart
+// answers after it, against the new fakes (on other ports), and is
+// healthy, with the key kept in the store, never printed.
+func TestServeSandboxSurvivesARestart(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "sandbox.db")
+	sb := sandbox.New()
+	defer sb.Close()
+	first := startServe(t, "--sandbox", "--store", db, "--sync-every", "-1s")
+	c, err := hosted.New(hosted.Config{BaseURL: "http://" + first.addr, ClientID: sandboxClient, ClientSecret: sandboxClientSecret, ExternalUserID: "u1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, kind := range sb.Types() {
+		if ids[kind], err = c.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: kind, Credentials: sb.Credentials(kind), ReplicationConfig: sandboxReplicationConfig(kind)}); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+	}
+	if r := first.stop(); r.code != 0 || !strings.Contains(r.stderr, "--sandbox key: kept in the store "+db) {
+		t.Fatalf("the first run: exit %d, %s", r.code, r.stderr)
+	}
+	st, err := store.OpenSQLite(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := st.SandboxKey(ctx, func() (string, error) { return "", errors.New("no key was kept") })
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	second := startServe(t, "--sandbox", "--store", db, "--sync-every", "-1s")
+	if c, err = hosted.New(hosted.Config{BaseURL: "http://" + second.addr, ClientID: sandboxClient, ClientSecret: sandboxClientSecret, ExternalUserID: "u1"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range sb.Types() {
+		info, err := c.GetConnector(ctx, ids[kind])
+		if err != nil || info.Status != "healthy" {
+			t.Errorf("%s after the restart: %+v, %v", kind, info, err)
+		}
+		conn, err := c.Connector(ids[kind], kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe := sandboxProbe[kind]
+		if page, err := conn.List(ctx, probe.entity, probe.params); err != nil || len(page.Records) == 0 {
+			t.Errorf("%s %s list after the restart: %v", kind, probe.entity, err)
+		}
+	}
+	r := second.stop()
+	_, secret, _ := strings.Cut(key, ":")
+	if r.code != 0 || secret == "" || strings.Contains(r.stderr, secret) {
+		t.Errorf("the second run: exit %d (the key printed: %v)", r.code, strings.Contains(r.stderr, secret))
+	}
+	if !strings.Contains(r.stderr, `"msg":"every connector's credentials open with this service's keys","connectors":7`) {
+		t.Errorf("no count at start:\n%s", r.stderr)
 	}
 }
