@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/tributary-dev/tributary/internal/browsertest"
+	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/search"
 	"github.com/tributary-dev/tributary/server"
 	"github.com/tributary-dev/tributary/store"
@@ -26,7 +27,8 @@ import (
 // connector, opens it and its copy's failure and sync history (a line per
 // entity), syncs the copy now and sees it complete, picks the connector in
 // the search playground and runs a search whose hits show the field
-// searched, replays a failed webhook delivery and reads the keys' status.
+// searched, replays a failed webhook delivery, reads the keys' status and
+// follows it to the connector whose credentials do not open, and why.
 // Each page is seen at 1280 px and at 390 px: no page logs an error, and
 // no table is clipped or overflows the screen (every cell's box lies
 // within it); on the phone, each row shows its status and actions before
@@ -42,6 +44,20 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	failing := first.create(t, first.token(t, clientA, ""), "ada")
 	first.create(t, first.token(t, clientB, ""), "bob")
 	if _, err := first.st.RecordFailure(ctx, failing, "tickets", store.FailureConfig, "the vendor answered 404: no such account", nil); err != nil {
+		t.Fatal(err)
+	}
+	// A connector whose credentials were sealed under a key the service
+	// does not hold.
+	locked := "conn_locked0123456789"
+	k9, err := keyring.Parse(newKeys(t, "k9"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := k9.Seal([]byte(`{"credentials":{}}`), []byte(locked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.st.CreateConnector(ctx, store.Connector{ID: locked, Tenant: clientB.ID, ExternalUserID: "cyd", Kind: "zendesk-support", Sealed: sealed}); err != nil {
 		t.Fatal(err)
 	}
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
@@ -262,10 +278,25 @@ func TestConsoleInTheBrowser(t *testing.T) {
 
 	// The keys.
 	do("open the keys", chromedp.Navigate(s.url+"/console/keys"), chromedp.WaitVisible(chromedp.ID("keys")))
-	if got := text("#rotation"); got != "All 2 connectors are sealed under the primary key." {
+	if got := text("#unreadable"); !strings.HasPrefix(got, "1 of 3 connectors' credentials do not open with this service's keys") {
 		t.Errorf("the keys page says %q", got)
 	}
+	if got := text("#rotation"); got != "Every connector whose credentials open is sealed under the primary key." {
+		t.Errorf("the keys page says %q", got)
+	}
+	if got := text(`#keys tbody`); !strings.Contains(got, "k9") || !strings.Contains(got, "not in this service's keys") {
+		t.Errorf("the keys table says %q", got)
+	}
 	look("keys")
+	do("the locked connectors", chromedp.Click(chromedp.CSS(`#unreadable a`)), chromedp.WaitVisible(chromedp.CSS(`#connectors tbody tr`)))
+	if got := text(`#connectors tbody`); !strings.Contains(got, locked) || !strings.Contains(got, "credentials unreadable") || strings.Contains(got, failing) {
+		t.Errorf("the credentials unreadable filter lists %q", got)
+	}
+	do("open the locked connector", chromedp.Click(chromedp.CSS(`#connectors tbody a`)), chromedp.WaitVisible(chromedp.ID("status-reason")))
+	if got := text("#status-reason"); got != `the credentials are sealed under key "k9", which is not in this service's keys` {
+		t.Errorf("the locked connector's page says %q", got)
+	}
+	look("connector-unreadable")
 
 	// Sign out.
 	do("sign out", chromedp.Click(chromedp.CSS(`.logout button`)), chromedp.WaitVisible(chromedp.ID("password")))

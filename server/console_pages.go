@@ -821,12 +821,14 @@ type keyRow struct {
 }
 
 type keysData struct {
-	Keys    []keyRow
-	Pending int // connectors sealed under another key than the primary
+	Keys []keyRow
+	// Pending counts the connectors sealed under another key of the ring
+	// than the primary (rotate-keys re-seals them).
+	Pending int
 	Total   int
 	// Unreadable counts the connectors whose credentials do not open
-	// with this service's keys, Opens the others.
-	Unreadable, Opens int
+	// with this service's keys.
+	Unreadable int
 }
 
 // keysPage is the key-rotation status: how many connectors each key
@@ -838,7 +840,7 @@ func (c *console) keysPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	primary := c.s.keys.Primary()
-	d := keysData{Total: counts.Total, Unreadable: counts.Unreadable, Opens: counts.Total - counts.Unreadable}
+	d := keysData{Total: counts.Total, Unreadable: counts.Unreadable}
 	for _, id := range c.s.keys.IDs() {
 		d.Keys = append(d.Keys, keyRow{ID: id, Connectors: counts.Sealed[id], Opens: counts.Opens[id], Primary: id == primary, InRing: true, Readable: true})
 	}
@@ -846,7 +848,7 @@ func (c *console) keysPage(w http.ResponseWriter, r *http.Request) {
 	for _, id := range ids {
 		n := counts.Sealed[id]
 		if id != primary {
-			d.Pending += n
+			d.Pending += counts.Opens[id]
 		}
 		if !slices.Contains(c.s.keys.IDs(), id) {
 			d.Keys = append(d.Keys, keyRow{ID: id, Connectors: n, Opens: counts.Opens[id], NotAKey: id == "", Readable: id != ""})

@@ -92,7 +92,7 @@ func TestUnreadableCredentialsAreReported(t *testing.T) {
 	}
 	p = o.get("/console/keys")
 	if !strings.Contains(p.body, "2 of 3 connectors' credentials do not open with this service's keys") ||
-		!strings.Contains(p.body, "All 3 connectors name the primary key's id, but only 1 of them open with it.") ||
+		!strings.Contains(p.body, "Every connector whose credentials open is sealed under the primary key.") ||
 		!regexp.MustCompile(`<th scope="row">k1</th>\s*<td>primary[^<]*</td>\s*<td class="num">3</td>\s*<td class="num"><span class="status failing">1</span></td>`).MatchString(p.body) {
 		t.Errorf("the keys page: %.3000s", p.body)
 	}
