@@ -70,7 +70,8 @@ type connectState struct {
 	appName string              // Config.AppName
 	public  *url.URL            // Config.PublicURL
 	ttl     time.Duration
-	// skew moves the sessions' clock (tests expire sessions with it).
+	// skew moves the sessions' clock, which is the service's (Server.now):
+	// tests expire sessions and age events with it.
 	skew atomic.Int64
 }
 

@@ -2,6 +2,7 @@ package server
 
 import "time"
 
-// AdvanceConnectClock moves the connect sessions' clock of s forward by d,
-// so that a test expires a session without waiting.
-func AdvanceConnectClock(s *Server, d time.Duration) { s.connect.skew.Add(int64(d)) }
+// AdvanceClock moves the service's clock of s (its connect sessions',
+// Server.now) forward by d, so that a test expires a session or ages the
+// events without waiting.
+func AdvanceClock(s *Server, d time.Duration) { s.connect.skew.Add(int64(d)) }

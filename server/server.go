@@ -139,6 +139,22 @@ type Config struct {
 	// ConnectSessionTTL is how long a connect session may be used
 	// (DefaultConnectSessionTTL when zero).
 	ConnectSessionTTL time.Duration
+	// PruneEvery is how often Run deletes what the service no longer
+	// needs: events kept longer than EventRetention once each of their
+	// deliveries is done (delivered or given up), and connect sessions
+	// expired for longer than ConnectSessionRetention. Run prunes once at
+	// start, then at this interval (DefaultPruneEvery when zero; negative:
+	// never, for a deployment that prunes on its own with
+	// store.PruneEvents and store.PruneConnectSessions).
+	PruneEvery time.Duration
+	// EventRetention is how long an event is kept after it was written,
+	// once every delivery of it is done (DefaultEventRetention when zero):
+	// until then a replay can send it again, and the console's sync
+	// history shows it. An event with a pending delivery is never pruned.
+	EventRetention time.Duration
+	// ConnectSessionRetention is how long a connect session is kept after
+	// it expired (store.ConnectSessionRetention when zero).
+	ConnectSessionRetention time.Duration
 	// Admin is the operator's password of the console at /console
 	// (docs/console.md), at least MinAdminPassword characters, separate
 	// from the API clients' secrets; empty: no console. Never printed.
@@ -154,9 +170,11 @@ func (c Config) Format(f fmt.State, verb rune) {
 
 // Defaults of Config's zero fields.
 const (
-	DefaultTokenTTL  = time.Hour
-	DefaultSyncEvery = 5 * time.Minute
-	DefaultMaxBody   = 1 << 20
+	DefaultTokenTTL       = time.Hour
+	DefaultSyncEvery      = 5 * time.Minute
+	DefaultMaxBody        = 1 << 20
+	DefaultPruneEvery     = time.Hour
+	DefaultEventRetention = 7 * 24 * time.Hour
 )
 
 // Server is the service: an http.Handler with the contract's endpoints and
@@ -230,6 +248,17 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&cfg.PruneEvery, DefaultPruneEvery}, {&cfg.EventRetention, DefaultEventRetention}, {&cfg.ConnectSessionRetention, store.ConnectSessionRetention}} {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if cfg.EventRetention < 0 || cfg.ConnectSessionRetention < 0 {
+		return nil, errors.New("server: Config.EventRetention and Config.ConnectSessionRetention must not be negative")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -352,9 +381,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // Run keeps every connector's searchable entities current (nothing when
-// Config.SyncEvery is negative), delivers the clients' webhooks and
-// records when each connector was last used (every UseFlushEvery) until
-// ctx ends. First it finishes an upgrade of the store from before schema
+// Config.SyncEvery is negative), delivers the clients' webhooks, records
+// when each connector was last used (every UseFlushEvery) and prunes old
+// events and connect sessions (every Config.PruneEvery) until ctx ends. First it finishes an upgrade of the store from before schema
 // version 8 (store.MigrateNeedsReconnect). Serve calls it; call it yourself when you mount the Server in
 // your own http.Server.
 func (s *Server) Run(ctx context.Context) {
@@ -363,6 +392,9 @@ func (s *Server) Run(ctx context.Context) {
 	s.migrate(ctx)
 	s.reportSeals(ctx)
 	wg.Go(func() { s.recordUse(ctx) })
+	if s.cfg.PruneEvery > 0 {
+		wg.Go(func() { s.pruneEvery(ctx) })
+	}
 	if s.deliverer != nil {
 		wg.Go(func() { _ = s.deliverer.Run(ctx) })
 	}

@@ -107,7 +107,8 @@ func (s *Store) sessionsReady(op string) error {
 }
 
 // ConnectSessionRetention is how long a connect session is kept after it
-// expired; CreateConnectSession deletes older ones.
+// expired; CreateConnectSession deletes older ones, and a running service
+// prunes them (PruneConnectSessions) on a schedule.
 const ConnectSessionRetention = 24 * time.Hour
 
 const sessionCols = "id, token_hash, tenant, external_user_id, allowed_kinds, return_url, connector_id, kind, state_hash, browser_hash, sealed, status, result, expires_at, created_at"
@@ -156,8 +157,7 @@ func (s *Store) CreateConnectSession(ctx context.Context, c ConnectSession) erro
 		return d.wrap(op, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM tributary_connect_sessions WHERE expires_at < "+d.ph(1),
-		c.Created.Add(-ConnectSessionRetention).UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, pruneSessions(d), c.Created.Add(-ConnectSessionRetention).UnixMilli()); err != nil {
 		return d.wrap(op, err)
 	}
 	res, err := tx.ExecContext(ctx, "INSERT INTO tributary_connect_sessions ("+sessionCols+") VALUES ("+placeholders(d, 1, 15)+") ON CONFLICT DO NOTHING",
@@ -170,6 +170,27 @@ func (s *Store) CreateConnectSession(ctx context.Context, c ConnectSession) erro
 		return &Error{Op: op, Err: ErrExists, Message: "a connect session has this id or token already"}
 	}
 	return d.wrap(op, tx.Commit())
+}
+
+// pruneSessions deletes the sessions that expired before its one
+// parameter (Unix milliseconds).
+func pruneSessions(d dialect) string {
+	return "DELETE FROM tributary_connect_sessions WHERE expires_at < " + d.ph(1)
+}
+
+// PruneConnectSessions deletes the connect sessions that expired before
+// before (whatever their state) and returns how many it deleted.
+func (s *Store) PruneConnectSessions(ctx context.Context, before time.Time) (int, error) {
+	const op = "prune connect sessions"
+	if err := s.sessionsReady(op); err != nil {
+		return 0, err
+	}
+	res, err := s.w.ExecContext(ctx, pruneSessions(s.d), before.UnixMilli())
+	if err != nil {
+		return 0, s.d.wrap(op, err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // ConnectSessionByToken returns the session whose token hash is given;

@@ -48,6 +48,9 @@ type serveFlags struct {
 	syncEvery, tokenTTL time.Duration
 	syncWorkers         int
 	logFormat           string
+	// pruneEvery and eventRetention: server.Config's PruneEvery and
+	// EventRetention.
+	pruneEvery, eventRetention time.Duration
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -117,6 +120,8 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", server.DefaultTokenTTL, "the lifetime of issued tokens")
 	fs.StringVar(&f.logFormat, "log-format", "json", "log lines as json or text, on stderr")
+	fs.DurationVar(&f.pruneEvery, "prune-every", server.DefaultPruneEvery, "how often to delete old events and expired connect sessions (negative: never)")
+	fs.DurationVar(&f.eventRetention, "event-retention", server.DefaultEventRetention, "how long to keep an event once its deliveries are done (replays can send it until then)")
 	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f, service), a.serveReplayCmd(&f, service))
 	return cmd
 }
@@ -348,7 +353,7 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 		return nil, nil, usageErr(cmd, "%v", err)
 	}
 	cfg := server.Config{TokenTTL: f.tokenTTL, SyncEvery: f.syncEvery, SyncWorkers: f.syncWorkers, Logger: log,
-		ConnectorOptions: map[string][]tributary.Option{}}
+		ConnectorOptions: map[string][]tributary.Option{}, PruneEvery: f.pruneEvery, EventRetention: f.eventRetention}
 	if serving {
 		if err := a.servingConfig(cmd, f, &cfg); err != nil {
 			return nil, nil, err
