@@ -261,6 +261,9 @@ func TestConsoleInTheBrowser(t *testing.T) {
 
 	// Replay a failed delivery.
 	do("open the webhooks", chromedp.Navigate(s.url+"/console/webhooks"), chromedp.WaitVisible(chromedp.CSS(`.endpoint`)))
+	if got := text(`.endpoint .changes-only`); got != "after every sync" {
+		t.Errorf("the endpoint's sync.completed says %q", got)
+	}
 	look("webhooks")
 	eps, err := st.Endpoints(ctx)
 	if err != nil {

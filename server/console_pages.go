@@ -735,6 +735,7 @@ func filterOf(cd condition) (search.Filter, error) {
 type endpointRow struct {
 	ID, Tenant, URL string
 	Events          []string
+	ChangesOnly     bool
 	Status          string
 	State           store.EndpointState
 	Pending, Failed []store.DeliveryInfo
@@ -761,7 +762,7 @@ func (c *console) webhooksPage(w http.ResponseWriter, r *http.Request) {
 				p.RawQuery, p.Fragment = "", ""
 				u = p.String()
 			}
-			er := endpointRow{ID: ids[i], Tenant: e.Tenant, URL: u, Events: e.Events, State: states[i], Status: "healthy"}
+			er := endpointRow{ID: ids[i], Tenant: e.Tenant, URL: u, Events: e.Events, ChangesOnly: e.ChangesOnly, State: states[i], Status: "healthy"}
 			if states[i].Failures >= FailingAfter {
 				er.Status = "failing"
 			}

@@ -26,11 +26,15 @@ type Webhook struct {
 	// Events are the event types to send ("sync.*" for every sync event);
 	// empty: every type.
 	Events []string
+	// ChangesOnly sends sync.completed only for the syncs that inserted,
+	// updated or deleted a record; default: for every sync, no-op ones
+	// included.
+	ChangesOnly bool
 }
 
 // Format prints the webhook without its secret.
 func (w Webhook) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "server.Webhook{URL: %q, Events: %q, Secret: [REDACTED]}", webhook.Endpoint{URL: w.URL}.String(), w.Events)
+	fmt.Fprintf(f, "server.Webhook{URL: %q, Events: %q, ChangesOnly: %v, Secret: [REDACTED]}", webhook.Endpoint{URL: w.URL}.String(), w.Events, w.ChangesOnly)
 }
 
 // DeliveryConfig tunes the delivery of webhooks; its zero value takes
@@ -55,7 +59,7 @@ func endpointsOf(clients []Client) ([]webhook.Endpoint, error) {
 	var out []webhook.Endpoint
 	for _, c := range clients {
 		for _, w := range c.Webhooks {
-			e := webhook.Endpoint{Tenant: c.ID, URL: w.URL, Secret: w.Secret, Events: w.Events}
+			e := webhook.Endpoint{Tenant: c.ID, URL: w.URL, Secret: w.Secret, Events: w.Events, ChangesOnly: w.ChangesOnly}
 			if err := e.Check(); err != nil {
 				return nil, fmt.Errorf("client %q: %w", c.ID, err)
 			}
@@ -113,7 +117,8 @@ func (s *Server) syncEventOptions(connector, entity string) []store.LoadOption {
 		// last cursor reads what changed).
 		data := map[string]any{"connector_id": connector, "entity": entity, "mode": mode,
 			"inserted": done.Counts.Inserted, "updated": done.Counts.Updated, "deleted": done.Counts.Deleted, "cursor": done.Cursor}
-		return s.newEvent(webhook.SyncCompleted, tenant, connector, data)
+		changed := done.Counts.Inserted+done.Counts.Updated+done.Counts.Deleted > 0
+		return webhook.NewSyncCompleted(tenant, connector, time.Now(), data, changed, s.endpoints)
 	})}
 }
 
@@ -228,6 +233,7 @@ type endpointStatus struct {
 	ID                  string     `json:"id"`
 	URL                 string     `json:"url"`
 	Events              []string   `json:"events"`
+	ChangesOnly         bool       `json:"changes_only"`
 	Status              string     `json:"status"` // healthy, failing
 	Pending             int64      `json:"pending"`
 	Delivered           int64      `json:"delivered"`
@@ -276,7 +282,7 @@ func (s *Server) webhooks(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for i, st := range states {
-			es := endpointStatus{ID: st.Endpoint, URL: eps[i].URL, Events: eps[i].Events, Status: "healthy",
+			es := endpointStatus{ID: st.Endpoint, URL: eps[i].URL, Events: eps[i].Events, ChangesOnly: eps[i].ChangesOnly, Status: "healthy",
 				Pending: st.Pending, Delivered: st.Delivered, Failed: st.Failed, ConsecutiveFailures: st.Failures,
 				LastStatus: st.LastStatus, LastError: st.LastError, LastFailureAt: timePtr(st.FailedAt), LastSuccessAt: timePtr(st.SucceededAt),
 				RetryAt: timePtr(st.RetryAt), OldestPendingAt: timePtr(st.OldestPending)}

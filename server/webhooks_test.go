@@ -144,3 +144,129 @@ func TestEventsReachTheClientsWebhooks(t *testing.T) {
 		t.Error("a printed client shows its webhook secret")
 	}
 }
+
+// An endpoint with ChangesOnly gets sync.completed only for the syncs
+// that changed records: while the background sync finds nothing new, the
+// default endpoint gets an event per sync and it gets none; a ticket
+// updated at the source gives it one, the sync that read the change.
+// Other types reach it as before; GET /v1/webhooks says which it is.
+func TestChangesOnlyEndpoint(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	got := map[string][]hook{}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&p)
+		mu.Lock()
+		got[r.URL.Path] = append(got[r.URL.Path], hook{id: r.Header.Get("webhook-id"), typ: p.Type, data: p.Data})
+		mu.Unlock()
+	}))
+	defer recv.Close()
+	// syncs returns the sync.completed events path received: those that
+	// changed records and those that did not, by event id.
+	syncs := func(path string) (changed, noop map[string]hook, created bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		changed, noop = map[string]hook{}, map[string]hook{}
+		for _, h := range got[path] {
+			switch h.typ {
+			case webhook.ConnectorCreated:
+				created = true
+			case webhook.SyncCompleted:
+				n := 0.0
+				for _, k := range []string{"inserted", "updated", "deleted"} {
+					v, _ := h.data[k].(float64)
+					n += v
+				}
+				if n > 0 {
+					changed[h.id] = h
+				} else {
+					noop[h.id] = h
+				}
+			}
+		}
+		return changed, noop, created
+	}
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 30 s for %s", what)
+			}
+		}
+	}
+	// sameChanges: the changes-only endpoint got exactly the events of
+	// the syncs that changed records, once the deliveries caught up.
+	sameChanges := func() bool {
+		all, _, _ := syncs("/all")
+		only, noop, _ := syncs("/changes")
+		if len(noop) > 0 {
+			t.Fatalf("the changes-only endpoint got no-op syncs: %v", noop)
+		}
+		if len(all) != len(only) {
+			return false
+		}
+		for id := range all {
+			if _, ok := only[id]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	a := clientA
+	a.Webhooks = []server.Webhook{{URL: recv.URL + "/all", Secret: hookSecret}, {URL: recv.URL + "/changes", Secret: hookSecret, ChangesOnly: true}}
+	svc := start(t, sqliteStore(t), nil, func(c *server.Config) {
+		c.Clients = []server.Client{a}
+		c.SyncEvery = 100 * time.Millisecond
+		c.Delivery = server.DeliveryConfig{Poll: 20 * time.Millisecond, Backoff: 10 * time.Millisecond}
+	})
+	tok := svc.token(t, a, "")
+	svc.create(t, tok, "user-1")
+
+	// The first syncs insert; then they find nothing new.
+	waitUntil("no-op syncs at the default endpoint", func() bool { _, noop, _ := syncs("/all"); return len(noop) >= 5 })
+	waitUntil("the changes-only endpoint to get the first syncs", sameChanges)
+	if _, _, created := syncs("/changes"); !created {
+		t.Error("the changes-only endpoint did not get connector.created")
+	}
+	first, _, _ := syncs("/changes")
+	if len(first) == 0 {
+		t.Fatal("no sync changed records: the first syncs should have inserted")
+	}
+	_, noop, _ := syncs("/all")
+	waitUntil("more no-op syncs", func() bool { _, more, _ := syncs("/all"); return len(more) >= len(noop)+5 })
+	if now, _, _ := syncs("/changes"); len(now) != len(first) {
+		t.Errorf("no-op syncs sent %d events to the changes-only endpoint", len(now)-len(first))
+	}
+
+	// A change at the source: one event, the sync that read it.
+	id := svc.zd.IDs("tickets")[0]
+	if err := svc.zd.Update("tickets", id); err != nil {
+		t.Fatal(err)
+	}
+	svc.zd.Clock().Advance(2 * time.Minute) // past the export's minute
+	waitUntil("the update's event at the changes-only endpoint", func() bool {
+		now, _, _ := syncs("/changes")
+		for _, h := range now {
+			if _, old := first[h.id]; !old && h.data["entity"] == "tickets" && h.data["updated"] == 1.0 {
+				return true
+			}
+		}
+		return false
+	})
+	waitUntil("both endpoints to agree on what changed", sameChanges)
+
+	ans := svc.do(t, "GET", "/v1/webhooks", tok, nil)
+	eps, _ := ans.json["endpoints"].([]any)
+	flags := map[string]any{}
+	for _, e := range eps {
+		m := e.(map[string]any)
+		flags[m["url"].(string)] = m["changes_only"]
+	}
+	if flags[recv.URL+"/all"] != false || flags[recv.URL+"/changes"] != true {
+		t.Errorf("GET /v1/webhooks: %s", ans.body)
+	}
+}

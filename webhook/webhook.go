@@ -102,11 +102,16 @@ type Endpoint struct {
 	// Events are the event types sent to it ("sync.*" matches every sync
 	// event); empty: every type.
 	Events []string
+	// ChangesOnly sends sync.completed only for the syncs that inserted,
+	// updated or deleted a record (NewSyncCompleted's changed): a copy
+	// synchronized every few minutes otherwise sends an event each time,
+	// most of them saying nothing changed. Other types are unaffected.
+	ChangesOnly bool
 }
 
 // String describes the endpoint without its secret.
 func (e Endpoint) String() string {
-	return fmt.Sprintf("webhook.Endpoint{ID: %s, Tenant: %q, URL: %q, Events: %q, Secret: [REDACTED]}", e.ID(), e.Tenant, redactURL(e.URL), e.Events)
+	return fmt.Sprintf("webhook.Endpoint{ID: %s, Tenant: %q, URL: %q, Events: %q, ChangesOnly: %v, Secret: [REDACTED]}", e.ID(), e.Tenant, redactURL(e.URL), e.Events, e.ChangesOnly)
 }
 
 // Format prints String for every verb, so that no verb prints the secret.
@@ -200,7 +205,20 @@ type Payload struct {
 // NewEvent builds the store's event of type typ about connector of
 // tenant, with data, for the endpoints among eps that want it: a new id
 // ("evt_" and 16 random bytes in hex), and the body the endpoints receive.
+// A sync.completed event is NewSyncCompleted's.
 func NewEvent(typ, tenant, connector string, at time.Time, data any, eps []Endpoint) (*store.Event, error) {
+	return newEvent(typ, tenant, connector, at, data, eps, true)
+}
+
+// NewSyncCompleted builds a sync.completed event, as NewEvent does;
+// changed says whether the sync inserted, updated or deleted a record: an
+// endpoint with ChangesOnly receives the event only then. The event is
+// made whoever receives it (the service's sync history reads it).
+func NewSyncCompleted(tenant, connector string, at time.Time, data any, changed bool, eps []Endpoint) (*store.Event, error) {
+	return newEvent(SyncCompleted, tenant, connector, at, data, eps, changed)
+}
+
+func newEvent(typ, tenant, connector string, at time.Time, data any, eps []Endpoint, changed bool) (*store.Event, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
@@ -211,7 +229,7 @@ func NewEvent(typ, tenant, connector string, at time.Time, data any, eps []Endpo
 	}
 	ev := &store.Event{ID: "evt_" + hex.EncodeToString(b), Type: typ, Tenant: tenant, Connector: connector, Body: body}
 	for _, e := range eps {
-		if e.Tenant == tenant && e.Wants(typ) {
+		if e.Tenant == tenant && e.Wants(typ) && (changed || !e.ChangesOnly || typ != SyncCompleted) {
 			ev.Endpoints = append(ev.Endpoints, e.ID())
 		}
 	}

@@ -555,9 +555,10 @@ type clientsYAML struct {
 		ID       string `yaml:"id"`
 		Secret   string `yaml:"secret"`
 		Webhooks []struct {
-			URL    string   `yaml:"url"`
-			Secret string   `yaml:"secret"`
-			Events []string `yaml:"events"`
+			URL         string   `yaml:"url"`
+			Secret      string   `yaml:"secret"`
+			Events      []string `yaml:"events"`
+			ChangesOnly bool     `yaml:"changes_only"`
 		} `yaml:"webhooks"`
 	} `yaml:"clients"`
 }
@@ -583,7 +584,7 @@ func parseClients(text string) ([]server.Client, error) {
 			seen[c.ID] = true
 			sc := server.Client{ID: c.ID, Secret: c.Secret}
 			for _, w := range c.Webhooks {
-				sc.Webhooks = append(sc.Webhooks, server.Webhook{URL: w.URL, Secret: w.Secret, Events: w.Events})
+				sc.Webhooks = append(sc.Webhooks, server.Webhook{URL: w.URL, Secret: w.Secret, Events: w.Events, ChangesOnly: w.ChangesOnly})
 			}
 			out = append(out, sc)
 		}

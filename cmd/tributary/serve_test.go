@@ -417,3 +417,26 @@ func TestServeSandboxSurvivesARestart(t *testing.T) {
 		t.Errorf("no count at start:\n%s", r.stderr)
 	}
 }
+
+// The clients file's YAML gives each webhook endpoint its events and
+// changes_only (sync.completed only for syncs that changed records).
+func TestParseClientsWebhooks(t *testing.T) {
+	cs, err := parseClients(`clients:
+  - id: app
+    secret: "0123456789abcdef0123456789abcdef"
+    webhooks:
+      - url: https://app.example.com/hooks
+        secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+        events: [sync.completed, connector.*]
+        changes_only: true
+      - url: https://audit.example.com/in
+        secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := cs[0].Webhooks
+	if len(w) != 2 || !w[0].ChangesOnly || !slices.Equal(w[0].Events, []string{"sync.completed", "connector.*"}) || w[1].ChangesOnly || w[1].Events != nil {
+		t.Errorf("webhooks: %+v", w)
+	}
+}
