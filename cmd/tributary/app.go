@@ -32,6 +32,9 @@ type app struct {
 	// direct mode; tests turn off the pacing to the vendors' rate limits
 	// with them, which the fakes do not enforce.
 	connOptions []tributary.Option
+	// vendorURL, when set, is where 'connect' with your own OAuth app
+	// reaches the vendor (tests: a fake); "" means the vendor's own.
+	vendorURL string
 
 	jsonErrors bool
 	noProgress bool

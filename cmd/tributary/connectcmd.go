@@ -70,12 +70,13 @@ login_url=https://test.salesforce.com for a sandbox org.
 
 --sandbox runs the whole flow against the kind's built-in fake, with the
 fake's own OAuth app: its consent page, its token endpoint, then one read
-with the new credentials to show they work.
+with the new credentials to show they work. It saves nothing: those
+credentials open only the fake, which stops with the command, and anywhere
+else they would be sent to the real vendor (--out - prints them).
 
 The credentials go to --out (default: tributary/<type>.json in your user
-configuration directory, <type>-sandbox.json with --sandbox); an existing file
-is replaced only with --force. They are printed only with --out -. No token is
-ever printed otherwise.
+configuration directory); an existing file is replaced only with --force.
+They are printed only with --out -. No token is ever printed otherwise.
 
 ` + exitHelp,
 		Example: `  tributary connect github --client-id Iv1.abc --client-secret-file github-secret.txt
@@ -96,7 +97,7 @@ ever printed otherwise.
 	fs.StringVar(&f.clientID, "client-id", "", "your OAuth app's client id (default $"+envOAuthClientID+")")
 	fs.StringVar(&f.secretFile, "client-secret-file", "", "file holding your OAuth app's client secret (default $"+envOAuthClientSecret+")")
 	fs.StringArrayVar(&f.inputs, "input", nil, "an input of the kind's flow, name=value (repeatable): subdomain for zendesk-support, login_url for salesforce")
-	fs.StringVarP(&f.out, "out", "o", "", "file to write the credentials to, created with mode 0600 (- for stdout); default: tributary/<type>.json in the user configuration directory")
+	fs.StringVarP(&f.out, "out", "o", "", "file to write the credentials to, created with mode 0600 (- for stdout); default: tributary/<type>.json in the user configuration directory (with --sandbox: none, only -)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.IntVar(&f.port, "port", 0, "loopback port of the redirect URI, for vendors that match it exactly (default: a random free port)")
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "only print the consent URL; do not open a browser")
@@ -149,6 +150,9 @@ func (a *app) connect(cmd *cobra.Command, kind string, f *connectFlags) error {
 	}
 	cfg := connect.Config{Inputs: inputs}
 	var sb *sandbox.Sandbox
+	if f.sandbox && f.out != "" && f.out != "-" {
+		return usageErr(cmd, "--out %s: connect --sandbox saves no credentials: they open only the sandbox's fake, which stops with this command, and anywhere else they would be sent to the real vendor (--out - prints them)", f.out)
+	}
 	if f.sandbox {
 		if sb = a.sandbox; sb == nil {
 			sb = sandbox.New()
@@ -172,6 +176,7 @@ func (a *app) connect(cmd *cobra.Command, kind string, f *connectFlags) error {
 		if cfg.ClientID, cfg.ClientSecret, err = a.oauthClient(cmd, f); err != nil {
 			return err
 		}
+		cfg.BaseURL = a.vendorURL // "" but in tests: the vendor's
 	}
 	out, err := connectOut(cmd, kind, f)
 	if err != nil {
@@ -231,7 +236,7 @@ func (a *app) connect(cmd *cobra.Command, kind string, f *connectFlags) error {
 		if err == nil {
 			creds, err = flow.Exchange(ctx, c.code, auth.Verifier)
 		}
-		if err == nil {
+		if err == nil && out != "" {
 			err = a.saveCredentials(kind, out, creds, f.force)
 		}
 		c.outcome <- err
@@ -254,9 +259,12 @@ func (a *app) connect(cmd *cobra.Command, kind string, f *connectFlags) error {
 	if err != nil {
 		return err
 	}
-	if out == "-" {
+	switch out {
+	case "-":
 		say("tributary: connected %s; the credentials went to stdout\n", kind)
-	} else {
+	case "": // --sandbox
+		say("tributary: connected %s in the sandbox; the credentials were not saved: they open only the fake, which stops now (to keep credentials, connect your own account: 'tributary connect %s --help')\n", kind, kind)
+	default:
 		say("tributary: connected %s; credentials written to %s (mode 0600); use them with --credentials %s\n", kind, out, out)
 	}
 	if sb != nil {
@@ -292,10 +300,11 @@ func (a *app) oauthClient(cmd *cobra.Command, f *connectFlags) (id, secret strin
 }
 
 // connectOut resolves --out and refuses, before any browser step, a file
-// that exists without --force or a directory that does not.
+// that exists without --force or a directory that does not; "" with
+// --sandbox, which saves nothing.
 func connectOut(cmd *cobra.Command, kind string, f *connectFlags) (string, error) {
 	out := f.out
-	if out == "-" {
+	if out == "-" || f.sandbox {
 		return out, nil
 	}
 	if out == "" {
@@ -307,11 +316,7 @@ func connectOut(cmd *cobra.Command, kind string, f *connectFlags) (string, error
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return "", fmt.Errorf("connect %s: creating %s for the credentials: %w", kind, dir, err)
 		}
-		name := kind + ".json"
-		if f.sandbox {
-			name = kind + "-sandbox.json"
-		}
-		out = filepath.Join(dir, name)
+		out = filepath.Join(dir, kind+".json")
 	} else if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return "", usageErr(cmd, "--out %s: the directory %s does not exist", out, filepath.Dir(out))
 	}

@@ -25,7 +25,7 @@ func TestConnectInRealBrowser(t *testing.T) {
 		return err
 	}
 	out := filepath.Join(t.TempDir(), "salesforce.json")
-	r := startConnect(t, context.Background(), nil, open, "salesforce", "--sandbox", "--out", out, "--timeout", "1m")
+	r := startOwnApp(t, context.Background(), nil, open, "salesforce", "--out", out, "--timeout", "1m")
 	select {
 	case err := <-navigated:
 		if err != nil {
@@ -66,7 +66,7 @@ func TestConnectInRealBrowser(t *testing.T) {
 	// Deny: the browser lands on the command's refusal, and no file. Its
 	// 403 status is the only thing the console reports.
 	denied := filepath.Join(t.TempDir(), "denied.json")
-	r = startConnect(t, context.Background(), nil, open, "salesforce", "--sandbox", "--out", denied, "--timeout", "1m")
+	r = startOwnApp(t, context.Background(), nil, open, "salesforce", "--out", denied, "--timeout", "1m")
 	if err := <-navigated; err != nil {
 		t.Fatal(err)
 	}

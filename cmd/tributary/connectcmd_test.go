@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -38,12 +40,43 @@ func startConnect(t *testing.T, ctx context.Context, env map[string]string, open
 // startConnectIn is startConnect with --sandbox running against sb.
 func startConnectIn(t *testing.T, ctx context.Context, sb *sandbox.Sandbox, env map[string]string, open func(ctx context.Context, url string) error, args ...string) *connectRun {
 	t.Helper()
+	return startApp(ctx, &app{sandbox: sb}, env, open, args...)
+}
+
+// startApp runs `connect args…` on a (its streams, environment and
+// browser set here).
+func startApp(ctx context.Context, a *app, env map[string]string, open func(ctx context.Context, url string) error, args ...string) *connectRun {
 	r := &connectRun{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan int, 1)}
-	a := &app{stdin: strings.NewReader(""), stdout: r.stdout, stderr: r.stderr,
-		getenv:     func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		isTerminal: func(io.Writer) bool { return false }, openURL: open, sandbox: sb}
+	a.stdin, a.stdout, a.stderr = strings.NewReader(""), r.stdout, r.stderr
+	a.getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	a.isTerminal, a.openURL = func(io.Writer) bool { return false }, open
 	go func() { r.done <- a.run(ctx, append([]string{"connect"}, args...)) }()
 	return r
+}
+
+// startOwnApp runs `connect kind args…` as a user with an OAuth app of
+// their own: the app is the one kind's fake knows (from the environment,
+// with the inputs the fake expects) and the vendor is the fake, so that
+// the flow that saves credentials runs offline.
+func startOwnApp(t *testing.T, ctx context.Context, env map[string]string, open func(ctx context.Context, url string) error, kind string, args ...string) *connectRun {
+	t.Helper()
+	sb := sandbox.New()
+	t.Cleanup(sb.Close)
+	oc, err := sb.OAuthClient(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := sb.URL(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]string{envOAuthClientID: oc.ClientID, envOAuthClientSecret: oc.ClientSecret}
+	maps.Copy(all, env)
+	cmd := []string{kind}
+	for k, v := range oc.Inputs {
+		cmd = append(cmd, "--input", k+"="+v)
+	}
+	return startApp(ctx, &app{vendorURL: base}, all, open, append(cmd, args...)...)
 }
 
 var printedURL = regexp.MustCompile(`(?m)^  (http\S+)$`)
@@ -172,15 +205,15 @@ func noFile(t *testing.T, path string) {
 
 // Every kind, with --sandbox: the user follows the printed URL, approves
 // on the fake's consent page and sees the command's "Connected" page; the
-// file is the owner's only, and the credentials in it open the kind with
-// `exec --credentials` against the same fake.
+// credentials (printed with --out -) open the kind with `exec
+// --credentials` against the same fake.
 func TestConnectSandboxEveryKind(t *testing.T) {
 	for _, kind := range kinds.Types() {
 		t.Run(kind, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), kind+".json")
 			sb := sandbox.New()
 			defer sb.Close()
-			r := startConnectIn(t, context.Background(), sb, nil, nil, kind, "--sandbox", "--no-browser", "--out", out, "--timeout", "30s")
+			r := startConnectIn(t, context.Background(), sb, nil, nil, kind, "--sandbox", "--no-browser", "--out", "-", "--timeout", "30s")
 			authURL := r.url(t)
 			cb := redirectURI(t, authURL)
 			if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/callback$`).MatchString(cb) {
@@ -193,17 +226,18 @@ func TestConnectSandboxEveryKind(t *testing.T) {
 			if code := r.wait(t); code != 0 {
 				t.Fatalf("exit %d\n%s", code, r.stderr)
 			}
-			creds := readCreds(t, out)
+			var creds map[string]any
+			decode(t, r.stdout.String(), &creds)
 			if err := kinds.CheckCredentials(kind, creds); err != nil {
-				t.Errorf("the file is not %s's credentials object: %v", kind, err)
+				t.Errorf("stdout is not %s's credentials object: %v", kind, err)
+			}
+			if err := os.WriteFile(out, []byte(r.stdout.String()), 0o600); err != nil {
+				t.Fatal(err)
 			}
 			stderr := r.stderr.String()
-			if !strings.Contains(stderr, "credentials written to "+out) ||
+			if !strings.Contains(stderr, "the credentials went to stdout") ||
 				!regexp.MustCompile(`sandbox check: `+regexp.QuoteMeta(kind)+` \S+ list read [1-9]\d* records? with the new credentials`).MatchString(stderr) {
 				t.Errorf("stderr does not say where the credentials went and that they work:\n%s", stderr)
-			}
-			if r.stdout.String() != "" {
-				t.Errorf("stdout: %q", r.stdout)
 			}
 			for _, f := range kindInfos()[kind].fields {
 				if v, _ := creds[f.name].(string); f.secret && v != "" && strings.Contains(stderr+page, v) {
@@ -236,7 +270,7 @@ func TestConnectSandboxEveryKind(t *testing.T) {
 // command fails with the kind and the step, and writes nothing.
 func TestConnectDeny(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "github.json")
-	r := startConnect(t, context.Background(), nil, nil, "github", "--sandbox", "--no-browser", "--out", out)
+	r := startOwnApp(t, context.Background(), nil, nil, "github", "--no-browser", "--out", out)
 	status, page := consent(t, r.url(t), "deny")
 	if status != http.StatusForbidden || !strings.Contains(page, "Access denied") || !strings.Contains(page, "nothing was saved") {
 		t.Errorf("the browser shows %d:\n%s", status, page)
@@ -250,7 +284,7 @@ func TestConnectDeny(t *testing.T) {
 	noFile(t, out)
 
 	// For programs: the error's type says the user declined.
-	r = startConnect(t, context.Background(), nil, nil, "github", "--sandbox", "--no-browser", "--out", out, "--json-errors")
+	r = startOwnApp(t, context.Background(), nil, nil, "github", "--no-browser", "--out", out, "--json-errors")
 	consent(t, r.url(t), "deny")
 	if code := r.wait(t); code != exitAuth {
 		t.Errorf("exit %d, want %d", code, exitAuth)
@@ -266,7 +300,7 @@ func TestConnectDeny(t *testing.T) {
 // as the favicon neither; the user's own approval then connects.
 func TestConnectForgedStateKeepsWaiting(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "hubspot.json")
-	r := startConnect(t, context.Background(), nil, nil, "hubspot", "--sandbox", "--no-browser", "--out", out)
+	r := startOwnApp(t, context.Background(), nil, nil, "hubspot", "--no-browser", "--out", out)
 	authURL := r.url(t)
 	cb := redirectURI(t, authURL)
 	status, page := get(t, cb+"?code=forged-code&state=forged-state")
@@ -306,7 +340,7 @@ func TestConnectForgedStateKeepsWaiting(t *testing.T) {
 func TestConnectTimeout(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "intercom.json")
 	start := time.Now()
-	r := startConnect(t, context.Background(), nil, nil, "intercom", "--sandbox", "--no-browser", "--out", out, "--timeout", "300ms")
+	r := startOwnApp(t, context.Background(), nil, nil, "intercom", "--no-browser", "--out", out, "--timeout", "300ms")
 	if code := r.wait(t); code != exitOther {
 		t.Errorf("exit %d, want %d", code, exitOther)
 	}
@@ -324,7 +358,7 @@ func TestConnectInterrupted(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "mailchimp.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := startConnect(t, ctx, nil, nil, "mailchimp", "--sandbox", "--no-browser", "--out", out)
+	r := startOwnApp(t, ctx, nil, nil, "mailchimp", "--no-browser", "--out", out)
 	r.url(t)
 	cancel()
 	if code := r.wait(t); code != exitInterrupted {
@@ -345,7 +379,7 @@ func TestConnectExistingFile(t *testing.T) {
 	}
 	opened := false
 	open := func(context.Context, string) error { opened = true; return nil }
-	r := startConnect(t, context.Background(), nil, open, "gong", "--sandbox", "--out", out)
+	r := startOwnApp(t, context.Background(), nil, open, "gong", "--out", out)
 	if code := r.wait(t); code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
 	}
@@ -357,7 +391,7 @@ func TestConnectExistingFile(t *testing.T) {
 		t.Errorf("the file changed: %s", b)
 	}
 
-	r = startConnect(t, context.Background(), nil, nil, "gong", "--sandbox", "--no-browser", "--out", out, "--force")
+	r = startOwnApp(t, context.Background(), nil, nil, "gong", "--no-browser", "--out", out, "--force")
 	if status, _ := consent(t, r.url(t), "approve"); status != http.StatusOK {
 		t.Errorf("status %d", status)
 	}
@@ -404,12 +438,12 @@ func TestConnectDefaultOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := startConnect(t, context.Background(), nil, nil, "zendesk-support", "--sandbox", "--no-browser")
+	r := startOwnApp(t, context.Background(), nil, nil, "zendesk-support", "--no-browser")
 	consent(t, r.url(t), "approve")
 	if code := r.wait(t); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.stderr)
 	}
-	want := filepath.Join(dir, "tributary", "zendesk-support-sandbox.json")
+	want := filepath.Join(dir, "tributary", "zendesk-support.json")
 	if creds := readCreds(t, want); creds["subdomain"] != "acme" {
 		t.Errorf("subdomain %v", creds["subdomain"])
 	}
@@ -419,6 +453,45 @@ func TestConnectDefaultOut(t *testing.T) {
 	if !strings.Contains(r.stderr.String(), "credentials written to "+want) {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
+}
+
+// connect --sandbox saves nothing: its credentials open only the fake,
+// which stops with the command, and anywhere else they would be sent to
+// the real vendor. Nothing lands in the configuration directory, and the
+// command says why; --out FILE is refused before any browser step; --out
+// - prints them (TestConnectSandboxEveryKind).
+func TestConnectSandboxSavesNothing(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg) // os.UserConfigDir on Linux
+	t.Setenv("HOME", cfg)            // and on macOS
+	r := startConnect(t, context.Background(), nil, nil, "zendesk-support", "--sandbox", "--no-browser")
+	consent(t, r.url(t), "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	var files []string
+	_ = filepath.WalkDir(cfg, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) != 0 {
+		t.Errorf("connect --sandbox wrote %q", files)
+	}
+	stderr := r.stderr.String()
+	if !strings.Contains(stderr, "tributary: connected zendesk-support in the sandbox; the credentials were not saved: they open only the fake") ||
+		strings.Contains(stderr, "--credentials") || strings.Contains(stderr, "written to") || r.stdout.String() != "" {
+		t.Errorf("stderr:\n%s\nstdout: %q", stderr, r.stdout)
+	}
+
+	out := filepath.Join(cfg, "zendesk.json")
+	res := cli(t, "connect", "zendesk-support", "--sandbox", "--no-browser", "--timeout", "2s", "--out", out)
+	if res.code != exitUsage || !strings.Contains(res.stderr, "--out "+out+": connect --sandbox saves no credentials") ||
+		!strings.Contains(res.stderr, "sent to the real vendor") || strings.Contains(res.stderr, "http") {
+		t.Errorf("--sandbox --out FILE: exit %d, %s", res.code, res.stderr)
+	}
+	noFile(t, out)
 }
 
 // With your own OAuth app: the client comes from the environment or the
@@ -476,8 +549,7 @@ func TestConnectBrowserVariable(t *testing.T) {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+got+".tmp && mv "+got+".tmp "+got+"\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "github.json")
-	r := startConnect(t, context.Background(), map[string]string{"BROWSER": script}, nil, "github", "--sandbox", "--out", out)
+	r := startConnect(t, context.Background(), map[string]string{"BROWSER": script}, nil, "github", "--sandbox")
 	printed := r.url(t)
 	var opened []byte
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -494,7 +566,7 @@ func TestConnectBrowserVariable(t *testing.T) {
 	}
 
 	r = startConnect(t, context.Background(), map[string]string{"BROWSER": filepath.Join(dir, "no-such-browser")}, nil,
-		"github", "--sandbox", "--out", filepath.Join(dir, "again.json"))
+		"github", "--sandbox")
 	consent(t, r.url(t), "approve")
 	if code := r.wait(t); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.stderr)
@@ -554,7 +626,8 @@ func TestConnectPort(t *testing.T) {
 	if code := r.wait(t); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.stderr)
 	}
-	if res := cli(t, "connect", "mailchimp", "--sandbox", "--out", t.TempDir()); res.code != exitUsage || !strings.Contains(res.stderr, "is a directory") {
+	own := map[string]string{envOAuthClientID: "x", envOAuthClientSecret: "y"}
+	if res := (invocation{env: own}).run(t, "connect", "mailchimp", "--out", t.TempDir()); res.code != exitUsage || !strings.Contains(res.stderr, "is a directory") {
 		t.Errorf("--out a directory: %d %s", res.code, res.stderr)
 	}
 }
