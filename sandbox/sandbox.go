@@ -7,10 +7,12 @@
 //	c, err := sb.Open("salesforce")
 //	for rec, err := range tributary.All(ctx, c, "accounts", tributary.Params{"q": "SELECT Id, Name FROM Account"}) { ... }
 //
-// Each fake starts the first time its kind is opened.
+// Each fake starts the first time its kind is opened. WithChanges makes the
+// fakes change their records as time passes.
 package sandbox
 
 import (
+	"context"
 	"slices"
 	"sync"
 
@@ -44,11 +46,20 @@ type Sandbox struct {
 	specs   map[string]spec
 	running map[string]fake
 	urls    map[string]string
+
+	changes  Changes
+	changers map[string]*changer // by kind, of the running fakes that change
+	stop     map[string]func()   // stops a running fake's changes
+	wg       sync.WaitGroup      // the changes' goroutines
 }
 
 // New returns a sandbox; nothing runs until a kind is opened.
-func New() *Sandbox {
-	return &Sandbox{specs: specs(), running: map[string]fake{}, urls: map[string]string{}}
+func New(opts ...Option) *Sandbox {
+	s := &Sandbox{specs: specs(), running: map[string]fake{}, urls: map[string]string{}, changers: map[string]*changer{}, stop: map[string]func(){}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Types lists the kinds the sandbox can open.
@@ -78,6 +89,14 @@ func (s *Sandbox) URL(connectorType string) (string, error) {
 	}
 	f, u := sp.start()
 	s.running[connectorType], s.urls[connectorType] = f, u
+	if c := s.newChanger(connectorType, f); c != nil {
+		s.changers[connectorType] = c
+		if s.changes.Every > 0 {
+			ctx, cancel := context.WithCancel(context.Background())
+			s.stop[connectorType] = cancel
+			s.wg.Go(func() { s.run(ctx, c) })
+		}
+	}
 	return u, nil
 }
 
@@ -117,13 +136,19 @@ func (s *Sandbox) Open(connectorType string, opts ...tributary.Option) (tributar
 	return kinds.Open(connectorType, s.Credentials(connectorType), append(own, opts...)...)
 }
 
-// Close stops every fake that was started.
+// Close stops the changes, then every fake that was started.
 func (s *Sandbox) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for t, stop := range s.stop {
+		stop()
+		delete(s.stop, t)
+	}
+	s.wg.Wait() // the changes never take s.mu
 	for t, f := range s.running {
 		f.Close()
 		delete(s.running, t)
 		delete(s.urls, t)
+		delete(s.changers, t)
 	}
 }

@@ -50,7 +50,8 @@ type DeliveryConfig struct {
 	// Poll is how often the deliverer looks for deliveries that other
 	// processes' events made due.
 	Poll time.Duration
-	// Transport sends the requests (tests); nil: package webhook's.
+	// Transport sends the requests (tests, or serve --sandbox's endpoint
+	// that the command receives in-process); nil: package webhook's.
 	Transport http.RoundTripper
 }
 

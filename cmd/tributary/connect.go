@@ -38,6 +38,9 @@ type connFlags struct {
 	connectorID string
 	verbose     bool
 	retries     int
+	// changes, for commands that take --sandbox-changes (sync): how the
+	// sandbox's fakes change their records.
+	changes sandbox.Changes
 }
 
 // add registers the flags on cmd.
@@ -66,6 +69,8 @@ type session struct {
 	conn    tributary.Connector
 	counter *pageCounter
 	close   func()
+	// sandbox is the sandbox of --sandbox (nil otherwise).
+	sandbox *sandbox.Sandbox
 }
 
 // pageCounter counts the successful API responses, which are the pages of a
@@ -163,13 +168,13 @@ func (a *app) open(cmd *cobra.Command, f *connFlags, kind string) (*session, err
 func (a *app) openWith(cmd *cobra.Command, f *connFlags, kind string, opts []tributary.Option) (*session, error) {
 	switch {
 	case f.sandbox:
-		sb := sandbox.New()
+		sb := sandbox.New(sandbox.WithChanges(f.changes))
 		c, err := sb.Open(kind, opts...)
 		if err != nil {
 			sb.Close()
 			return nil, err
 		}
-		return &session{conn: c, close: sb.Close}, nil
+		return &session{conn: c, close: sb.Close, sandbox: sb}, nil
 	case f.hosted != "":
 		client, err := a.hostedClient(cmd, f, "", opts)
 		if err != nil {

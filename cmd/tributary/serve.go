@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +27,7 @@ import (
 	"github.com/tributary-dev/tributary/sandbox"
 	"github.com/tributary-dev/tributary/server"
 	"github.com/tributary-dev/tributary/store"
+	"github.com/tributary-dev/tributary/webhook"
 )
 
 // The environment of `tributary serve`.
@@ -51,6 +56,8 @@ type serveFlags struct {
 	// pruneEvery and eventRetention: server.Config's PruneEvery and
 	// EventRetention.
 	pruneEvery, eventRetention time.Duration
+	// changes is --sandbox-changes, a rate.
+	changes string
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -88,6 +95,14 @@ redirect URL. POST /v1/connect/sessions then gives a single-use link to the
 connect page (see docs/connect.md). --sandbox configures every kind's fake
 OAuth app, so the whole flow runs offline.
 
+Sandbox: --sandbox points every connector at the built-in fakes, seals
+credentials with a key kept in the store (a restart keeps the connectors),
+and, without clients, makes up the client sandbox, whose webhook endpoint
+is this command: it prints each event it receives on stderr.
+--sandbox-changes RATE makes the fakes change their records (updates,
+inserts, deletes), so that the sync, the change feeds and the webhooks
+have something to report.
+
 Endpoints: POST /api/v1/account/applications/token, POST
 /v1/integrations/connectors (and /api/v1/integrations/connectors), POST
 /api/v1/connectors/sources/{id}/execute (and
@@ -104,7 +119,8 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
   export TRIBUTARY_SERVE_CLIENTS="app:$(openssl rand -hex 24)"
   tributary serve --store serve.db --listen 127.0.0.1:8080
   tributary serve --store postgres://tributary@db/tributary --listen :8080 --sync-every 10m
-  tributary serve --sandbox --store sandbox.db --listen 127.0.0.1:8080   # every kind's fake`,
+  tributary serve --sandbox --store sandbox.db --listen 127.0.0.1:8080   # every kind's fake
+  tributary serve --sandbox --store sandbox.db --sandbox-changes 10/min --sync-every 30s   # fakes that change`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, &f) }),
 	}
@@ -120,6 +136,7 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
 	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", server.DefaultTokenTTL, "the lifetime of issued tokens")
 	fs.StringVar(&f.logFormat, "log-format", "json", "log lines as json or text, on stderr")
+	fs.StringVar(&f.changes, "sandbox-changes", "", "with --sandbox: every fake changes its records at this RATE (10/min, 2/s): updates, inserts and deletes, the same every run, each logged")
 	fs.DurationVar(&f.pruneEvery, "prune-every", server.DefaultPruneEvery, "how often to delete old events and expired connect sessions (negative: never)")
 	fs.DurationVar(&f.eventRetention, "event-retention", server.DefaultEventRetention, "how long to keep an event once its deliveries are done (replays can send it until then)")
 	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f, service), a.serveReplayCmd(&f, service))
@@ -359,10 +376,24 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 			return nil, nil, err
 		}
 	}
+	var changes sandbox.Changes
+	if f.changes != "" {
+		if !f.sandbox {
+			return nil, nil, usageErr(cmd, "--sandbox-changes changes the records of the sandbox's fakes: give --sandbox")
+		}
+		if changes.Every, err = sandbox.ParseRate(f.changes); err != nil {
+			return nil, nil, usageErr(cmd, "--sandbox-changes: %v", err)
+		}
+		changes.Seed = 1
+		changes.Log = func(c sandbox.Change) {
+			log.Info("sandbox change", "kind", c.Kind, "entity", c.Entity, "id", c.ID, "op", c.Op)
+		}
+	}
 	if keys == "" && !f.sandbox {
 		return nil, nil, usageErr(cmd, "%s needs keys in $%s or --keys-file ('tributary serve keygen' makes one)", cmd.CommandPath(), envServeKeys)
 	}
-	if f.sandbox && clientsText == "" {
+	madeUp := f.sandbox && clientsText == ""
+	if madeUp {
 		clientsText = sandboxClient + ":" + sandboxClientSecret
 		if serving {
 			fmt.Fprintf(a.stderr, "tributary serve: --sandbox client: id %q, secret %q\n", sandboxClient, sandboxClientSecret)
@@ -370,6 +401,19 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 	}
 	if cfg.Clients, err = parseClients(clientsText); err != nil {
 		return nil, nil, usageErr(cmd, "%v", err)
+	}
+	if madeUp {
+		// The made-up client's webhooks: an endpoint this command
+		// receives itself, printing what it gets.
+		hook, tr, err := a.sandboxWebhook()
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Clients[0].Webhooks = append(cfg.Clients[0].Webhooks, hook)
+		cfg.Delivery.Transport = tr
+		if serving {
+			fmt.Fprintf(a.stderr, "tributary serve: --sandbox webhooks: client %q's endpoint %s (changes_only: sync.completed when records changed) is this command: it prints here each event it receives\n", sandboxClient, hook.URL)
+		}
 	}
 	if len(cfg.Clients) == 0 && serving {
 		return nil, nil, usageErr(cmd, "serve needs at least one API client in $%s or --clients-file (\"id:secret\" per line)", envServeClients)
@@ -408,7 +452,7 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 	}
 	cfg.Keys = keys
 	if f.sandbox && serving {
-		sb := sandbox.New()
+		sb := sandbox.New(sandbox.WithChanges(changes))
 		closers = append(closers, sb.Close)
 		if err := sandboxConfig(sb, f, &cfg); err != nil {
 			return nil, nil, err
@@ -608,4 +652,76 @@ func parseClients(text string) ([]server.Client, error) {
 		out = append(out, server.Client{ID: id, Secret: secret})
 	}
 	return out, nil
+}
+
+// sandboxHooks is the URL of serve --sandbox's made-up client's webhook
+// endpoint: the command itself receives what is sent there (a .invalid
+// host, which no resolver answers, so that it reaches nothing else).
+const sandboxHooks = "http://tributary-sandbox.invalid/hooks"
+
+// sandboxWebhook is the made-up client's webhook endpoint, and the
+// transport that delivers to it in-process: each request's signature is
+// checked (Standard Webhooks, as a receiver would) and the event printed
+// on stderr, one line each; other URLs go out as usual. The endpoint takes
+// sync.completed only when records changed (changes_only), so that a
+// sandbox synchronized every few seconds prints what changed, not every
+// sync. Its URL is the same in every run, so that a restart, or serve
+// replay, names the same endpoint.
+func (a *app) sandboxWebhook() (server.Webhook, http.RoundTripper, error) {
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return server.Webhook{}, nil, err
+	}
+	key, err := webhook.ParseSecret(secret)
+	if err != nil {
+		return server.Webhook{}, nil, err
+	}
+	return server.Webhook{URL: sandboxHooks, Secret: secret, ChangesOnly: true}, &sandboxTransport{a: a, key: key, next: http.DefaultTransport}, nil
+}
+
+// sandboxTransport delivers the requests to sandboxHooks in-process.
+type sandboxTransport struct {
+	a    *app
+	key  []byte
+	next http.RoundTripper
+	mu   sync.Mutex // stderr
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *sandboxTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	u := *r.URL
+	u.RawQuery = ""
+	if u.String() != sandboxHooks {
+		return t.next.RoundTrip(r)
+	}
+	status := t.receive(r)
+	return &http.Response{StatusCode: status, Status: http.StatusText(status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+}
+
+// receive checks one webhook request and prints its event.
+func (t *sandboxTransport) receive(r *http.Request) int {
+	var body []byte
+	var err error
+	if r.Body != nil {
+		body, err = io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body.Close()
+	}
+	ts, terr := strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
+	id := r.Header.Get("webhook-id")
+	if err != nil || terr != nil || r.Method != http.MethodPost ||
+		!hmac.Equal([]byte(webhook.Sign(t.key, id, time.Unix(ts, 0), body)), []byte(r.Header.Get("webhook-signature"))) {
+		return http.StatusUnauthorized
+	}
+	var p struct {
+		Type string          `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return http.StatusBadRequest
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.a.stderr, "tributary serve: --sandbox webhook received %s %s %s\n", id, p.Type, p.Data)
+	return http.StatusNoContent
 }

@@ -440,3 +440,59 @@ func TestParseClientsWebhooks(t *testing.T) {
 		t.Errorf("webhooks: %+v", w)
 	}
 }
+
+// serve --sandbox --sandbox-changes: the fakes change as time passes, the
+// background sync reads the changes, and the made-up client's endpoint,
+// which the command receives itself, prints the sync.completed of the
+// syncs that changed records, deletions included; serve replay --sandbox
+// sends one again to that endpoint, which prints it a second time.
+func TestServeSandboxChangesReachItsWebhook(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "hooks.db")
+	srv := startServe(t, "--sandbox", "--sandbox-changes", "50/s", "--sync-every", "100ms", "--store", db)
+	c, err := hosted.New(hosted.Config{BaseURL: "http://" + srv.addr, ClientID: sandboxClient, ClientSecret: sandboxClientSecret, ExternalUserID: "u1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := sandbox.New()
+	defer sb.Close()
+	if _, err := c.CreateConnector(ctx, hosted.CreateRequest{ConnectorType: "hubspot", Credentials: sb.Credentials("hubspot")}); err != nil {
+		t.Fatal(err)
+	}
+	received := regexp.MustCompile(`(?m)^tributary serve: --sandbox webhook received (evt_[0-9a-f]+) (\S+) (\{.*\})$`)
+	var deletion string
+	for deadline := time.Now().Add(30 * time.Second); deletion == ""; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no sync.completed with a deletion in 30 s:\n%s", srv.live)
+		}
+		for _, m := range received.FindAllStringSubmatch(srv.live.String(), -1) {
+			var data struct{ Inserted, Updated, Deleted int }
+			if err := json.Unmarshal([]byte(m[3]), &data); err != nil {
+				t.Fatal(err)
+			}
+			if m[2] == "sync.completed" && data.Inserted+data.Updated+data.Deleted == 0 {
+				t.Fatalf("a no-op sync reached the changes-only endpoint: %s", m[0])
+			}
+			if m[2] == "sync.completed" && data.Deleted > 0 {
+				deletion = m[1]
+			}
+		}
+	}
+	if !strings.Contains(srv.live.String(), `"msg":"sandbox change","kind":"hubspot"`) {
+		t.Errorf("the changes are not logged:\n%s", srv.live)
+	}
+	r := cli(t, "serve", "replay", "--sandbox", "--store", db, "--client", sandboxClient, "--endpoint", "http://tributary-sandbox.invalid/hooks", "--event", deletion)
+	r.want(t, 0)
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(srv.live.String(), "received "+deletion) < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replayed %s was not received again:\n%s", deletion, srv.live)
+		}
+	}
+	if r := srv.stop(); r.code != 0 {
+		t.Errorf("exit %d", r.code)
+	}
+	r = invocation{}.run(t, "serve", "--store", db, "--sandbox-changes", "10/min")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--sandbox-changes changes the records of the sandbox's fakes: give --sandbox") {
+		t.Errorf("--sandbox-changes without --sandbox: %d %s", r.code, r.stderr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/sandbox"
 	"github.com/tributary-dev/tributary/store"
 )
 
@@ -26,6 +28,7 @@ func (a *app) syncCmd() *cobra.Command {
 		configFlag string
 		full       bool
 		every      time.Duration
+		changes    string
 	)
 	cmd := &cobra.Command{
 		Use:   "sync <type> [entity...]",
@@ -73,6 +76,8 @@ tells two accounts of one kind apart in one store (search with the same
 		Example: `  tributary sync zendesk-support --sandbox --store tributary.db
   tributary sync zendesk-support tickets users --sandbox --store tributary.db
   tributary sync zendesk-support tickets --sandbox --store tributary.db --every 5m
+  # a sandbox whose contacts change: updates, inserts and deletes for the change feed
+  tributary sync hubspot contacts --sandbox --sandbox-changes 10/min --every 30s --store tributary.db
   tributary sync github issues pull_requests --sandbox -p owner=octo -p repo=hello --store tributary.db
   tributary sync salesforce --sandbox --store tributary.db
   # a copy of the caller's own query keeps a name of its own: a sync never deletes what it did not read
@@ -143,6 +148,21 @@ tells two accounts of one kind apart in one store (search with the same
 			if err != nil {
 				return err
 			}
+			if changes != "" {
+				if !conn.sandbox {
+					return usageErr(cmd, "--sandbox-changes changes the records of the sandbox's fakes: give --sandbox")
+				}
+				if conn.changes.Every, err = sandbox.ParseRate(changes); err != nil {
+					return usageErr(cmd, "--sandbox-changes: %v", err)
+				}
+				conn.changes.Seed, conn.changes.Entities = 1, map[string][]string{kind: entities}
+				var mu sync.Mutex
+				conn.changes.Log = func(c sandbox.Change) {
+					mu.Lock()
+					defer mu.Unlock()
+					fmt.Fprintf(a.stderr, "tributary sync: --sandbox-changes: %s\n", c)
+				}
+			}
 			target, err := a.storeTarget(cmd, storeFlag, false)
 			if err != nil {
 				return err
@@ -152,6 +172,15 @@ tells two accounts of one kind apart in one store (search with the same
 				return err
 			}
 			defer s.close()
+			if conn.changes.Every > 0 {
+				changeable, err := s.sandbox.Changeable(kind)
+				if err != nil {
+					return err
+				}
+				if !slices.ContainsFunc(entities, func(e string) bool { return slices.Contains(changeable, e) }) {
+					return usageErr(cmd, "--sandbox-changes: the sandbox's %s fake changes none of %s; it changes %s", kind, strings.Join(entities, ", "), strings.Join(changeable, ", "))
+				}
+			}
 			return a.sync(cmd.Context(), s, target, name, entities, params, config, full, every)
 		}),
 	}
@@ -165,6 +194,7 @@ tells two accounts of one kind apart in one store (search with the same
 	cmd.Flags().StringVar(&configFlag, "replication-config", "", "the connector's replication_config, as JSON or @FILE: what its copies cover (GitHub repositories, a start date; 'tributary describe TYPE' lists the keys)")
 	cmd.Flags().BoolVar(&full, "full", false, "walk every entity in full, even those with a change feed (the first round, with --every)")
 	cmd.Flags().DurationVar(&every, "every", 0, "sync again every DURATION (e.g. 5m) until interrupted, each round under a line with its start time; Ctrl-C finishes the page under way and exits 130")
+	cmd.Flags().StringVar(&changes, "sandbox-changes", "", "with --sandbox: the fake changes the entities synced at this RATE (10/min, 2/s): updates, inserts and deletes, the same every run, each said on stderr")
 	return cmd
 }
 

@@ -623,3 +623,54 @@ func TestSyncEveryCtrlC(t *testing.T) {
 		t.Errorf("stdout starts %q, want the round's line first", lines)
 	}
 }
+
+// sync --sandbox --sandbox-changes: the fake changes the entities synced
+// while --every runs, each change said on stderr, and the copy's change
+// feed gets the updates and deletes; the flag is refused without
+// --sandbox, with a bad rate, or when the fake changes none of the
+// entities, saying which it changes.
+func TestSyncSandboxChanges(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "feed.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	live := &syncBuffer{}
+	done := make(chan result, 1)
+	go func() {
+		done <- invocation{ctx: ctx, stderr: live}.run(t, "sync", "hubspot", "contacts", "--sandbox", "--sandbox-changes", "50/s", "--every", "100ms", "--store", db)
+	}()
+	ops := map[string]bool{}
+	for deadline := time.Now().Add(30 * time.Second); !ops["update"] || !ops["delete"]; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("no update and delete in the feed in 30 s (%v):\n%s", ops, (<-done).stderr)
+		}
+		if r := cli(t, "changes", "hubspot", "contacts", "--store", db); r.code == 0 {
+			for _, l := range lines(t, r.stdout) {
+				ops[l["op"].(string)] = true
+			}
+		}
+	}
+	cancel()
+	r := <-done
+	if r.code != exitInterrupted {
+		t.Errorf("exit %d", r.code)
+	}
+	if !regexp.MustCompile(`(?m)^tributary sync: --sandbox-changes: hubspot contacts \d+ updated$`).MatchString(r.stderr) ||
+		!regexp.MustCompile(`(?m)^tributary sync: --sandbox-changes: hubspot contacts \d+ deleted$`).MatchString(r.stderr) {
+		t.Errorf("stderr does not say the changes:\n%s", r.stderr)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sync", "hubspot", "contacts", "--store", db, "--sandbox-changes", "10/min"}, "--sandbox-changes changes the records of the sandbox's fakes: give --sandbox"},
+		{[]string{"sync", "hubspot", "contacts", "--sandbox", "--store", db, "--sandbox-changes", "10/day"}, `--sandbox-changes: "10/day": a rate of changes is "<count>/<unit>"`},
+		{[]string{"sync", "zendesk-support", "brands", "tags", "--sandbox", "--store", db, "--sandbox-changes", "10/min"},
+			"--sandbox-changes: the sandbox's zendesk-support fake changes none of brands, tags; it changes tickets, users, organizations, groups, ticket_comments"},
+	} {
+		if r := cli(t, c.args...); r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%q: exit %d, %s", c.args, r.code, r.stderr)
+		}
+	}
+}
