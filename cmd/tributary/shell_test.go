@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,8 +32,8 @@ func TestHelpExamples(t *testing.T) {
 			}
 			if args[1] == "connect" {
 				// The user approves on the consent page the command
-				// prints; the credentials go to a scratch file.
-				r := startConnect(t, context.Background(), nil, nil, append(args[2:], "--no-browser", "--out", filepath.Join(t.TempDir(), "credentials.json"))...)
+				// prints (--sandbox saves nothing).
+				r := startConnect(t, context.Background(), nil, nil, append(args[2:], "--no-browser")...)
 				consent(t, r.url(t), "approve")
 				if code := r.wait(t); code != 0 {
 					t.Errorf("%s --help example %s\nexit %d: %s", c.Name(), line, code, r.stderr)
@@ -44,11 +43,22 @@ func TestHelpExamples(t *testing.T) {
 			}
 			in := invocation{}
 			if slices.Contains(args, "--every") || serving {
-				// Runs until interrupted: Ctrl-C after 5 s, most likely
-				// between two rounds (exit 0), else during one (130).
+				// Runs until interrupted: Ctrl-C once the first round's
+				// table is out (sync) or the service listens (serve), at
+				// most after 5 s; between two rounds (exit 0), or during
+				// one (130).
 				ctx, cancel := context.WithCancel(context.Background())
 				defer time.AfterFunc(5*time.Second, cancel).Stop()
-				in.ctx = ctx
+				out, errs := &syncBuffer{}, &syncBuffer{}
+				in.ctx, in.stdout, in.stderr = ctx, out, errs
+				go func() {
+					for ctx.Err() == nil {
+						if strings.Count(out.String(), "\n") >= 3 || strings.Contains(errs.String(), "listening on") {
+							cancel()
+						}
+						time.Sleep(10 * time.Millisecond)
+					}
+				}()
 			}
 			if r := in.run(t, args[1:]...); r.code != 0 && (in.ctx == nil || r.code != exitInterrupted) {
 				t.Errorf("%s --help example %s\nexit %d: %s", c.Name(), line, r.code, r.stderr)
