@@ -223,8 +223,8 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	// Pick the connector, then its copy, in the playground.
 	do("open the search", chromedp.Navigate(s.url+"/console/search"), chromedp.WaitVisible(chromedp.ID("connector")))
 	picker, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#connector option")].map(o => o.value + " " + o.textContent)`))
-	if err != nil || len(picker) != 3 || !strings.HasPrefix(picker[0], " Choose") {
-		t.Errorf("the connector picker offers %q (%v), want a prompt and the two connectors", picker, err)
+	if err != nil || len(picker) != 4 || !strings.HasPrefix(picker[0], " Choose") {
+		t.Errorf("the connector picker offers %q (%v), want a prompt and the three connectors", picker, err)
 	}
 	if !slices.ContainsFunc(picker, func(o string) bool {
 		return strings.HasPrefix(o, failing+" ") && strings.Contains(o, "zendesk-support") && strings.Contains(o, "ada")
