@@ -31,8 +31,11 @@ func (s *Server) routes() {
 	for _, p := range []string{hosted.DefaultPaths.Create, hosted.IntegrationsPaths.Create, "/api/v1/connectors/sources"} {
 		m.HandleFunc("GET "+p, s.observe("list", s.authenticated(s.list)))
 	}
-	post("/api/v1/connectors/sources/{id}/execute", "execute", s.authenticated(s.execute))
-	post("/api/v1/integrations/connectors/{id}/execute", "execute", s.authenticated(s.execute))
+	// Execute answers beside every other operation on a connector: the
+	// contract's path, and each prefix the service answers at.
+	for _, p := range []string{hosted.DefaultPaths.Execute, hosted.IntegrationsPaths.Execute, "/v1/integrations/connectors/{id}/execute"} {
+		post(p, "execute", s.authenticated(s.execute))
+	}
 	for _, p := range []string{"/api/v1/connectors/sources/{id}", "/api/v1/integrations/connectors/{id}", "/v1/integrations/connectors/{id}"} {
 		m.HandleFunc("GET "+p, s.observe("status", s.authenticated(s.status)))
 		m.HandleFunc("PATCH "+p, s.observe("update", s.authenticated(s.update)))

@@ -304,6 +304,24 @@ func TestCreateExecuteSearch(t *testing.T) {
 	}
 }
 
+// Execute answers at the contract's path and under every prefix the
+// other operations on a connector live at.
+func TestExecuteAtEveryPrefix(t *testing.T) {
+	t.Parallel()
+	s := start(t, sqliteStore(t), nil, nil)
+	tok := s.token(t, clientA, "")
+	id := s.create(t, tok, "user-1")
+	for _, p := range []string{"/api/v1/connectors/sources/", "/api/v1/integrations/connectors/", "/v1/integrations/connectors/"} {
+		a := s.do(t, "POST", p+id+"/execute", tok, map[string]any{"entity": "tickets", "action": "list", "params": map[string]any{"per_page": 2}})
+		if recs, _ := a.json["result"].([]any); a.status != 200 || len(recs) != 2 {
+			t.Errorf("POST %s{id}/execute: %d %s", p, a.status, a.body)
+		}
+		if a := s.do(t, "GET", p+id, tok, nil); a.status != 200 {
+			t.Errorf("GET %s{id}: %d %s", p, a.status, a.body)
+		}
+	}
+}
+
 // A token of one tenant, or of one external user, sees nothing of
 // another's connectors: not executing, not searching, and not learning
 // that they exist (the answer is the same as for an id that does not).
