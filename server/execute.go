@@ -270,7 +270,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, res *tributary.R
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
 			}
-			info(r).bytes += int64(n)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {

@@ -46,3 +46,36 @@ func TestLogDurationMilliseconds(t *testing.T) {
 		t.Errorf("no request line for the list:\n%s", s.logs.String())
 	}
 }
+
+// A request's log line gives the bytes of the body the service wrote, for
+// every answer (a list, an error), not only for downloads.
+func TestLogBytesWritten(t *testing.T) {
+	t.Parallel()
+	s := start(t, sqliteStore(t), nil, nil)
+	tok := s.token(t, clientA, "user-1")
+	id := s.create(t, tok, "user-1")
+	list := s.do(t, "POST", "/api/v1/connectors/sources/"+id+"/execute", tok, map[string]any{"entity": "tickets", "action": "list", "params": map[string]any{"per_page": 3}})
+	missing := s.do(t, "POST", "/api/v1/connectors/sources/"+id+"/execute", tok, map[string]any{"entity": "tickets", "action": "get", "params": map[string]any{"ticket_id": 1}})
+	if list.status != 200 || missing.status != 404 {
+		t.Fatalf("list %d, get of a missing ticket %d", list.status, missing.status)
+	}
+	want := map[string]int{list.header.Get("X-Request-Id"): len(list.body), missing.header.Get("X-Request-Id"): len(missing.body)}
+	for _, l := range strings.Split(strings.TrimSpace(s.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		id, _ := rec["request_id"].(string)
+		n, ok := want[id]
+		if !ok || rec["msg"] != "request" {
+			continue
+		}
+		if rec["bytes"] != float64(n) {
+			t.Errorf("request %s: bytes %v in the log, %d written", id, rec["bytes"], n)
+		}
+		delete(want, id)
+	}
+	if len(want) != 0 {
+		t.Errorf("no request line for %v:\n%s", want, s.logs.String())
+	}
+}

@@ -79,7 +79,6 @@ type reqInfo struct {
 	id                              string
 	client, connector, kind, action string
 	errType                         string
-	bytes                           int64
 }
 
 type infoKey struct{}
@@ -96,10 +95,12 @@ func info(r *http.Request) *reqInfo {
 // X-Request-Id; anything else is replaced.
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
-// statusWriter records the status a handler wrote.
+// statusWriter records the status a handler wrote and the bytes of the
+// body it wrote (what the request's log line says).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -113,7 +114,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -156,7 +159,7 @@ func (s *Server) observe(endpoint string, h func(http.ResponseWriter, *http.Requ
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("endpoint", endpoint),
 				slog.String("client", ri.client), slog.String("connector", ri.connector), slog.String("kind", ri.kind),
 				slog.String("action", ri.action), slog.Int("status", sw.status), slog.String("error", ri.errType),
-				slog.Int64("bytes", ri.bytes), slog.Float64("duration_ms", durationMS(d)))
+				slog.Int64("bytes", sw.bytes), slog.Float64("duration_ms", durationMS(d)))
 		}()
 		h(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
 	}
