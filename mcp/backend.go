@@ -20,8 +20,8 @@ import (
 type Backend interface {
 	// Sources lists the caller's connectors, in a stable order; ctx is
 	// the request's (it carries the caller's identity). Sources of the
-	// same name, type and mode must be interchangeable from one call to
-	// the next: a Handler keeps the tools built over the first ones.
+	// same name, type, mode, title and external user must be
+	// interchangeable from one call to the next: a Handler keeps the tools built over the first ones.
 	Sources(ctx context.Context) ([]Source, error)
 }
 
@@ -120,16 +120,17 @@ func (h *Handler) server(sources []Source) (*Server, error) {
 }
 
 // serverKey identifies what the tools of sources depend on: each
-// connector's name, type and mode, and whether it searches.
+// connector's name, type, mode, title and external user, and whether it
+// searches.
 func serverKey(sources []Source) string {
 	var b strings.Builder
 	for _, src := range sources {
 		_, searches := src.Conn.(tributary.Searcher)
-		b.WriteString(src.Name)
-		b.WriteByte(0)
-		b.WriteString(src.Conn.Type())
-		b.WriteByte(0)
-		b.WriteString(src.Mode)
+		for _, s := range []string{src.Name, src.Conn.Type(), src.Mode, src.Title} {
+			b.WriteString(s)
+			b.WriteByte(0)
+		}
+		b.WriteString(src.ExternalUserID)
 		if searches {
 			b.WriteString("\x00s")
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,13 @@ limits: {records: 5}
 				if !strings.Contains(a.text, s) {
 					t.Errorf("list_connectors %q lacks %q", a.text, s)
 				}
+			}
+			var titles []string
+			for _, c := range a.out["connectors"].([]any) {
+				titles = append(titles, fmt.Sprint(c.(map[string]any)["title"]))
+			}
+			if !slices.Equal(titles, []string{"support", "hosted-support"}) {
+				t.Errorf("list_connectors' titles %q, want the configured names", titles)
 			}
 			for _, c := range []string{"support", "hosted-support"} {
 				a := exec(t, cs, map[string]any{"connector": c, "entity": "tickets", "action": "list"})

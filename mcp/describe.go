@@ -96,11 +96,13 @@ func docEntity(src Source, e tributary.Entity, full bool) entityDoc {
 }
 
 type connectorSummary struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Mode     string `json:"mode"`
-	Entities int    `json:"entities"`
-	Search   bool   `json:"search"`
+	Name           string `json:"name"`
+	Title          string `json:"title"`
+	ExternalUserID string `json:"external_user_id,omitempty"`
+	Type           string `json:"type"`
+	Mode           string `json:"mode"`
+	Entities       int    `json:"entities"`
+	Search         bool   `json:"search"`
 }
 
 func (s *Server) listConnectors(_ context.Context, args json.RawMessage) (any, string, error) {
@@ -114,9 +116,20 @@ func (s *Server) listConnectors(_ context.Context, args json.RawMessage) (any, s
 	lines := make([]string, 0, len(s.sources))
 	for _, src := range s.sources {
 		_, searches := src.Conn.(tributary.Searcher)
-		c := connectorSummary{Name: src.Name, Type: src.Conn.Type(), Mode: src.Mode, Entities: len(src.Conn.Entities()), Search: searches}
+		c := connectorSummary{Name: src.Name, Title: src.Title, ExternalUserID: src.ExternalUserID, Type: src.Conn.Type(), Mode: src.Mode,
+			Entities: len(src.Conn.Entities()), Search: searches}
+		if c.Title == "" {
+			c.Title = c.Name
+		}
 		out.Connectors = append(out.Connectors, c)
-		lines = append(lines, fmt.Sprintf("%s (%s, %s, %d entities)", c.Name, c.Type, c.Mode, c.Entities))
+		line := fmt.Sprintf("%s (%s, %s, %d entities", c.Name, c.Type, c.Mode, c.Entities)
+		if c.Title != c.Name {
+			line += fmt.Sprintf(", named %q", c.Title)
+		}
+		if c.ExternalUserID != "" {
+			line += fmt.Sprintf(", of user %q", c.ExternalUserID)
+		}
+		lines = append(lines, line+")")
 	}
 	return out, fmt.Sprintf("%d connectors: %s", len(lines), strings.Join(lines, "; ")), nil
 }

@@ -262,7 +262,7 @@ func TestListConnectorsAndDescribe(t *testing.T) {
 	}
 	cs := a.out["connectors"].([]any)
 	c := cs[0].(map[string]any)
-	if len(cs) != 1 || c["name"] != "support" || c["type"] != "zendesk-support" || c["search"] != true {
+	if len(cs) != 1 || c["name"] != "support" || c["title"] != "support" || c["type"] != "zendesk-support" || c["search"] != true {
 		t.Errorf("connectors %v", cs)
 	}
 

@@ -48,6 +48,13 @@ type Source struct {
 	Conn tributary.Connector
 	// Mode says how it is reached: "direct", "hosted" or "sandbox".
 	Mode string
+	// Title is the connector's name for people, when Name is not (the
+	// service names its connectors by id and gives their display name
+	// here); empty: Name.
+	Title string
+	// ExternalUserID is the end user the connector belongs to, when it
+	// has one (the service's connectors).
+	ExternalUserID string
 }
 
 // Options configure a Server. Zero fields take the defaults.

@@ -40,11 +40,12 @@ type handler func(ctx context.Context, args json.RawMessage) (out any, summary s
 
 func (s *Server) addTools() {
 	s.add(&sdk.Tool{Name: ToolListConnectors,
-		Description: "List the connectors this server offers: name, connector type, mode (direct, hosted, sandbox), number of entities, and whether search runs on them.",
+		Description: "List the connectors this server offers: name (what the other tools take as connector), title (its name for people), external user (whose account it reads, on a service), connector type, mode (direct, hosted, sandbox, service), number of entities, and whether search runs on them.",
 		InputSchema: obj{"type": "object", "properties": obj{}, "additionalProperties": false},
 		OutputSchema: obj{"type": "object", "required": []string{"connectors"}, "properties": obj{
 			"connectors": obj{"type": "array", "items": obj{"type": "object", "properties": obj{
-				"name": obj{"type": "string"}, "type": obj{"type": "string"}, "mode": obj{"type": "string"},
+				"name": obj{"type": "string"}, "title": obj{"type": "string"}, "external_user_id": obj{"type": "string"},
+				"type": obj{"type": "string"}, "mode": obj{"type": "string"},
 				"entities": obj{"type": "integer"}, "search": obj{"type": "boolean"}}}},
 			"error": errorSchema}},
 		Annotations: annotations("List connectors", true, false)}, s.listConnectors)

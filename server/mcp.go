@@ -109,7 +109,8 @@ func (b *mcpBackend) Sources(ctx context.Context) ([]mcp.Source, error) {
 		if !ok { // a kind this build no longer has
 			continue
 		}
-		out = append(out, mcp.Source{Name: row.ID, Conn: &mcpConn{s: b.s, id: row.ID, kind: row.Kind, entities: ents}, Mode: MCPMode})
+		out = append(out, mcp.Source{Name: row.ID, Conn: &mcpConn{s: b.s, id: row.ID, kind: row.Kind, entities: ents}, Mode: MCPMode,
+			Title: row.Name, ExternalUserID: row.ExternalUserID})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

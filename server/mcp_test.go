@@ -288,6 +288,53 @@ func must[T any](v T, err error) T {
 	return v
 }
 
+// /mcp's list_connectors tells two connectors of one kind apart: each
+// with its name and its external user, and a new name at once after a
+// rename.
+func TestMCPListConnectorsNamesUsers(t *testing.T) {
+	s := start(t, sqliteStore(t), nil, nil)
+	tok := s.token(t, clientA, "")
+	ids := map[string]string{}
+	for user, name := range map[string]string{"user-1": "Acme support", "user-2": "Globex support"} {
+		a := s.do(t, "POST", "/v1/integrations/connectors", tok, map[string]any{
+			"external_user_id": user, "connector_type": "zendesk-support", "name": name, "credentials": zdCreds})
+		if ids[user], _ = a.json["id"].(string); a.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", a.status, a.body)
+		}
+	}
+	cs, err := s.mcpSession(t, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := func() map[string]map[string]any {
+		t.Helper()
+		isErr, out := call(t, cs, "list_connectors", map[string]any{})
+		list, _ := out["connectors"].([]any)
+		if isErr || len(list) != 2 {
+			t.Fatalf("list_connectors: %v %v", isErr, out)
+		}
+		byID := map[string]map[string]any{}
+		for _, c := range list {
+			c := c.(map[string]any)
+			byID[c["name"].(string)] = c
+		}
+		return byID
+	}
+	got := listed()
+	for user, name := range map[string]string{"user-1": "Acme support", "user-2": "Globex support"} {
+		c := got[ids[user]]
+		if c["title"] != name || c["external_user_id"] != user || c["type"] != "zendesk-support" || c["mode"] != "service" {
+			t.Errorf("%s: %v, want title %q and external_user_id %q", ids[user], c, name, user)
+		}
+	}
+	if a := s.do(t, "PATCH", "/v1/integrations/connectors/"+ids["user-1"], tok, map[string]any{"name": "Acme EU support"}); a.status != 200 {
+		t.Fatalf("rename: %d %s", a.status, a.body)
+	}
+	if c := listed()[ids["user-1"]]; c["title"] != "Acme EU support" {
+		t.Errorf("after a rename: %v", c)
+	}
+}
+
 // A tenant without connectors yet gets the tools, and an empty list.
 func TestMCPWithoutConnectors(t *testing.T) {
 	s := start(t, sqliteStore(t), nil, nil)

@@ -95,6 +95,7 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 			return nil, err
 		}
 		updated.Sealed = nil
+		s.mcp.forgetTenant(row.Tenant) // /mcp's list_connectors gives the name
 		s.log.Info("connector renamed", "connector", id, "kind", row.Kind, "client", row.Tenant)
 		return updated, nil
 	}
@@ -142,6 +143,9 @@ func (s *Server) updateConnector(ctx context.Context, row *store.Connector, in c
 	s.remember(id, &live{row: *updated, conn: conn})
 	s.mu.Unlock()
 	s.forget(id)
+	if in.Name != nil {
+		s.mcp.forgetTenant(row.Tenant)
+	}
 	s.log.Info("connector updated", "connector", id, "kind", row.Kind, "client", row.Tenant,
 		"credentials", in.Credentials != nil, "replication_config", in.ReplicationConfig != nil, "name", in.Name != nil,
 		"version", updated.Version, "failures_reset", reset)
