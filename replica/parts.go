@@ -37,6 +37,9 @@ type plan struct {
 	// scope names what the copy covers, recorded in its checkpoint:
 	// scopeWhole, or "params:" and the caller's params as JSON.
 	scope string
+	// fields are set on the records of a copy read with the caller's
+	// params (the one part's Fields): see parentFields.
+	fields map[string]any
 	// parent is the parent entity of a durable copy read one part per
 	// parent record (tributary.Scope.Parent) whose parent has a change
 	// feed, parentFeed: its parts come from that feed, and an incremental
@@ -79,14 +82,35 @@ func (r *Replica) planFor(e tributary.Entity) plan {
 		return pl
 	}
 	b, _ := json.Marshal(scope) // map keys sorted: one text per scope
-	return plan{entity: e, explicit: true, params: e.CopyParams(p), scope: "params:" + string(b)}
+	params := e.CopyParams(p)
+	return plan{entity: e, explicit: true, params: params, scope: "params:" + string(b), fields: r.parentFields(e, params)}
+}
+
+// parentFields returns what a copy of e read with the caller's params
+// stamps on its records: the param of e's parent scope
+// (tributary.Scope.Parent: a ticket's comments read with ticket_id) when
+// the params give it, in normal form, as the copy read one part per
+// parent record stamps it, so that a search on it finds them.
+func (r *Replica) parentFields(e tributary.Entity, params tributary.Params) map[string]any {
+	if e.Scope == nil || e.Scope.Parent == nil {
+		return nil
+	}
+	name := e.Scope.Parent.Param
+	v, ok := params[name]
+	if !ok || v == nil {
+		return nil
+	}
+	if norm, err := tributary.Validate(r.conn.Type(), []tributary.Entity{e}, e.Name, tributary.ActionList, params); err == nil {
+		v = norm[name]
+	}
+	return map[string]any{name: v}
 }
 
 // inParts reports whether the copy is read in parts (tributary.Scope.Parts).
 func (p plan) inParts() bool { return !p.explicit && p.entity.CopiedInParts() }
 
 // parts yields the walks whose union is the copy: the scope's parts, or
-// one part, keyed "", with the plan's params.
+// one part, keyed "", with the plan's params and fields.
 func (r *Replica) parts(ctx context.Context, p plan) iter.Seq2[tributary.Part, error] {
 	if p.parentFeed != nil {
 		return r.parentParts(ctx, p)
@@ -110,7 +134,9 @@ func (r *Replica) parts(ctx context.Context, p plan) iter.Seq2[tributary.Part, e
 			}
 		}
 	}
-	return func(yield func(tributary.Part, error) bool) { yield(tributary.Part{Params: p.params}, nil) }
+	return func(yield func(tributary.Part, error) bool) {
+		yield(tributary.Part{Params: p.params, Fields: p.fields}, nil)
+	}
 }
 
 // parentParts yields a part per live record of the parent's change feed,

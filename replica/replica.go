@@ -74,7 +74,9 @@ type Option func(*Replica)
 // owner and repo of GitHub issues). Without them, or with none (an empty
 // p), an entity whose catalogue row has a copy scope (tributary.Scope) is
 // walked with the scope's params: every Salesforce record with every
-// searchable field.
+// searchable field. Params that give the parent of an entity copied one
+// part per parent record (ticket_id of a ticket's comments) are set on
+// its records, as that copy sets them, so a search can filter on them.
 func WithParams(entity string, p tributary.Params) Option {
 	return func(r *Replica) { r.params[entity] = p }
 }

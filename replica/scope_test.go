@@ -2,6 +2,7 @@ package replica_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/search"
 )
@@ -116,5 +118,47 @@ func TestMemorySyncWithTheCopyScope(t *testing.T) {
 	}
 	if r.Len("leads") != 450 {
 		t.Errorf("%d leads in the copy, want 450", r.Len("leads"))
+	}
+}
+
+// A copy of a child entity read with the caller's params (a ticket's
+// comments with ticket_id) carries the parent's param on its records, as
+// the copy read one part per parent record does: a search on ticket_id
+// finds them, in a durable copy and in memory, whatever form the param
+// was given in.
+func TestExplicitParamsStampTheParent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fake := zendesktest.New(zendesktest.WithTickets(5))
+	defer fake.Close()
+	conn, err := kinds.Open("zendesk-support", crashCreds, append([]tributary.Option{tributary.WithBaseURL(fake.URL)}, zendeskOpts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fake.IDs("tickets")[2]
+	page, err := conn.List(ctx, "ticket_comments", tributary.Params{"ticket_id": id})
+	if err != nil || len(page.Records) == 0 {
+		t.Fatalf("ticket %s's comments: %v, %v", id, page, err)
+	}
+	n, _ := strconv.ParseInt(id, 10, 64)
+	for name, given := range map[string]any{"int64": n, "string": id} {
+		params := replica.WithParams("ticket_comments", tributary.Params{"ticket_id": given})
+		durable, err := replica.Open(ctx, conn, replica.SQLite(t.TempDir()+"/c.db"), params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer durable.Close()
+		for where, r := range map[string]*replica.Replica{"durable": durable, "memory": replica.New(conn, params)} {
+			if _, err := r.Sync(ctx, "ticket_comments"); err != nil {
+				t.Fatal(err)
+			}
+			if got := searchCount(t, r, "ticket_comments", "ticket_id", id); got != len(page.Records) {
+				t.Errorf("%s, ticket_id given as %s: a search on ticket_id %s finds %d comments, want %d", where, name, id, got, len(page.Records))
+			}
+			res, err := r.Search(ctx, "ticket_comments", search.Request{Query: search.Query{Filter: search.Gte("ticket_id", n).Ptr()}, Limit: 100})
+			if err != nil || len(res.Hits) != len(page.Records) {
+				t.Errorf("%s, ticket_id given as %s: ticket_id >= %d finds %v (%v), want %d comments", where, name, n, res, err, len(page.Records))
+			}
+		}
 	}
 }
