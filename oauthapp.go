@@ -14,7 +14,8 @@ import (
 //
 // AuthURL, TokenURL and MetadataURL may hold placeholders written
 // {name}, filled from the flow's inputs (Inputs): {subdomain} for
-// Zendesk, {login_url} for Salesforce.
+// Zendesk, {login_url} for Salesforce, or by the choice an input takes
+// (OAuthChoice.Fill: an Intercom region's hosts).
 type OAuthApp struct {
 	// Kind is the connector_type the credentials open.
 	Kind string
@@ -76,6 +77,12 @@ func (a OAuthApp) Clone() OAuthApp {
 	a.Scopes = slices.Clone(a.Scopes)
 	a.ScopeNotes = maps.Clone(a.ScopeNotes)
 	a.Inputs = slices.Clone(a.Inputs)
+	for i, in := range a.Inputs {
+		a.Inputs[i].Choices = slices.Clone(in.Choices)
+		for j, c := range a.Inputs[i].Choices {
+			a.Inputs[i].Choices[j].Fill = maps.Clone(c.Fill)
+		}
+	}
 	a.Credentials = slices.Clone(a.Credentials)
 	a.AuthParams = maps.Clone(a.AuthParams)
 	if a.Lookup != nil {
@@ -143,6 +150,30 @@ type OAuthInput struct {
 	Default string
 	// Doc says what the value is, for a form or a flag.
 	Doc string
+	// Choices, when set, are the only values the input takes (a form
+	// offers them to pick from), each filling placeholders of the app's
+	// URLs: an Intercom workspace's region picks its consent and token
+	// hosts.
+	Choices []OAuthChoice
+}
+
+// OAuthChoice is one value an OAuthInput with choices takes.
+type OAuthChoice struct {
+	// Value is the input's value ("eu"), as a credentials field that
+	// reads the input (OAuthFromInput) gets it.
+	Value string
+	// Fill are the placeholders of AuthURL, TokenURL and MetadataURL this
+	// value fills, by name ("app_origin": "https://app.eu.intercom.com").
+	Fill map[string]string
+}
+
+// ChoiceValues returns the values the input takes, in order (none: any).
+func (in OAuthInput) ChoiceValues() []string {
+	out := make([]string, len(in.Choices))
+	for i, c := range in.Choices {
+		out[i] = c.Value
+	}
+	return out
 }
 
 // OAuthSource is where the value of a produced credentials field comes

@@ -111,7 +111,8 @@ type Config struct {
 	Scopes []string
 	// Inputs are the values the kind's OAuthApp.Inputs ask for, by name:
 	// "subdomain" for Zendesk, "login_url" for Salesforce
-	// (https://test.salesforce.com for a sandbox, or a My Domain).
+	// (https://test.salesforce.com for a sandbox, or a My Domain),
+	// "region" for Intercom ("us", "eu" or "au").
 	Inputs map[string]string
 	// BaseURL, when set, replaces the scheme and host of every vendor
 	// endpoint (consent page, token, metadata), keeping their paths: the
@@ -173,6 +174,12 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 	}
 	values := map[string]string{}
 	known := map[string]bool{}
+	given := map[string]string{}
+	for k, v := range cfg.Inputs {
+		if v != "" {
+			given[k] = v
+		}
+	}
 	for _, in := range app.Inputs {
 		known[in.Name] = true
 		v := cfg.Inputs[in.Name]
@@ -183,6 +190,21 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 			v = in.Default
 		}
 		values[in.Name] = v
+		if len(in.Choices) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(in.Choices, func(c tributary.OAuthChoice) bool { return strings.EqualFold(c.Value, strings.TrimSpace(v)) })
+		if i < 0 {
+			return fail("%s %q is not one of %s: %s", in.Name, v, strings.Join(in.ChoiceValues(), ", "), in.Doc)
+		}
+		c := in.Choices[i]
+		values[in.Name] = c.Value
+		if _, ok := given[in.Name]; ok {
+			given[in.Name] = c.Value // as the choice spells it
+		}
+		for name, fill := range c.Fill {
+			values[name] = fill
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Inputs)) {
 		if !known[name] {
@@ -256,12 +278,6 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	given := map[string]string{}
-	for k, v := range cfg.Inputs {
-		if v != "" {
-			given[k] = v
-		}
 	}
 	return &Flow{
 		app: app,

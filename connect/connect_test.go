@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -307,6 +309,8 @@ func TestConfigErrors(t *testing.T) {
 			Inputs: map[string]string{"login_url": "https://x.my.salesforce.com/path"}}, "origin"},
 		{"github", connect.Config{ClientID: "id", ClientSecret: "s3cret", RedirectURL: redirectURL,
 			Inputs: map[string]string{"subdomain": "acme"}}, `no input "subdomain"`},
+		{"intercom", connect.Config{ClientID: "id", ClientSecret: "s3cret", RedirectURL: redirectURL,
+			Inputs: map[string]string{"region": "eu.evil.com"}}, `region "eu.evil.com" is not one of us, eu, au`},
 	} {
 		_, err := connect.New(tc.kind, tc.cfg)
 		if !errors.Is(err, connect.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
@@ -332,6 +336,9 @@ func TestAuthCodeURL(t *testing.T) {
 		{"github", nil, "https://github.com/login/oauth/authorize?", "repo read:org read:user"},
 		{"hubspot", nil, "https://app.hubspot.com/oauth/authorize?", "crm.objects.contacts.read"},
 		{"intercom", nil, "https://app.intercom.com/oauth?", ""},
+		{"intercom", map[string]string{"region": "eu"}, "https://app.eu.intercom.com/oauth?", ""},
+		{"intercom", map[string]string{"region": "AU"}, "https://app.au.intercom.com/oauth?", ""},
+		{"intercom", map[string]string{"region": "us"}, "https://app.intercom.com/oauth?", ""},
 		{"mailchimp", nil, "https://login.mailchimp.com/oauth2/authorize?", ""},
 		{"gong", nil, "https://app.gong.io/oauth2/authorize?", "api:calls:read:basic"},
 		{"salesforce", nil, "https://login.salesforce.com/services/oauth2/authorize?", "api refresh_token"},
@@ -375,5 +382,80 @@ func TestNoSecretPrinted(t *testing.T) {
 	}
 	if s := fmt.Sprint(creds); !strings.Contains(s, "acme.my.salesforce.com") {
 		t.Errorf("the instance URL is not secret: %s", s)
+	}
+}
+
+// rerouter sends every request to the fake at to, and records the origin
+// each was meant for.
+type rerouter struct {
+	to    *url.URL
+	mu    sync.Mutex
+	hosts []string
+}
+
+func (r *rerouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.hosts = append(r.hosts, req.URL.Scheme+"://"+req.URL.Host+req.URL.Path)
+	r.mu.Unlock()
+	req = req.Clone(req.Context())
+	req.URL.Scheme, req.URL.Host, req.Host = r.to.Scheme, r.to.Host, ""
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (r *rerouter) sent() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.hosts)
+}
+
+// An Intercom workspace in the EU or Australia consents at its region's
+// app host, exchanges the code at its region's API host, and its
+// credentials keep the region: the connector they open calls the
+// region's API host.
+func TestIntercomRegions(t *testing.T) {
+	f := start(t, "intercom")
+	defer f.close()
+	to, _ := url.Parse(f.url)
+	for region, host := range map[string]string{"eu": "eu.intercom", "au": "au.intercom"} {
+		t.Run(region, func(t *testing.T) {
+			rr := &rerouter{to: to}
+			hc := &http.Client{Transport: rr}
+			fl, err := connect.New("intercom", connect.Config{ClientID: f.clientID, ClientSecret: f.clientSecret, RedirectURL: redirectURL,
+				Inputs: map[string]string{"region": region}, HTTPClient: hc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			auth := fl.AuthCodeURL()
+			if want := "https://app." + host + ".com/oauth?"; !strings.HasPrefix(auth.URL, want) {
+				t.Fatalf("consent URL %s, want %s…", auth.URL, want)
+			}
+			// The user consents on the fake's copy of the page.
+			u, _ := url.Parse(auth.URL)
+			u.Scheme, u.Host = to.Scheme, to.Host
+			code, err := fl.Callback(consent(t, u.String(), "approve"), auth.State)
+			if err != nil {
+				t.Fatal(err)
+			}
+			creds, err := fl.Exchange(context.Background(), code, auth.Verifier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rr.sent(); !slices.Equal(got, []string{"https://api." + host + ".io/auth/eagle/token"}) {
+				t.Errorf("the exchange went to %q", got)
+			}
+			if creds["region"] != region || creds["access_token"] != intercomtest.DefaultAccessToken {
+				t.Errorf("credentials %v, want the region %q kept", creds, region)
+			}
+			conn, err := kinds.Open("intercom", creds, tributary.WithHTTPClient(&http.Client{Transport: rr}), tributary.WithRetry(tributary.RetryPolicy{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.List(context.Background(), "admins", nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := rr.sent(); len(got) != 2 || got[1] != "https://api."+host+".io/admins" {
+				t.Errorf("the connector called %q, want https://api.%s.io/admins", got[1:], host)
+			}
+		})
 	}
 }

@@ -41,11 +41,13 @@ func vendorName(kind string) string {
 }
 
 // inputLabels are the labels of the kinds' inputs.
-var inputLabels = map[string]string{"subdomain": "Zendesk subdomain", "login_url": "Salesforce login URL"}
+var inputLabels = map[string]string{"subdomain": "Zendesk subdomain", "login_url": "Salesforce login URL", "region": "Intercom region"}
 
 type inputView struct {
 	ID, Field, Label, Doc, Value string
 	Required                     bool
+	// Choices are the values a select offers (none: a text field).
+	Choices []string
 	// ErrID is the id of the error message about this input, if any.
 	ErrID string
 }
@@ -154,13 +156,16 @@ func (s *Server) renderConnect(w http.ResponseWriter, r *http.Request, status in
 		}
 		for _, in := range app.Inputs {
 			iv := inputView{ID: kv.ID + "-" + in.Name, Field: inputField(kind, in.Name), Label: inputLabels[in.Name], Doc: in.Doc,
-				Required: in.Required, Value: s.connect.apps[kind].Inputs[in.Name]}
+				Required: in.Required, Value: s.connect.apps[kind].Inputs[in.Name], Choices: in.ChoiceValues()}
 			if iv.Label == "" {
 				iv.Label = strings.ReplaceAll(in.Name, "_", " ")
 			}
 			if fe != nil && fe.kind == kind {
 				iv.Value = fe.values[in.Name]
 				iv.ErrID = "err-" + kv.ID
+			}
+			if iv.Value == "" && len(iv.Choices) > 0 {
+				iv.Value = in.Default
 			}
 			kv.Inputs = append(kv.Inputs, iv)
 		}

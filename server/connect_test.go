@@ -25,6 +25,8 @@ import (
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
+	"github.com/tributary-dev/tributary/kinds/intercom"
+	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/server"
@@ -586,5 +588,75 @@ func TestConnectSessionAPI(t *testing.T) {
 	var te *tributary.Error
 	if !errors.As(err, &te) || te.Param != "return_url" || !errors.Is(err, tributary.ErrInvalidParams) {
 		t.Errorf("a bad return URL through hosted: %v", err)
+	}
+}
+
+// rerouter sends every request to the fake at to, and records where each
+// was meant to go.
+type rerouter struct {
+	to   *url.URL
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *rerouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.sent = append(r.sent, req.URL.Scheme+"://"+req.URL.Host+req.URL.Path)
+	r.mu.Unlock()
+	req = req.Clone(req.Context())
+	req.URL.Scheme, req.URL.Host, req.Host = r.to.Scheme, r.to.Host, ""
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (r *rerouter) hosts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.sent)
+}
+
+// A connect session for an Intercom workspace in the EU: the connect page
+// offers the regions, the user's pick sends the browser to the region's
+// consent page, and the code is exchanged at the region's API host.
+func TestConnectIntercomRegion(t *testing.T) {
+	fake := intercomtest.New()
+	defer fake.Close()
+	to, _ := url.Parse(fake.URL)
+	rr := &rerouter{to: to}
+	hc := &http.Client{Transport: rr}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := "http://" + ln.Addr().String()
+	srv, err := server.New(server.Config{Store: sqliteStore(t), Keys: newKeys(t, "k1"), Clients: []server.Client{clientA}, SyncEvery: -1,
+		ConnectorOptions: map[string][]tributary.Option{intercom.Type: {tributary.WithHTTPClient(hc)}}, PublicURL: own,
+		OAuthApps: map[string]server.OAuthApp{intercom.Type: {ClientID: intercomtest.DefaultClientID, ClientSecret: intercomtest.DefaultClientSecret, HTTPClient: hc}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveUntilCleanup(t, srv, ln)
+	svc := &service{srv: srv, url: own}
+	a := svc.do(t, "POST", "/v1/connect/sessions", svc.token(t, clientA, ""), map[string]any{"external_user_id": "user-1", "return_url": own + "/back"})
+	connectURL, _ := a.json["connect_url"].(string)
+	if a.status != http.StatusCreated {
+		t.Fatalf("connect session: %d %s", a.status, a.body)
+	}
+	ua := newUserAgent(t)
+	p := ua.do(t, "GET", connectURL, nil)
+	if want := `<select id="k0-region" name="intercom.region" aria-describedby="k0-region-hint"><option selected>us</option><option>eu</option><option>au</option></select>`; !strings.Contains(p.body, want) {
+		t.Errorf("the connect page lacks %s:\n%s", want, p.body)
+	}
+	consentURL := ua.start(t, connectURL, "intercom", map[string]string{"region": "eu"})
+	if !strings.HasPrefix(consentURL, "https://app.eu.intercom.com/oauth?") {
+		t.Fatalf("the consent URL: %s", consentURL)
+	}
+	cu, _ := url.Parse(consentURL)
+	cu.Scheme, cu.Host = to.Scheme, to.Host // the user consents on the fake's copy of the page
+	ua.do(t, "GET", ua.consent(t, cu.String(), "approve"), nil)
+	// The exchange went to the region's host. (The connector is not
+	// created: Intercom's needs a replication_config, which a connect
+	// session cannot give.)
+	if got := rr.hosts(); len(got) == 0 || got[0] != "https://api.eu.intercom.io/auth/eagle/token" {
+		t.Errorf("the service sent %q, want the code exchanged at https://api.eu.intercom.io/auth/eagle/token", got)
 	}
 }

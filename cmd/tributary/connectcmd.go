@@ -96,7 +96,7 @@ They are printed only with --out -. No token is ever printed otherwise.
 	fs := cmd.Flags()
 	fs.StringVar(&f.clientID, "client-id", "", "your OAuth app's client id (default $"+envOAuthClientID+")")
 	fs.StringVar(&f.secretFile, "client-secret-file", "", "file holding your OAuth app's client secret (default $"+envOAuthClientSecret+")")
-	fs.StringArrayVar(&f.inputs, "input", nil, "an input of the kind's flow, name=value (repeatable): subdomain for zendesk-support, login_url for salesforce")
+	fs.StringArrayVar(&f.inputs, "input", nil, "an input of the kind's flow, name=value (repeatable): subdomain for zendesk-support, login_url for salesforce, region for intercom (us, eu or au)")
 	fs.StringVarP(&f.out, "out", "o", "", "file to write the credentials to, created with mode 0600 (- for stdout); default: tributary/<type>.json in the user configuration directory (with --sandbox: none, only -)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.IntVar(&f.port, "port", 0, "loopback port of the redirect URI, for vendors that match it exactly (default: a random free port)")
@@ -121,6 +121,15 @@ func completeOAuthInput(cmd *cobra.Command, args []string, toComplete string) ([
 	}
 	var out []cobra.Completion
 	for _, in := range app.Inputs {
+		if name, _, ok := strings.Cut(toComplete, "="); ok && name == in.Name {
+			// The value of an input with choices (region=eu).
+			for _, v := range in.ChoiceValues() {
+				if c := in.Name + "=" + v; strings.HasPrefix(c, toComplete) {
+					out = append(out, cobra.Completion(c))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		}
 		if strings.HasPrefix(in.Name, toComplete) {
 			out = append(out, cobra.CompletionWithDesc(in.Name+"=", firstSentence(in.Doc)))
 		}

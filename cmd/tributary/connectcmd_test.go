@@ -527,6 +527,7 @@ func TestConnectOwnApp(t *testing.T) {
 		{nil, []string{"github", "--client-id", "x"}, "client secret: --client-secret-file FILE or $TRIBUTARY_OAUTH_CLIENT_SECRET"},
 		{map[string]string{envOAuthClientID: "x", envOAuthClientSecret: "y"}, []string{"zendesk-support"}, "connect zendesk-support: config: invalid OAuth configuration: subdomain is required"},
 		{map[string]string{envOAuthClientID: "x", envOAuthClientSecret: "y"}, []string{"github", "--input", "nope"}, `--input "nope" must be name=value`},
+		{map[string]string{envOAuthClientID: "x", envOAuthClientSecret: "y"}, []string{"intercom", "--input", "region=mars"}, `region "mars" is not one of us, eu, au`},
 		{nil, []string{"nope", "--sandbox"}, "nope"},
 		{nil, []string{"github", "--sandbox", "--client-id", "x"}, "[client-id sandbox] were all set"},
 	} {
@@ -601,6 +602,28 @@ func TestConnectCompletion(t *testing.T) {
 	}
 	if got := complete("salesforce", "--input", "lo"); !slices.Equal(got, []string{"login_url="}) {
 		t.Errorf("--input: %v", got)
+	}
+	if got := complete("intercom", "--input", "region="); !slices.Equal(got, []string{"region=us", "region=eu", "region=au"}) {
+		t.Errorf("--input region=: %v", got)
+	}
+}
+
+// An Intercom workspace outside the US: --input region=eu is kept in the
+// credentials, which then read from the fake.
+func TestConnectIntercomRegion(t *testing.T) {
+	r := startConnect(t, context.Background(), nil, nil, "intercom", "--sandbox", "--no-browser", "--input", "region=eu", "--out", "-")
+	authURL := r.url(t)
+	consent(t, authURL, "approve")
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr)
+	}
+	var creds map[string]any
+	decode(t, r.stdout.String(), &creds)
+	if creds["region"] != "eu" || kinds.CheckCredentials("intercom", creds) != nil {
+		t.Errorf("credentials with keys %v, region %v: want region eu", keysOf(creds), creds["region"])
+	}
+	if !regexp.MustCompile(`sandbox check: intercom \S+ list read [1-9]\d* records? with the new credentials`).MatchString(r.stderr.String()) {
+		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }
 
