@@ -179,7 +179,7 @@ func Validate(kind string, entities []Entity, entity string, a Action, p Params)
 		}
 		msg := fmt.Sprintf("%s offers %s", entity, strings.Join(acts, ", "))
 		if !slices.Contains(allActions, a) {
-			msg = fmt.Sprintf("there is no action %q%s; %s", a, suggest.Hint(string(a), acts), msg)
+			msg = fmt.Sprintf("there is no action %q%s (%s)", a, suggest.Hint(string(a), acts), msg)
 		}
 		return nil, &Error{Kind: kind, Entity: entity, Action: a, Err: ErrUnsupportedAction, Message: msg}
 	}

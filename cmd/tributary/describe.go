@@ -71,7 +71,15 @@ params that 'tributary sync' supplies itself, what its copy covers (copy:).`,
 		Example: `  tributary describe zendesk-support
   tributary describe zendesk-support tickets
   tributary describe gong calls_extensive --json | jq '.entities[0].actions.list'`,
-		Args:              cobra.RangeArgs(1, 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return usageErr(cmd, "describe needs a connector type, one of %s: tributary describe <type> [entity]", strings.Join(kinds.Types(), ", "))
+			case len(args) > 2:
+				return usageErr(cmd, "describe takes a connector type and at most one entity (tributary describe <type> [entity]), got %d arguments", len(args))
+			}
+			return nil
+		},
 		ValidArgsFunction: completeTypeEntity(nil),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			kind := args[0]
@@ -82,7 +90,7 @@ params that 'tributary sync' supplies itself, what its copy covers (copy:).`,
 			if len(args) == 2 {
 				e, ok := tributary.FindEntity(es, args[1])
 				if !ok {
-					_, err := tributary.Validate(kind, es, args[1], tributary.ActionList, nil)
+					_, err := tributary.Validate(kind, es, args[1], "", nil) // no action: the entity is unknown
 					return err
 				}
 				es = []tributary.Entity{e}

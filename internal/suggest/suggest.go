@@ -38,13 +38,52 @@ func Nearest(name string, names []string) string {
 	return best
 }
 
-// Hint returns `; did you mean "x"?` for the nearest name of names, or ""
-// when none is close: the suffix every unknown-name message carries.
-func Hint(name string, names []string) string {
+// Candidates returns the names of names to suggest for name: the nearest
+// one (Nearest) when one is close, else every name one of whose words
+// (parts between '_', '-' and '.') is name, a singular and its plural
+// being equal ("members" gives list_members and segment_members). Nil
+// when none.
+func Candidates(name string, names []string) []string {
 	if s := Nearest(name, names); s != "" {
-		return "; did you mean " + strconv.Quote(s) + "?"
+		return []string{s}
 	}
-	return ""
+	word := singular(strings.ToLower(name))
+	if len(word) < 2 {
+		return nil
+	}
+	var out []string
+	for _, cand := range names {
+		parts := strings.FieldsFunc(strings.ToLower(cand), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+		if len(parts) < 2 {
+			continue
+		}
+		for _, p := range parts {
+			if singular(p) == word {
+				out = append(out, cand)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Hint returns `; did you mean "x"?` (`"x" or "y"`, ...) for the
+// Candidates of name, or "" when there are none: the suffix every
+// unknown-name message carries.
+func Hint(name string, names []string) string {
+	c := Candidates(name, names)
+	if len(c) == 0 {
+		return ""
+	}
+	q := make([]string, len(c))
+	for i, s := range c {
+		q[i] = strconv.Quote(s)
+	}
+	list := q[0]
+	if len(q) > 1 {
+		list = strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+	}
+	return "; did you mean " + list + "?"
 }
 
 // singular drops an English plural ending: companies → company,

@@ -46,6 +46,20 @@ func TestHint(t *testing.T) {
 	if got := Hint("zzz", []string{"tickets"}); got != "" {
 		t.Errorf("Hint with nothing close = %q", got)
 	}
+	// Nothing close by spelling: the names the word is part of.
+	mailchimp := []string{"campaigns", "lists", "list_members", "reports", "email_activity", "segments", "segment_members", "unsubscribes"}
+	if got := Hint("members", mailchimp); got != `; did you mean "list_members" or "segment_members"?` {
+		t.Errorf("Hint(members) = %q", got)
+	}
+	if got := Hint("member", mailchimp); got != `; did you mean "list_members" or "segment_members"?` {
+		t.Errorf("Hint(member) = %q", got)
+	}
+	if got := Hint("activity", mailchimp); got != `; did you mean "email_activity"?` {
+		t.Errorf("Hint(activity) = %q", got)
+	}
+	if got := Hint("a", []string{"a_b", "c_a"}); got != "" {
+		t.Errorf("a one-letter word suggests %q", got)
+	}
 }
 
 func TestDistance(t *testing.T) {

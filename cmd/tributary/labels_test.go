@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+)
+
+// entityNames lists kind's entities, those keep tells (all when nil),
+// joined as the errors list them.
+func entityNames(t *testing.T, kind string, keep func(tributary.Entity) bool) string {
+	t.Helper()
+	es, err := kinds.Catalogue(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		if keep == nil || keep(e) {
+			out = append(out, e.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// The errors users reported as unclear, each with its exact text: the
+// names the user typed (flags, environment variables, entities), what to
+// do instead, and nothing twice.
+func TestErrorTexts(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want string
+	}{
+		{"an entity named by a word of its name", nil, []string{"describe", "mailchimp", "members"}, exitUsage,
+			`tributary: mailchimp members: unknown entity: mailchimp has no entity "members"; did you mean "list_members" or "segment_members"? (entities: ` +
+				entityNames(t, "mailchimp", nil) + ")"},
+		{"describe without a type", nil, []string{"describe"}, exitUsage,
+			"tributary: describe needs a connector type, one of " + strings.Join(kinds.Types(), ", ") +
+				": tributary describe <type> [entity] (see 'tributary describe --help')"},
+		{"an unknown action", nil, []string{"exec", "zendesk-support", "tickets", "lst", "--sandbox"}, exitUsage,
+			`tributary: zendesk-support tickets.lst: unsupported action: there is no action "lst"; did you mean "list"? (tickets offers list, get, search)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := invocation{env: c.env}.run(t, c.args...)
+			if r.code != c.code || r.stderr != c.want+"\n" {
+				t.Errorf("%v: exit %d\n got %s\nwant %s", c.args, r.code, r.stderr, c.want)
+			}
+		})
+	}
+}
