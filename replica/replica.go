@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,17 +180,54 @@ func (r *Replica) Close() error {
 // Store returns the store of a durable replica (nil in memory).
 func (r *Replica) Store() *store.Store { return r.st }
 
+// ErrNoCopy is the error of an entity that has no copy to read: one never
+// synchronized, or one that cannot have any (only searchable entities are
+// copied). It matches tributary.ErrUnsupportedAction too, the error type
+// of the service and of --json-errors.
+var ErrNoCopy error = noCopy{}
+
+type noCopy struct{}
+
+func (noCopy) Error() string { return "no copy" }
+
+// Is makes ErrNoCopy match tributary.ErrUnsupportedAction.
+func (noCopy) Is(target error) bool { return target == tributary.ErrUnsupportedAction }
+
+// CheckCopy reports whether entity of a kind can have a copy: nil for a
+// searchable entity; for an unknown one, the error of
+// tributary.Validate (ErrUnknownEntity with the nearest names); for one
+// that is not searchable, an *tributary.Error matching ErrNoCopy that
+// says only searchable entities have copies and lists them. a is the
+// action the error names ("" for none).
+func CheckCopy(kind string, entities []tributary.Entity, entity string, a tributary.Action) error {
+	e, ok := tributary.FindEntity(entities, entity)
+	if !ok {
+		_, err := tributary.Validate(kind, entities, entity, a, nil)
+		return err
+	}
+	if e.Supports(tributary.ActionSearch) && len(e.Searchable) > 0 {
+		return nil
+	}
+	var searchable []string
+	for _, x := range entities {
+		if x.Supports(tributary.ActionSearch) && len(x.Searchable) > 0 {
+			searchable = append(searchable, x.Name)
+		}
+	}
+	they := "none of " + kind + "'s is"
+	if len(searchable) > 0 {
+		they = "they are " + strings.Join(searchable, ", ")
+	}
+	return &tributary.Error{Kind: kind, Entity: entity, Action: a, Err: ErrNoCopy,
+		Message: fmt.Sprintf("only searchable entities have copies, and %s is not one (%s)", entity, they)}
+}
+
 // schemaOf returns the searchable fields of entity as a search.Schema.
 func (r *Replica) schemaOf(entity string) (search.Schema, string, error) {
-	e, ok := tributary.FindEntity(r.conn.Entities(), entity)
-	if !ok {
-		_, err := tributary.Validate(r.conn.Type(), r.conn.Entities(), entity, tributary.ActionSearch, nil)
+	if err := CheckCopy(r.conn.Type(), r.conn.Entities(), entity, tributary.ActionSearch); err != nil {
 		return nil, "", err
 	}
-	if !e.Supports(tributary.ActionSearch) || len(e.Searchable) == 0 {
-		return nil, "", &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionSearch, Err: tributary.ErrUnsupportedAction,
-			Message: entity + " has no searchable fields in the catalogue"}
-	}
+	e, _ := tributary.FindEntity(r.conn.Entities(), entity)
 	if !e.Supports(tributary.ActionList) {
 		return nil, "", &tributary.Error{Kind: r.conn.Type(), Entity: entity, Action: tributary.ActionList, Err: tributary.ErrUnsupportedAction,
 			Message: entity + " cannot be listed, so it cannot be synchronized"}

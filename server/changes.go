@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/replica"
 	"github.com/tributary-dev/tributary/store"
 )
 
@@ -41,8 +44,21 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_params", "the entity query parameter is required", "entity")
 		return
 	}
+	// An unknown entity gets the nearest names; one that cannot have a
+	// copy is told so, and how to read it.
+	es, err := kinds.Catalogue(row.Kind)
+	if err == nil {
+		err = replica.CheckCopy(row.Kind, es, entity, "")
+	}
+	if err != nil {
+		var te *tributary.Error
+		if e, _ := tributary.FindEntity(es, entity); errors.As(err, &te) && e.Supports(tributary.ActionList) {
+			te.Message += "; read it with the execute endpoint's list action"
+		}
+		s.failErr(w, r, err)
+		return
+	}
 	var cursor int64
-	var err error
 	if c := q.Get("cursor"); c != "" {
 		if cursor, err = strconv.ParseInt(c, 10, 64); err != nil || cursor < 0 {
 			s.fail(w, r, http.StatusBadRequest, "invalid_params", "cursor must be a change's seq (an integer ≥ 0)", "cursor")

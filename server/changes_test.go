@@ -109,7 +109,7 @@ func TestChangesEndpoint(t *testing.T) {
 					t.Fatalf("GET %s: %d %s", p, a.status, a.body)
 				}
 			}
-			for q, want := range map[string]int{"": 400, "?entity=tickets&cursor=-1": 400, "?entity=tickets&limit=0": 400, "?entity=nope": 404, "?entity=tickets&cursor=999999": 400} {
+			for q, want := range map[string]int{"": 400, "?entity=tickets&cursor=-1": 400, "?entity=tickets&limit=0": 400, "?entity=nope": 400, "?entity=tickets&cursor=999999": 400} {
 				if a := svc.do(t, "GET", "/v1/integrations/connectors/"+id+"/changes"+q, tok, nil); a.status != want {
 					t.Errorf("%q: %d %s, want %d", q, a.status, a.body, want)
 				}
@@ -167,4 +167,30 @@ func sameMap(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// The change feed names what is wrong with the entity asked for: an
+// unknown one gets the nearest names, one that can never have a copy is
+// told why and what reads it, and "yet" is said only of one that will
+// have a copy once synchronized.
+func TestChangesEntityErrors(t *testing.T) {
+	t.Parallel()
+	s := start(t, sqliteStore(t), nil, nil)
+	tok := s.token(t, clientA, "")
+	id := s.create(t, tok, "user-1")
+	for _, c := range []struct {
+		entity, typ string
+		status      int
+		msg         string
+	}{
+		{"tickts", "unknown_entity", 400, `zendesk-support has no entity "tickts"; did you mean "tickets"? (entities: tickets, users,`},
+		{"macros", "unsupported_action", 400, "only searchable entities have copies, and macros is not one (they are tickets, users, organizations, groups, ticket_comments, ticket_audits, ticket_metrics, ticket_fields, brands, tags, satisfaction_ratings, ticket_forms); read it with the execute endpoint's list action"},
+		{"users", "not_found", 404, `the connector has no copy of "users" yet`},
+	} {
+		a := s.do(t, "GET", "/v1/integrations/connectors/"+id+"/changes?entity="+c.entity, tok, nil)
+		e, _ := a.json["error"].(map[string]any)
+		if msg, _ := e["message"].(string); a.status != c.status || a.errType() != c.typ || !strings.HasPrefix(msg, c.msg) {
+			t.Errorf("entity=%s: %d %s, want %d %s saying %q", c.entity, a.status, a.body, c.status, c.typ, c.msg)
+		}
+	}
 }

@@ -53,7 +53,7 @@ before that read.
 			if err != nil {
 				return err
 			}
-			if _, err := checkOperation(kind, es, entity, tributary.ActionSearch); err != nil {
+			if err := checkCopy(kind, es, entity, ""); err != nil {
 				return err
 			}
 			if since < 0 {

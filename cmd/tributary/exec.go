@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/pagination"
+	"github.com/tributary-dev/tributary/replica"
 )
 
 func (a *app) execCmd() *cobra.Command {
@@ -137,6 +139,33 @@ func checkOperation(kind string, es []tributary.Entity, entity string, action tr
 		return e, err
 	}
 	return e, nil
+}
+
+// checkCopy checks, before anything is opened, that entity can have a copy
+// (replica.CheckCopy), for the commands that read or make one (sync,
+// search, changes); an entity that cannot is told how to read it
+// instead. a is the action the error names ("" for none).
+func checkCopy(kind string, es []tributary.Entity, entity string, a tributary.Action) error {
+	err := replica.CheckCopy(kind, es, entity, a)
+	var te *tributary.Error
+	if !errors.Is(err, replica.ErrNoCopy) || !errors.As(err, &te) {
+		return err
+	}
+	e, _ := tributary.FindEntity(es, entity)
+	how := "it offers " + strings.Join(actionNames(e.Actions), ", ")
+	if e.Supports(tributary.ActionList) {
+		how = "read it with 'tributary exec " + kind + " " + entity + " list --all'"
+	}
+	te.Message += "; " + how
+	return te
+}
+
+func actionNames(as []tributary.Action) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = string(a)
+	}
+	return out
 }
 
 // walk prints every record of every page as NDJSON: list through

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,6 +30,11 @@ func entityNames(t *testing.T, kind string, keep func(tributary.Entity) bool) st
 // names the user typed (flags, environment variables, entities), what to
 // do instead, and nothing twice.
 func TestErrorTexts(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	searchable := func(e tributary.Entity) bool { return e.Supports(tributary.ActionSearch) && len(e.Searchable) > 0 }
+	noCopy := "only searchable entities have copies, and macros is not one (they are " + entityNames(t, "zendesk-support", searchable) +
+		"); read it with 'tributary exec zendesk-support macros list --all'"
 	for _, c := range []struct {
 		name string
 		env  map[string]string
@@ -42,6 +48,12 @@ func TestErrorTexts(t *testing.T) {
 		{"describe without a type", nil, []string{"describe"}, exitUsage,
 			"tributary: describe needs a connector type, one of " + strings.Join(kinds.Types(), ", ") +
 				": tributary describe <type> [entity] (see 'tributary describe --help')"},
+		{"the changes of an entity without a copy", nil, []string{"changes", "zendesk-support", "macros", "--store", db}, exitUsage,
+			"tributary: zendesk-support macros: no copy: " + noCopy},
+		{"a search of an entity without a copy", nil, []string{"search", "zendesk-support", "macros", "--store", db}, exitUsage,
+			"tributary: zendesk-support macros.search: no copy: " + noCopy},
+		{"a sync of an entity without a copy", nil, []string{"sync", "zendesk-support", "macros", "--sandbox", "--store", db}, exitUsage,
+			"tributary: zendesk-support macros: no copy: " + noCopy},
 		{"an unknown action", nil, []string{"exec", "zendesk-support", "tickets", "lst", "--sandbox"}, exitUsage,
 			`tributary: zendesk-support tickets.lst: unsupported action: there is no action "lst"; did you mean "list"? (tickets offers list, get, search)`},
 	} {

@@ -78,7 +78,7 @@ every hit then has "deleted": true (a tombstone) or false (a live record).
 			if err != nil {
 				return err
 			}
-			if _, err := checkOperation(kind, es, entity, tributary.ActionSearch); err != nil {
+			if err := checkCopy(kind, es, entity, tributary.ActionSearch); err != nil {
 				return err
 			}
 			op := operation{kind: kind, entities: es, entity: entity, action: tributary.ActionSearch}

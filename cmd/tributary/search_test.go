@@ -103,7 +103,7 @@ func TestSearchErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox"}, "add --sync"},
-		{[]string{"search", "zendesk-support", "views", "--sandbox", "--sync"}, "views.search: unsupported action"},
+		{[]string{"search", "zendesk-support", "views", "--sandbox", "--sync"}, "views.search: no copy: only searchable entities have copies, and views is not one"},
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"eq": {"nope": 1}}}`}, `unknown field`},
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter": {"gt": {"status": 1}}}`}, `status`},
 		{[]string{"search", "zendesk-support", "tickets", "--sandbox", "--sync", "--query", `{"filter":`}, `--query`},

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -144,8 +145,10 @@ func (a *app) withCopy(cmd *cobra.Command, storeFlag, name string, op operation,
 	return a.withExistingStore(cmd, storeFlag, func(ctx context.Context, t storeTarget, st *store.Store) error {
 		var opts []replica.Option
 		hint := syncHint(op.kind, op.entity, t.name, name)
+		under := ""
 		if name != "" {
 			opts = append(opts, replica.WithName(name))
+			under = " under the name " + strconv.Quote(name)
 		} else {
 			name = op.kind
 		}
@@ -158,8 +161,8 @@ func (a *app) withCopy(cmd *cobra.Command, storeFlag, name string, op operation,
 		defer r.Close()
 		err = t.damaged(f(ctx, st, r, name))
 		if errors.Is(err, store.ErrNotSynced) {
-			return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: op.action, Err: tributary.ErrUnsupportedAction,
-				Message: fmt.Sprintf("%s has no copy of %s in %s yet: run %s first", name, op.entity, t.name, hint), Cause: err}
+			return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: op.action, Err: replica.ErrNoCopy,
+				Message: fmt.Sprintf("%s has none%s yet: run %s first", t.name, under, hint), Cause: err}
 		}
 		return err
 	})

@@ -120,10 +120,10 @@ tells two accounts of one kind apart in one store (search with the same
 			}
 			params := map[string]tributary.Params{}
 			for _, entity := range entities {
-				if _, err := checkOperation(kind, es, entity, tributary.ActionList); err != nil {
+				if err := checkCopy(kind, es, entity, ""); err != nil {
 					return err
 				}
-				if _, err := checkOperation(kind, es, entity, tributary.ActionSearch); err != nil {
+				if _, err := checkOperation(kind, es, entity, tributary.ActionList); err != nil {
 					return err
 				}
 				op := operation{kind: kind, entities: es, entity: entity, action: tributary.ActionList}

@@ -247,7 +247,7 @@ func TestSyncDefaultEntities(t *testing.T) {
 	// Under the type's name there is no copy: the message says how to make one.
 	r = cli(t, "search", "mailchimp", "campaigns", "--store", db)
 	r.want(t, exitUsage)
-	if want := "mailchimp has no copy of campaigns in " + db + " yet: run 'tributary sync mailchimp campaigns --sandbox --store " + db + "' (your account: --credentials FILE in place of --sandbox) first"; !strings.Contains(r.stderr, want) {
+	if want := "tributary: mailchimp campaigns.search: no copy: " + db + " has none yet: run 'tributary sync mailchimp campaigns --sandbox --store " + db + "' (your account: --credentials FILE in place of --sandbox) first\n"; r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 }
@@ -334,8 +334,8 @@ func TestSyncStoreErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"sync", "zendesk-support", "tickts", "--sandbox", "--store", "s.db"}, exitUsage,
-			`zendesk-support tickts.list: unknown entity: zendesk-support has no entity "tickts"; did you mean "tickets"?`},
-		{[]string{"sync", "zendesk-support", "views", "--sandbox", "--store", "s.db"}, exitUsage, "views.search: unsupported action"},
+			`zendesk-support tickts: unknown entity: zendesk-support has no entity "tickts"; did you mean "tickets"?`},
+		{[]string{"sync", "zendesk-support", "views", "--sandbox", "--store", "s.db"}, exitUsage, "zendesk-support views: no copy: only searchable entities have copies, and views is not one"},
 		{[]string{"sync", "zendesk-support", "--sandbox"}, exitUsage, "sync needs --store FILE (SQLite) or --store postgres://… (or $TRIBUTARY_STORE)"},
 		{[]string{"sync", "zendesk-support", "--sandbox", "-p", "per_page=5", "--store", "s.db"}, exitUsage, "-p and --params need the entities named"},
 		{[]string{"sync", "zendesk-support", "--hosted", "https://api.example.com", "--store", "s.db"}, exitUsage, "sync reads the source in direct mode"},
