@@ -106,14 +106,16 @@ func stateFile(path string) string { return path + ".tributary-resume" }
 // holds the server's validator, a file that changed since is refused.
 func (a *app) download(ctx context.Context, s *session, op operation, params tributary.Params, t downloadTarget) error {
 	rng := t.rangeSpec
+	rangeError := func(format string, args ...any) error { return op.flagError("--range", format, args...) }
 	if v, ok := params["range_header"].(string); ok {
 		rng = v
+		rangeError = func(format string, args ...any) error { return op.paramError("range_header", format, args...) }
 	}
 	want := &download.Range{Start: 0, End: -1}
 	if rng != "" {
 		r, err := download.ParseRange(rng)
 		if err != nil {
-			return op.paramError("range_header", "%v", err)
+			return rangeError("%v", err)
 		}
 		want = &r
 	}
@@ -138,7 +140,7 @@ func (a *app) download(ctx context.Context, s *session, op operation, params tri
 			_ = json.Unmarshal(b, &prev)
 		}
 		if have > 0 && prev.Start < 0 {
-			return op.paramError("range_header", "--resume cannot continue a suffix range (bytes=-N) without %s", stateFile(t.path))
+			return rangeError("--resume cannot continue a suffix range (bytes=-N) without %s", stateFile(t.path))
 		}
 	}
 	p := params.Clone()

@@ -54,6 +54,8 @@ func TestErrorTexts(t *testing.T) {
 			"tributary: zendesk-support macros.search: no copy: " + noCopy},
 		{"a sync of an entity without a copy", nil, []string{"sync", "zendesk-support", "macros", "--sandbox", "--store", db}, exitUsage,
 			"tributary: zendesk-support macros: no copy: " + noCopy},
+		{"a bad --range", nil, []string{"download", "zendesk-support", "attachments", "--sandbox", "-p", "attachment_id=1", "--range", "5-2", "-o", filepath.Join(dir, "f")}, exitUsage,
+			`tributary: zendesk-support attachments.download: invalid params: --range: invalid range: "5-2": unit must be bytes (want bytes=<first>-<last>, bytes=<first>- or bytes=-<n>)`},
 		{"an unknown action", nil, []string{"exec", "zendesk-support", "tickets", "lst", "--sandbox"}, exitUsage,
 			`tributary: zendesk-support tickets.lst: unsupported action: there is no action "lst"; did you mean "list"? (tickets offers list, get, search)`},
 	} {

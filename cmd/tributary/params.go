@@ -33,6 +33,13 @@ func (op operation) paramError(param, format string, args ...any) error {
 		Err: tributary.ErrInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
+// flagError is the error of a flag of the command that carries a param
+// of op (--range for range_header): it names the flag the user typed.
+func (op operation) flagError(flag, format string, args ...any) error {
+	return &tributary.Error{Kind: op.kind, Entity: op.entity, Action: op.action,
+		Err: tributary.ErrInvalidParams, Message: flag + ": " + fmt.Sprintf(format, args...)}
+}
+
 // params builds the params object: --params first, then each -p on top of
 // it. A dotted key ("filter.callIds") sets a member of a nested object,
 // unless the catalogue has a parameter of exactly that name. Values are typed
