@@ -94,17 +94,17 @@ func (s *Server) initConnect(cfg Config) error {
 	}
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("Config.PublicURL %q: OAuth apps need the service's public base URL, http(s)://host[/path], for the redirect URL", cfg.PublicURL)
+		return &ConfigError{Field: "PublicURL", Reason: fmt.Sprintf("%q: OAuth apps need the service's public base URL, http(s)://host[/path], for the redirect URL", cfg.PublicURL)}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	c.public = u
 	for _, kind := range slices.Sorted(maps.Keys(cfg.OAuthApps)) {
 		app := cfg.OAuthApps[kind]
 		if _, err := kinds.OAuthApp(kind); err != nil {
-			return fmt.Errorf("Config.OAuthApps: %w", err)
+			return &ConfigError{Field: "OAuthApps", Reason: "an unknown kind", Err: err}
 		}
 		if app.ClientID == "" || app.ClientSecret == "" {
-			return fmt.Errorf("Config.OAuthApps[%q]: a client id and a client secret are required", kind)
+			return &ConfigError{Field: "OAuthApps", Reason: fmt.Sprintf("%s: a client id and a client secret are required", kind)}
 		}
 		c.apps[kind] = app
 	}
@@ -162,7 +162,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(c.apps) == 0 {
-		bad("allowed_kinds", "this service has no OAuth app configured (Config.OAuthApps; `tributary serve --oauth-app`): no kind can be connected")
+		bad("allowed_kinds", "this service has no OAuth app configured (tributary serve --oauth-apps-file): no kind can be connected")
 		return
 	}
 	configured := slices.Sorted(maps.Keys(c.apps))

@@ -213,15 +213,39 @@ type Server struct {
 	connect *connectState // the connect sessions' apps and clock
 }
 
+// ConfigError is New's error for a field of Config that is missing or
+// invalid: a program maps Field to where the value came from (a flag, an
+// environment variable) to tell its user. It never holds a secret.
+type ConfigError struct {
+	// Field is the Config field: "Store", "Keys", "Admin", "PublicURL",
+	// "OAuthApps".
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *ConfigError) Error() string {
+	s := "server: Config." + e.Field + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // New checks cfg and builds a Server. It does not listen: use Serve, or
 // mount the Server as a handler and call Run for the background sync.
 func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
-		return nil, errors.New("server: Config.Store is required")
+		return nil, &ConfigError{Field: "Store", Reason: "a store is required"}
 	}
 	keys, err := keyring.Parse(cfg.Keys)
 	if err != nil {
-		return nil, fmt.Errorf("server: Config.Keys: %w", err)
+		return nil, &ConfigError{Field: "Keys", Reason: "the key-encryption keys are not valid", Err: err}
 	}
 	if cfg.TokenTTL <= 0 {
 		cfg.TokenTTL = DefaultTokenTTL
@@ -244,7 +268,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if cfg.Admin != "" && len(cfg.Admin) < MinAdminPassword {
-		return nil, fmt.Errorf("server: Config.Admin: the console's password needs at least %d characters", MinAdminPassword)
+		return nil, &ConfigError{Field: "Admin", Reason: fmt.Sprintf("the console's password needs at least %d characters", MinAdminPassword)}
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -309,7 +333,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if err := s.initConnect(cfg); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, err
 	}
 	s.routes()
 	return s, nil

@@ -35,6 +35,7 @@ func TestErrorTexts(t *testing.T) {
 	searchable := func(e tributary.Entity) bool { return e.Supports(tributary.ActionSearch) && len(e.Searchable) > 0 }
 	noCopy := "only searchable entities have copies, and macros is not one (they are " + entityNames(t, "zendesk-support", searchable) +
 		"); read it with 'tributary exec zendesk-support macros list --all'"
+	key := strings.TrimSpace(cli(t, "serve", "keygen").stdout)
 	for _, c := range []struct {
 		name string
 		env  map[string]string
@@ -58,6 +59,9 @@ func TestErrorTexts(t *testing.T) {
 			`tributary: zendesk-support attachments.download: invalid params: --range: invalid range: "5-2": unit must be bytes (want bytes=<first>-<last>, bytes=<first>- or bytes=-<n>)`},
 		{"an unknown action", nil, []string{"exec", "zendesk-support", "tickets", "lst", "--sandbox"}, exitUsage,
 			`tributary: zendesk-support tickets.lst: unsupported action: there is no action "lst"; did you mean "list"? (tickets offers list, get, search)`},
+		{"a short console password", map[string]string{envServeKeys: key, envServeClients: "app:0123456789abcdef0123", envAdminPassword: "short"},
+			[]string{"serve", "--store", filepath.Join(dir, "serve.db"), "--listen", "127.0.0.1:0"}, exitUsage,
+			"tributary: $TRIBUTARY_ADMIN_PASSWORD: the console's password needs at least 12 characters (see 'tributary serve --help')"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := invocation{env: c.env}.run(t, c.args...)

@@ -464,7 +464,7 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
-		return nil, nil, usageErr(cmd, "%v", err)
+		return nil, nil, usageErr(cmd, "%v", f.configError(err))
 	}
 	closers = append(closers, func() { srv.Close() })
 	return srv, closeAll, nil
@@ -519,6 +519,40 @@ func sandboxConfig(sb *sandbox.Sandbox, f *serveFlags, cfg *server.Config) error
 		cfg.PublicURL = "http://" + f.listening
 	}
 	return nil
+}
+
+// configError names, in an error of server.New about a field of its
+// Config, the flag or the environment variable the value came from: a
+// user of the command never sees Go's field names.
+func (f *serveFlags) configError(err error) error {
+	var ce *server.ConfigError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	source := func(flag, value, env string) string {
+		if value != "" {
+			return flag + " " + value
+		}
+		return "$" + env
+	}
+	var where string
+	switch ce.Field {
+	case "Admin":
+		where = source("--admin-password-file", f.adminFile, envAdminPassword)
+	case "Keys":
+		where = source("--keys-file", f.keysFile, envServeKeys)
+	case "OAuthApps":
+		where = source("--oauth-apps-file", f.oauthAppsFile, envServeOAuthApps)
+	case "PublicURL":
+		where = source("--public-url", f.publicURL, envServePublicURL)
+	default:
+		return err
+	}
+	msg := where + ": " + ce.Reason
+	if ce.Err != nil {
+		msg += ": " + ce.Err.Error()
+	}
+	return errors.New(msg)
 }
 
 // oauthAppsYAML is the YAML form of the OAuth apps file.
