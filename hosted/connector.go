@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
@@ -195,6 +196,10 @@ func (h *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		if err != nil {
 			return nil, h.c.wrap(h.kind, entity, a, err)
 		}
+		if err := h.otherKind(entity, a, resp); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
 		if resp.StatusCode/100 != 2 {
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -210,6 +215,25 @@ func (h *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		return nil, h.unexpected(entity, a, err.Error())
 	}
 	return s, nil
+}
+
+// ConnectorTypeHeader is the header in which the service's execute
+// answers name the connector's kind: a Connector opened as another kind
+// fails with an error that says which kind the connector is.
+const ConnectorTypeHeader = "Tributary-Connector-Type"
+
+// otherKind returns the error of an answer from a connector of another
+// kind than h's, or nil.
+func (h *Connector) otherKind(entity string, a tributary.Action, resp *http.Response) error {
+	k := resp.Header.Get(ConnectorTypeHeader)
+	if k == "" || k == h.kind {
+		return nil
+	}
+	if _, err := kinds.Catalogue(k); err != nil {
+		k = strconv.Quote(k[:min(len(k), 64)]) // a kind this build does not know
+	}
+	return &tributary.Error{Kind: h.kind, Entity: entity, Action: a, Err: tributary.ErrInvalidParams,
+		Message: fmt.Sprintf("connector %s is a %s connector, not %s: give the id of a %s connector, or run the operation as %s", h.id, k, h.kind, h.kind, k)}
 }
 
 func (h *Connector) executePath() string {
@@ -252,6 +276,9 @@ func (h *Connector) execute(ctx context.Context, entity string, a tributary.Acti
 		if !errors.As(err, &te) {
 			err = h.c.wrap(h.kind, entity, a, err) // the context ended during a backoff
 		}
+		return nil, err
+	}
+	if err := h.otherKind(entity, a, resp); err != nil {
 		return nil, err
 	}
 	if resp.StatusCode/100 != 2 {

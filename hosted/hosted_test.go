@@ -392,3 +392,29 @@ func TestHostedWalkFetchesPagesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A connector opened as another kind than it is fails with an error that
+// says which kind it is, whatever the operation: the service names the
+// connector's kind in every execute answer.
+func TestHostedConnectorOfAnotherKind(t *testing.T) {
+	w := setup(t, hosted.DefaultPaths)
+	h := w.connector(t) // a zendesk-support connector
+	as, err := w.client.Connector(h.ID(), "github")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	want := "tributary: github %s: invalid params: connector " + h.ID() + " is a zendesk-support connector, not github: give the id of a github connector, or run the operation as zendesk-support"
+	_, err = as.Get(ctx, "viewer", nil)
+	if err == nil || err.Error() != fmt.Sprintf(want, "viewer.get") || !errors.Is(err, tributary.ErrInvalidParams) {
+		t.Errorf("get:\n got %v\nwant %s", err, fmt.Sprintf(want, "viewer.get"))
+	}
+	_, err = as.Download(ctx, "release_assets", tributary.Params{"owner": "octo", "repo": "hello", "asset_id": 1})
+	if err == nil || err.Error() != fmt.Sprintf(want, "release_assets.download") {
+		t.Errorf("download:\n got %v\nwant %s", err, fmt.Sprintf(want, "release_assets.download"))
+	}
+	// The right kind is answered as before.
+	if _, err := h.List(ctx, "tickets", tributary.Params{"per_page": 1}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -39,6 +39,9 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).kind, info(r).action = l.row.Kind, string(req.Action)
+	// Every answer names the connector's kind, so that a client that
+	// took it for another can say so (hosted.Connector does).
+	w.Header().Set(hosted.ConnectorTypeHeader, l.row.Kind)
 	s.used(id)
 	if req.Action == tributary.ActionDownload && !s.rangeParam(w, r, l.conn, &req) {
 		return
