@@ -248,9 +248,34 @@ func (postgresDialect) wrap(op string, err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || strings.Contains(err.Error(), "connect") {
-		return &Error{Op: op, Err: ErrUnavailable, Message: "cannot reach the database server: " + redactDSN(err.Error()), Cause: err}
+		return &Error{Op: op, Err: ErrUnavailable, Message: "cannot reach the database server: " + driverText(err), Cause: err}
 	}
-	return &Error{Op: op, Err: ErrDatabase, Message: redactDSN(err.Error()), Cause: err}
+	return &Error{Op: op, Err: ErrDatabase, Message: driverText(err), Cause: err}
+}
+
+// driverText is a driver error's text on one line, each of its lines
+// once: pgx joins the error of every attempt of a connection (TLS, then
+// plain, with sslmode=prefer) on lines of their own, mostly the same
+// refused dial twice; and without a password.
+func driverText(err error) string {
+	var out strings.Builder
+	seen := map[string]bool{}
+	for _, l := range strings.Split(redactDSN(err.Error()), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		if out.Len() > 0 {
+			if strings.HasSuffix(out.String(), ":") {
+				out.WriteByte(' ')
+			} else {
+				out.WriteString("; ")
+			}
+		}
+		out.WriteString(l)
+	}
+	return out.String()
 }
 
 // redactDSN drops a password a driver message may carry.

@@ -62,6 +62,9 @@ func TestErrorTexts(t *testing.T) {
 		{"a short console password", map[string]string{envServeKeys: key, envServeClients: "app:0123456789abcdef0123", envAdminPassword: "short"},
 			[]string{"serve", "--store", filepath.Join(dir, "serve.db"), "--listen", "127.0.0.1:0"}, exitUsage,
 			"tributary: $TRIBUTARY_ADMIN_PASSWORD: the console's password needs at least 12 characters (see 'tributary serve --help')"},
+		{"an unreachable PostgreSQL", nil, []string{"search", "zendesk-support", "tickets", "--store", "postgres://u@127.0.0.1:1/x"}, exitOther,
+			"tributary: --store postgres://u@127.0.0.1:1/x: store: open: store unavailable: cannot reach the database server: " +
+				"failed to connect to `user=u database=x`: 127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := invocation{env: c.env}.run(t, c.args...)
