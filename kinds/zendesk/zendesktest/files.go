@@ -1,7 +1,10 @@
 package zendesktest
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/binary"
+	"hash/crc32"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,8 +28,9 @@ func (s *Server) FileContent(id int64) (content []byte, ok bool) {
 
 // fileContent is deterministic in the id: every 8-byte word is a hash of the
 // id and its offset, so a resume from a wrong offset never matches by
-// accident. Text files are printable lines; images and PDFs start with their
-// magic bytes.
+// accident. Text files are printable lines; PDFs start with their magic
+// bytes; images are valid PNGs of their width and height (blank), the hash
+// bytes in a private chunk that fills them to their size.
 func fileContent(id int64, f fileMeta) []byte {
 	b := make([]byte, f.size)
 	seed := uint64(id) * 0x9e3779b97f4a7c15
@@ -49,11 +53,54 @@ func fileContent(id int64, f fileMeta) []byte {
 			}
 		}
 	case kindPNG:
-		copy(b, "\x89PNG\r\n\x1a\n")
+		if !blankPNG(b, f.width, f.height) {
+			copy(b, pngSignature) // too small a file for a whole PNG
+		}
 	case kindPDF:
 		copy(b, "%PDF-1.7\n")
 	}
 	return b
+}
+
+const pngSignature = "\x89PNG\r\n\x1a\n"
+
+// blankPNG turns b, of hash bytes, into a valid PNG of a blank w×h image
+// (1-bit grayscale; 1×1 when a side is not positive) of exactly len(b)
+// bytes: the signature, IHDR, an ancillary private chunk (raNd, which
+// decoders skip) holding b's bytes at their own offsets, IDAT and IEND.
+// It reports false, leaving b as it was, when b is too small for one.
+func blankPNG(b []byte, w, h int) bool {
+	w, h = max(w, 1), max(h, 1)
+	var raw bytes.Buffer
+	zw := zlib.NewWriter(&raw)
+	row := make([]byte, 1+(w+7)/8) // filter type 0, then the row's bits
+	for range h {
+		_, _ = zw.Write(row)
+	}
+	_ = zw.Close()
+	var ihdr [13]byte
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9] = 1, 0 // bit depth 1, grayscale
+	const overhead = 12     // a chunk's length, type and CRC
+	head := len(pngSignature) + overhead + len(ihdr)
+	fill := len(b) - head - overhead - (overhead + raw.Len()) - overhead
+	if fill < 0 {
+		return false
+	}
+	out := append([]byte(pngSignature), pngChunk("IHDR", ihdr[:])...)
+	out = append(out, pngChunk("raNd", b[head+8:head+8+fill])...)
+	out = append(out, pngChunk("IDAT", raw.Bytes())...)
+	out = append(out, pngChunk("IEND", nil)...)
+	copy(b, out)
+	return true
+}
+
+// pngChunk is a PNG chunk: its length, type, data and CRC.
+func pngChunk(typ string, data []byte) []byte {
+	c := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+	c = append(append(c, typ...), data...)
+	return binary.BigEndian.AppendUint32(c, crc32.ChecksumIEEE(c[4:]))
 }
 
 func splitmix(z uint64) uint64 {

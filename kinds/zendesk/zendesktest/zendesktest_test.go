@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"io"
 	"net/http"
 	"net/url"
@@ -532,5 +533,43 @@ func TestCommentsInlineAndOrder(t *testing.T) {
 	asc := ids(t, decode(t, body), "comments")
 	if got := ids(t, decode(t, desc), "comments"); got[0] != asc[len(asc)-1] {
 		t.Errorf("sort_order=desc: %v vs %v", got, asc)
+	}
+}
+
+// The fake's images are PNGs an image decoder reads, of the width and
+// height their records give, and of their size: a ticket's screenshot and
+// its thumbnail, a user's photo, the brand's logo, an article's diagram.
+func TestImagesArePNGs(t *testing.T) {
+	s := New()
+	defer s.Close()
+	for _, c := range []struct {
+		id   int64
+		w, h int
+		size int
+	}{
+		{30_000_000_000_000, 800, 600, DefaultAttachmentSize}, // screenshot-0-0.png
+		{40_000_000_000_000, 80, 60, 1024},                    // its thumbnail
+		{70_000_000_000_000, 80, 80, 2048},                    // a user's photo
+		{75_000_000_000_000, 200, 60, 2048},                   // the logo
+		{ArticleAttachmentID(0, 0), 1, 1, DefaultAttachmentSize},
+	} {
+		b, ok := s.FileContent(c.id)
+		if !ok {
+			t.Fatalf("no file %d", c.id)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("file %d is not a PNG: %v", c.id, err)
+			continue
+		}
+		if got := img.Bounds().Size(); got.X != c.w || got.Y != c.h || len(b) != c.size {
+			t.Errorf("file %d: %dx%d, %d bytes; want %dx%d, %d bytes", c.id, got.X, got.Y, len(b), c.w, c.h, c.size)
+		}
+	}
+	// Too small for a whole PNG: the signature still starts it.
+	small := New(WithAttachmentSize(64))
+	defer small.Close()
+	if b, _ := small.FileContent(30_000_000_000_000); len(b) != 64 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("a 64-byte image: %q", b)
 	}
 }
