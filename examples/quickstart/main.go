@@ -170,7 +170,7 @@ func downloadOne(ctx context.Context, out io.Writer, c tributary.Connector, tick
 func credentials(out io.Writer) (map[string]any, []tributary.Option, func()) {
 	sub := os.Getenv("ZENDESK_SUBDOMAIN")
 	if sub == "" {
-		srv := zendesktest.New(zendesktest.WithTickets(120))
+		srv := zendesktest.New() // the volumes of every sandbox: zendesktest.DefaultTickets tickets
 		fmt.Fprintf(out, "No ZENDESK_SUBDOMAIN set: running against the built-in Zendesk fake at %s\n\n", srv.URL)
 		return map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken},
 			[]tributary.Option{tributary.WithBaseURL(srv.URL)}, srv.Close
