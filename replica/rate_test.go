@@ -89,7 +89,7 @@ func rateCases() []rateCase {
 			return s, s.URL, nil
 		},
 		kc:     kindCase{kind: "zendesk-support", creds: crashCreds, opts: []tributary.Option{zendesk.WithExportRateLimit(0, 0), zendesk.WithAPIRateLimit(20, sec)}},
-		off:    []tributary.Option{zendesk.WithAPIRateLimit(0, 0)},
+		off:    []tributary.Option{zendesk.WithAPIRateLimit(0, 0), zendesk.WithBudgetPacing(false)},
 		entity: "tickets", params: tributary.Params{"per_page": 100}, want: 4000,
 	}, {
 		// HubSpot: 100 requests per 10 seconds for private apps on Free

@@ -146,6 +146,9 @@ func Open(s Setup) (*Connector, error) {
 			if cfg.Budget, err = BudgetFrom(s.Kind.Type, s.Kind.Type+".budget_pacing", o.Settings, budget); err != nil {
 				return nil, err
 			}
+			if cfg.Budget != nil {
+				cfg.EndpointBudgets = EndpointBudgetsOf(s.Kind.RateLimits)
+			}
 		}
 		if s.Kind.RetryAfter == nil {
 			k := *s.Kind

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,26 +33,39 @@ func RateSetting(name string, n int, per time.Duration) tributary.Option {
 // def.Per. The limiter keeps a little under the limit (transport.Under).
 // It returns no pace when turned off.
 func PaceFrom(kind, name string, settings map[string]string, def Rate, match func(*http.Request) bool) ([]transport.Pace, error) {
-	r := def
-	if v, ok := settings[name]; ok {
-		bad := &tributary.Error{Kind: kind, Err: tributary.ErrInvalidParams, Param: name, Message: fmt.Sprintf("%q is not a rate such as 100/10s", v)}
-		n, per, hasPer := strings.Cut(strings.TrimSpace(v), "/")
-		f, err := strconv.ParseFloat(n, 64)
-		if err != nil || f < 0 {
-			return nil, bad
-		}
-		r.N = f
-		if hasPer {
-			if r.Per, err = time.ParseDuration(per); err != nil || r.Per <= 0 {
-				return nil, bad
-			}
-		}
+	r, err := RateFrom(kind, name, settings, def)
+	if err != nil {
+		return nil, err
 	}
 	lim := transport.Under(r.N, r.Per)
 	if lim == nil {
 		return nil, nil
 	}
 	return []transport.Pace{{Match: match, Limiter: lim}}, nil
+}
+
+// RateFrom reads a kind's rate from setting name, as PaceFrom does: def
+// when the setting is absent; N is 0 when it turns the pace off, Per
+// then def's.
+func RateFrom(kind, name string, settings map[string]string, def Rate) (Rate, error) {
+	r := def
+	v, ok := settings[name]
+	if !ok {
+		return r, nil
+	}
+	bad := &tributary.Error{Kind: kind, Err: tributary.ErrInvalidParams, Param: name, Message: fmt.Sprintf("%q is not a rate such as 100/10s", v)}
+	n, per, hasPer := strings.Cut(strings.TrimSpace(v), "/")
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil || f < 0 {
+		return Rate{}, bad
+	}
+	r.N = f
+	if hasPer {
+		if r.Per, err = time.ParseDuration(per); err != nil || r.Per <= 0 {
+			return Rate{}, bad
+		}
+	}
+	return r, nil
 }
 
 // AllRequests matches every request: a pace of a vendor's account-wide
@@ -118,6 +132,19 @@ type RateLimitHeaders struct {
 	Unit ResetUnit
 	// Structured, when set, names an IETF RateLimit header read instead.
 	Structured string
+	// Window, when Reset is "", says that an answer gives no reset: its
+	// window ends at most Window after it (Zendesk's
+	// X-Rate-Limit-Remaining, the requests left "in the current minute").
+	// As that is a bound, not the reset, the budget then only holds
+	// requests once it is spent (its last are not spread), and a
+	// throttled answer's wait is left to its Retry-After.
+	Window time.Duration
+	// Endpoints, when set, make this the budget of those endpoints of
+	// their own, beside the source's (Zendesk's List Tickets): the paths of
+	// the GET requests it counts, as the routes write them
+	// ("/api/v2/tickets"; a ".json" suffix is ignored). Requests to them
+	// keep to both.
+	Endpoints []string
 }
 
 // Budget reads the window an answer announces; false when it announces
@@ -134,6 +161,12 @@ func (r RateLimitHeaders) budgetAt(resp *http.Response, now time.Time) (transpor
 	rem, err := strconv.Atoi(strings.TrimSpace(h.Get(r.Remaining)))
 	if err != nil {
 		return transport.Budget{}, false
+	}
+	if r.Reset == "" {
+		if r.Window <= 0 {
+			return transport.Budget{}, false
+		}
+		return transport.Budget{Remaining: rem, Reset: now.Add(r.Window)}, true
 	}
 	reset, ok := r.resetAt(h.Get(r.Reset), now)
 	if !ok {
@@ -171,12 +204,14 @@ func (r RateLimitHeaders) resetAt(v string, now time.Time) (time.Time, bool) {
 }
 
 // structuredBudget reads `"policy";r=12;t=30` (several comma-separated
-// items: the one with the fewest requests left counts).
+// items: the one with the fewest requests left counts), or the same with
+// the parameters spelt out, as Zendesk does: `total=100; remaining=99;
+// resets=41`.
 func structuredBudget(v string, now time.Time) (transport.Budget, bool) {
 	var best transport.Budget
 	found := false
 	for item := range strings.SplitSeq(v, ",") {
-		rem, secs := -1, -1
+		rem, secs, lim := -1, -1, 0
 		for p := range strings.SplitSeq(item, ";") {
 			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
 			if !ok {
@@ -186,18 +221,20 @@ func structuredBudget(v string, now time.Time) (transport.Budget, bool) {
 			if err != nil || n < 0 {
 				continue
 			}
-			switch strings.TrimSpace(k) {
-			case "r":
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "r", "remaining":
 				rem = n
-			case "t":
+			case "t", "resets":
 				secs = n
+			case "total":
+				lim = n
 			}
 		}
 		if rem < 0 || secs < 0 {
 			continue
 		}
 		if !found || rem < best.Remaining {
-			best, found = transport.Budget{Remaining: rem, Reset: now.Add(time.Duration(secs) * time.Second)}, true
+			best, found = transport.Budget{Limit: lim, Remaining: rem, Reset: now.Add(time.Duration(secs) * time.Second)}, true
 		}
 	}
 	return best, found
@@ -207,6 +244,9 @@ func structuredBudget(v string, now time.Time) (transport.Budget, bool) {
 // answer that says no requests remain, the time until the window's reset;
 // false otherwise, or when the headers say nothing of it.
 func (r RateLimitHeaders) Wait(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if r.Reset == "" && r.Structured == "" {
+		return 0, false // a bound of the window, not its reset
+	}
 	b, ok := r.budgetAt(resp, now)
 	if !ok || (resp.StatusCode != http.StatusTooManyRequests && b.Remaining > 0) {
 		return 0, false
@@ -215,13 +255,16 @@ func (r RateLimitHeaders) Wait(resp *http.Response, now time.Time) (time.Duratio
 }
 
 // RateLimitsOf combines a kind's rate-limit headers: the budget of the
-// first that an answer carries, and its wait.
+// first that an answer carries (of those without Endpoints), and its wait.
 func RateLimitsOf(rls []RateLimitHeaders) (budget func(*http.Response) (transport.Budget, bool), wait func(*http.Response, time.Time) (time.Duration, bool)) {
 	if len(rls) == 0 {
 		return nil, nil
 	}
 	budget = func(resp *http.Response) (transport.Budget, bool) {
 		for _, r := range rls {
+			if len(r.Endpoints) > 0 {
+				continue
+			}
 			if b, ok := r.Budget(resp); ok {
 				return b, true
 			}
@@ -237,4 +280,21 @@ func RateLimitsOf(rls []RateLimitHeaders) (budget func(*http.Response) (transpor
 		return 0, false
 	}
 	return budget, wait
+}
+
+// EndpointBudgetsOf returns the budgets of the rate-limit headers that
+// are some endpoints' own (RateLimitHeaders.Endpoints).
+func EndpointBudgetsOf(rls []RateLimitHeaders) []transport.EndpointBudget {
+	var out []transport.EndpointBudget
+	for _, r := range rls {
+		if len(r.Endpoints) == 0 {
+			continue
+		}
+		paths := r.Endpoints
+		out = append(out, transport.EndpointBudget{Read: r.Budget, Match: func(req *http.Request) bool {
+			p := strings.TrimSuffix(req.URL.Path, ".json")
+			return req.Method == http.MethodGet && slices.ContainsFunc(paths, func(e string) bool { return strings.HasSuffix(p, e) })
+		}})
+	}
+	return out
 }

@@ -24,6 +24,8 @@ func TestRateLimitHeaders(t *testing.T) {
 	linear := RateLimitHeaders{Remaining: "X-RateLimit-Requests-Remaining", Reset: "X-RateLimit-Requests-Reset", Unit: ResetEpochMillis}
 	beta := RateLimitHeaders{Structured: "Beta-RateLimit"}
 	delta := RateLimitHeaders{Remaining: "RateLimit-Remaining", Reset: "RateLimit-Reset", Unit: ResetAfterSeconds}
+	minute := RateLimitHeaders{Remaining: "X-Rate-Limit-Remaining", Window: time.Minute}
+	index := RateLimitHeaders{Structured: "Zendesk-Ratelimit-Tickets-Index"}
 	for _, c := range []struct {
 		name   string
 		r      RateLimitHeaders
@@ -41,6 +43,10 @@ func TestRateLimitHeaders(t *testing.T) {
 			&transport.Budget{Remaining: 3, Reset: now.Add(time.Second)}, -1},
 		{"seconds from now", delta, at(429, "RateLimit-Remaining", "0", "RateLimit-Reset", "17"),
 			&transport.Budget{Remaining: 0, Reset: now.Add(17 * time.Second)}, 17 * time.Second},
+		{"no reset: the window's bound, no wait of its own", minute, at(429, "X-Rate-Limit", "700", "X-Rate-Limit-Remaining", "0", "Retry-After", "7"),
+			&transport.Budget{Remaining: 0, Reset: now.Add(time.Minute)}, -1},
+		{"structured, spelt out", index, at(200, "Zendesk-Ratelimit-Tickets-Index", "total=100; remaining=99; resets=41"),
+			&transport.Budget{Limit: 100, Remaining: 99, Reset: now.Add(41 * time.Second)}, -1},
 		{"absent", jira, at(429), nil, -1},
 		{"garbage", jira, at(429, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "soon"), nil, -1},
 	} {
@@ -52,5 +58,28 @@ func TestRateLimitHeaders(t *testing.T) {
 		if (c.wait < 0) == ok || (ok && w != c.wait) {
 			t.Errorf("%s: wait %v %v, want %v", c.name, w, ok, c.wait)
 		}
+	}
+}
+
+// Only the answers of the endpoints a budget is the own of count for it,
+// and not for the source's.
+func TestEndpointBudgets(t *testing.T) {
+	rls := []RateLimitHeaders{{Remaining: "X-Rate-Limit-Remaining", Window: time.Minute},
+		{Structured: "Zendesk-Ratelimit-Tickets-Index", Endpoints: []string{"/api/v2/tickets"}}}
+	eb := EndpointBudgetsOf(rls)
+	if len(eb) != 1 {
+		t.Fatalf("%d endpoint budgets", len(eb))
+	}
+	for path, want := range map[string]bool{"/api/v2/tickets": true, "/api/v2/tickets.json": true, "/proxy/api/v2/tickets.json": true,
+		"/api/v2/incremental/tickets.json": false, "/api/v2/tickets/1.json": false, "/api/v2/users.json": false} {
+		req, _ := http.NewRequest(http.MethodGet, "https://acme.zendesk.com"+path, nil)
+		if eb[0].Match(req) != want {
+			t.Errorf("%s: matched %v", path, !want)
+		}
+	}
+	budget, _ := RateLimitsOf(rls)
+	resp := &http.Response{Header: http.Header{"Zendesk-Ratelimit-Tickets-Index": {"total=100; remaining=0; resets=41"}}}
+	if b, ok := budget(resp); ok {
+		t.Errorf("the source's budget read an endpoint's: %+v", b)
 	}
 }

@@ -123,10 +123,48 @@ func (g *budgetGate) done(b Budget, ok bool, now time.Time) {
 	g.limit = b.Limit
 }
 
-// budgetOf reads the budget of an answer with read (nil: none).
-func budgetOf(read func(*http.Response) (Budget, bool), resp *http.Response) (Budget, bool) {
-	if read == nil || resp == nil {
-		return Budget{}, false
+// EndpointBudget is a budget of the requests Match accepts (an endpoint's
+// own limit), which Read reads from their answers (see Config.Budget).
+type EndpointBudget struct {
+	Match func(*http.Request) bool
+	Read  func(resp *http.Response) (Budget, bool)
+}
+
+// gatedBudget is a budget a Client keeps to: the requests match accepts
+// (nil: all) wait at gate, and read tells it what each answer announced.
+type gatedBudget struct {
+	match func(*http.Request) bool
+	read  func(*http.Response) (Budget, bool)
+	gate  *budgetGate
+}
+
+// done records the end of a request that waited for b: its answer, or
+// the error that left it without one.
+func (b gatedBudget) done(resp *http.Response, err error, now time.Time) {
+	var bud Budget
+	ok := false
+	if err == nil && resp != nil {
+		bud, ok = b.read(resp)
 	}
-	return read(resp)
+	b.gate.done(bud, ok, now)
+}
+
+// waitBudgets holds r until every budget it is under allows it, and
+// returns those budgets, whose done the caller calls with the answer. On
+// an error (r's context ended) r waits for none.
+func (c *Client) waitBudgets(r *http.Request, cfg *Config) ([]gatedBudget, error) {
+	var held []gatedBudget
+	for _, b := range c.budgets {
+		if b.match != nil && !b.match(r) {
+			continue
+		}
+		if err := b.gate.wait(r.Context(), cfg.Now, cfg.MaxRateLimitWait); err != nil {
+			for _, h := range held {
+				h.gate.done(Budget{}, false, cfg.Now())
+			}
+			return nil, err
+		}
+		held = append(held, b)
+	}
+	return held, nil
 }

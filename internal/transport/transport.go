@@ -126,6 +126,10 @@ type Config struct {
 	// past the request's deadline, is not made: the vendor's answer
 	// decides.
 	Budget func(resp *http.Response) (Budget, bool)
+	// EndpointBudgets are budgets some requests have of their own, beside
+	// Budget (an endpoint's limit, announced in its answers): a request
+	// waits for each one that matches it, as for Budget.
+	EndpointBudgets []EndpointBudget
 	// MaxConcurrency, when positive, caps requests in flight to Origin
 	// (a request holds its slot until its body is closed).
 	MaxConcurrency int
@@ -167,11 +171,11 @@ type Retry struct {
 
 // Client is a connector's HTTP client. It is safe for concurrent use.
 type Client struct {
-	cfg    Config
-	origin atomic.Pointer[url.URL]
-	sem    chan struct{}
-	http   *http.Client
-	budget *budgetGate // nil: no Config.Budget
+	cfg     Config
+	origin  atomic.Pointer[url.URL]
+	sem     chan struct{}
+	http    *http.Client
+	budgets []gatedBudget // Config.Budget's, then Config.EndpointBudgets'
 
 	requests, retries, throttled atomic.Int64
 }
@@ -246,7 +250,10 @@ func New(cfg Config) *Client {
 		c.sem = make(chan struct{}, cfg.MaxConcurrency)
 	}
 	if cfg.Budget != nil {
-		c.budget = &budgetGate{}
+		c.budgets = append(c.budgets, gatedBudget{read: cfg.Budget, gate: &budgetGate{}})
+	}
+	for _, eb := range cfg.EndpointBudgets {
+		c.budgets = append(c.budgets, gatedBudget{match: eb.Match, read: eb.Read, gate: &budgetGate{}})
 	}
 	inner := &http.Client{
 		Transport:     &roundTripper{c: c, base: base},
@@ -402,6 +409,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.Header.Del("Authorization")
 	r.Header.Set("User-Agent", cfg.UserAgent)
 	own := SameOrigin(r.URL, t.c.origin.Load())
+	var budgets []gatedBudget // the budgets r waited for
 	if own {
 		for k, v := range cfg.Header {
 			if r.Header.Get(k) == "" {
@@ -435,25 +443,19 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, r.Context().Err()
 			}
 		}
-		if t.c.budget != nil {
-			if err := t.c.budget.wait(r.Context(), cfg.Now, cfg.MaxRateLimitWait); err != nil {
-				if t.c.sem != nil {
-					<-t.c.sem
-				}
-				closeBody(r)
-				return nil, err
+		var err error
+		if budgets, err = t.c.waitBudgets(r, cfg); err != nil {
+			if t.c.sem != nil {
+				<-t.c.sem
 			}
+			closeBody(r)
+			return nil, err
 		}
 	}
 	start := cfg.Now()
 	resp, err := t.base.RoundTrip(r)
-	if own && t.c.budget != nil {
-		var b Budget
-		ok := false
-		if err == nil {
-			b, ok = budgetOf(cfg.Budget, resp)
-		}
-		t.c.budget.done(b, ok, cfg.Now())
+	for _, b := range budgets {
+		b.done(resp, err, cfg.Now())
 	}
 	if own {
 		t.c.requests.Add(1)

@@ -177,6 +177,40 @@ func pacesOf(settings map[string]string) ([]transport.Pace, error) {
 	return append(all, exports...), nil
 }
 
+// SettingBudgetPacing is the tributary.WithSetting key of WithBudgetPacing.
+const SettingBudgetPacing = Type + ".budget_pacing"
+
+// WithBudgetPacing turns off (or on, the default) keeping to the budget
+// Zendesk announces in its answers, which other clients of the account
+// spend too: X-Rate-Limit-Remaining on every answer (the requests left in
+// the current minute; the connector waits for the window to end once none
+// is left), ratelimit-limit, -remaining and -reset on list endpoints (it
+// spreads the last tenth of them over the seconds to the reset), and the
+// List Tickets endpoint's own budget in zendesk-ratelimit-tickets-index.
+// A new process thus keeps to what the account has left from its first
+// answer on, where its own pace (WithAPIRateLimit) starts from a full
+// minute. The window of an answer without a reset is the period of
+// WithAPIRateLimit (a minute unless set).
+func WithBudgetPacing(on bool) tributary.Option {
+	return engine.BudgetSetting(SettingBudgetPacing, on)
+}
+
+// rateLimitsOf declares the budgets Zendesk announces, for the engine to
+// keep to: the account's, with its reset on lists and without elsewhere
+// (its window is then the account limit's period, per), and List
+// Tickets' own.
+func rateLimitsOf(settings map[string]string) ([]engine.RateLimitHeaders, error) {
+	rate, err := engine.RateFrom(Type, SettingAPIRate, settings, engine.Rate{N: DefaultAPIRate, Per: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	return []engine.RateLimitHeaders{
+		{Limit: "Ratelimit-Limit", Remaining: "Ratelimit-Remaining", Reset: "Ratelimit-Reset", Unit: engine.ResetAfterSeconds},
+		{Remaining: "X-Rate-Limit-Remaining", Window: rate.Per},
+		{Structured: "Zendesk-Ratelimit-Tickets-Index", Endpoints: []string{"/api/v2/tickets"}},
+	}, nil
+}
+
 // isExport matches the incremental exports, which Zendesk limits on their
 // own.
 func isExport(req *http.Request) bool {
@@ -186,7 +220,8 @@ func isExport(req *http.Request) bool {
 // New opens a Zendesk connector. Options: tributary.WithBaseURL (a fake or
 // proxy; the default is https://{subdomain}.zendesk.com), WithHTTPClient,
 // WithLogger, WithRetry, WithRateLimit, WithTokenURL, WithTokenRefresh,
-// and this package's WithAPIRateLimit and WithExportRateLimit.
+// and this package's WithAPIRateLimit, WithExportRateLimit and
+// WithBudgetPacing.
 func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err := creds.validate(); err != nil {
 		return nil, err
@@ -220,9 +255,13 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	rateLimits, err := rateLimitsOf(o.Settings)
+	if err != nil {
+		return nil, err
+	}
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{
-			Type: Type, Entities: catalogue(), ParseError: parseError,
+			Type: Type, Entities: catalogue(), ParseError: parseError, RateLimits: rateLimits,
 			Check: &engine.Route{Path: "/api/v2/users/me.json"}, // the user the credentials sign in as
 		},
 		Paces:          paces,

@@ -257,12 +257,15 @@ func (s *Server) serveCursorPage(c *call, p page) {
 }
 
 // setListHeaders adds the extra rate-limit headers Zendesk sends on list
-// endpoints.
+// endpoints: the account's budget with its reset, and List Tickets' own.
 func (s *Server) setListHeaders(c *call) {
 	h := c.w.Header()
 	h.Set("Ratelimit-Limit", s.rlLimit)
-	h.Set("Ratelimit-Remaining", s.rlRemaining)
-	h.Set("Ratelimit-Reset", "60")
+	h.Set("Ratelimit-Remaining", c.remaining)
+	h.Set("Ratelimit-Reset", c.reset)
+	if c.ticketsIndex != "" {
+		h.Set("Zendesk-Ratelimit-Tickets-Index", c.ticketsIndex)
+	}
 }
 
 // listAllAudits serves GET /api/v2/ticket_audits: Zendesk's legacy cursor

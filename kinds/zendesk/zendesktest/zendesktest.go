@@ -140,7 +140,11 @@
 // API requests per minute exceeded" with Retry-After and
 // X-Rate-Limit-Remaining: 0), 503 with a JSON body, and connections cut
 // mid-body. Every API response carries X-Rate-Limit and
-// X-Rate-Limit-Remaining. WithFileCutEvery cuts file downloads so that
+// X-Rate-Limit-Remaining; lists add ratelimit-limit, ratelimit-remaining
+// and ratelimit-reset (the seconds to the window's end), and List Tickets
+// zendesk-ratelimit-tickets-index ("total=100; remaining=99; resets=41"),
+// counted down when WithAPIRateLimit and WithTicketsIndexRateLimit
+// enforce the limits. WithFileCutEvery cuts file downloads so that
 // clients must resume with Range.
 //
 // OAuth consent: GET /oauth/authorizations/new is a consent page (HTML, Approve and Deny buttons
@@ -155,6 +159,7 @@ package zendesktest
 import (
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -205,6 +210,10 @@ type Server struct {
 	mutMu   sync.Mutex         // serializes Create, Update and Delete
 	export  *fakeserver.Window // the exports' own limit
 	account *fakeserver.Window // the account's limit on every API request
+	// ticketsIndex is List Tickets' own limit, when enforced; it allows
+	// ticketsIndexLimit requests a window.
+	ticketsIndex      *fakeserver.Window
+	ticketsIndexLimit int
 }
 
 type config struct {
@@ -223,6 +232,8 @@ type config struct {
 	exportLimit int
 	exportPer   time.Duration
 	apiPer      time.Duration
+	indexLimit  int
+	indexPer    time.Duration
 }
 
 // Option configures a Server.
@@ -311,6 +322,20 @@ func WithExportRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.exportLimit, c.exportPer = max(n, 0), per }
 }
 
+// DefaultTicketsIndexLimit is List Tickets' own limit of requests a
+// minute that zendesk-ratelimit-tickets-index announces.
+const DefaultTicketsIndexLimit = 100
+
+// WithTicketsIndexRateLimit enforces List Tickets' own limit (Zendesk:
+// DefaultTicketsIndexLimit a minute): n requests of GET /api/v2/tickets
+// per window of length per on the fake's clock, counted down in
+// zendesk-ratelimit-tickets-index; the request after the n-th gets
+// Zendesk's 429. Without it the header is announced with requests to
+// spare.
+func WithTicketsIndexRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.indexLimit, c.indexPer = max(n, 1), per }
+}
+
 // New starts a fake Zendesk on loopback. Close it when done.
 func New(opts ...Option) *Server {
 	cfg := config{
@@ -345,6 +370,11 @@ func New(opts ...Option) *Server {
 	s.export = &fakeserver.Window{Limit: cfg.exportLimit, Per: cfg.exportPer}
 	if cfg.apiPer > 0 {
 		s.account = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.apiPer}
+	}
+	s.ticketsIndexLimit = DefaultTicketsIndexLimit
+	if cfg.indexPer > 0 {
+		s.ticketsIndexLimit = cfg.indexLimit
+		s.ticketsIndex = &fakeserver.Window{Limit: cfg.indexLimit, Per: cfg.indexPer}
 	}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	authz := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
@@ -432,6 +462,12 @@ func (s *Server) rateLimited(w http.ResponseWriter, _ *http.Request, retryAfter 
 	_, _ = w.Write([]byte(rateLimitText))
 }
 
+// secondsUntil is the whole seconds from now to t, rounded up, as Zendesk
+// says a reset.
+func secondsUntil(now, t time.Time) string {
+	return strconv.Itoa(int((t.Sub(now) + time.Second - 1) / time.Second))
+}
+
 func (s *Server) serverError(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("X-Rate-Limit", s.rlLimit)
 	w.Header().Set("X-Rate-Limit-Remaining", s.rlRemaining)
@@ -481,20 +517,27 @@ type call struct {
 	// fake's URL reaches a content_url there by its base URL.
 	origin string
 	q      map[string][]string
+	// remaining and reset are the account's budget as this answer
+	// announces it: the requests left in the window, and the seconds to
+	// its end. ticketsIndex is the List Tickets endpoint's, as
+	// zendesk-ratelimit-tickets-index says it ("" elsewhere).
+	remaining, reset, ticketsIndex string
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Rate-Limit", s.rlLimit)
 	h.Set("X-Rate-Limit-Remaining", s.rlRemaining)
+	now := s.clock.Now()
+	remaining, reset := s.rlRemaining, now.Truncate(time.Minute).Add(time.Minute)
 	if s.account != nil {
-		now := s.clock.Now()
-		remaining, reset, ok := s.account.Take(now)
+		left, end, ok := s.account.Take(now)
 		if !ok {
-			s.rateLimited(w, r, reset.Sub(now))
+			s.rateLimited(w, r, end.Sub(now))
 			return
 		}
-		h.Set("X-Rate-Limit-Remaining", strconv.Itoa(remaining))
+		remaining, reset = strconv.Itoa(left), end
+		h.Set("X-Rate-Limit-Remaining", remaining)
 	}
 
 	p := r.URL.Path
@@ -526,7 +569,20 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	rest = strings.TrimSuffix(rest, "/")
 	rest = strings.TrimSuffix(rest, ".json")
 	segs := strings.Split(rest, "/")
-	c := &call{w: w, r: r, base: fakeserver.BaseURL(r), origin: s.Origin(), q: r.URL.Query()}
+	c := &call{w: w, r: r, base: fakeserver.BaseURL(r), origin: s.Origin(), q: r.URL.Query(),
+		remaining: remaining, reset: secondsUntil(now, reset)}
+	if len(segs) == 1 && segs[0] == "tickets" {
+		// List Tickets has a budget of its own.
+		left, end := s.ticketsIndexLimit-1, now.Truncate(time.Minute).Add(time.Minute)
+		if s.ticketsIndex != nil {
+			var ok bool
+			if left, end, ok = s.ticketsIndex.Take(now); !ok {
+				s.rateLimited(w, r, end.Sub(now))
+				return
+			}
+		}
+		c.ticketsIndex = fmt.Sprintf("total=%d; remaining=%d; resets=%s", s.ticketsIndexLimit, left, secondsUntil(now, end))
+	}
 	if !s.route(c, segs) {
 		writeBody(w, http.StatusNotFound, bodyInvalidEndpoint)
 	}

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
 
 // get sends a GET with the default API-token credentials unless auth says
@@ -571,5 +574,34 @@ func TestImagesArePNGs(t *testing.T) {
 	defer small.Close()
 	if b, _ := small.FileContent(30_000_000_000_000); len(b) != 64 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Errorf("a 64-byte image: %q", b)
+	}
+}
+
+// The fake announces the account's budget as Zendesk does: X-Rate-Limit
+// and X-Rate-Limit-Remaining on every answer, ratelimit-limit, -remaining
+// and -reset (seconds) on lists, and List Tickets' own in
+// zendesk-ratelimit-tickets-index; counted down in windows where a limit
+// is enforced.
+func TestRateLimitHeaders(t *testing.T) {
+	clock := fakeserver.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(30 * time.Hour))
+	s := New(WithClock(clock), WithAPIRateLimit(10, time.Minute), WithTicketsIndexRateLimit(4, time.Minute))
+	defer s.Close()
+	clock.Advance(20 * time.Second) // 40 s left in the window
+	for i, c := range []struct {
+		path                    string
+		remaining, reset, index string
+	}{
+		{"/api/v2/tickets.json", "9", "40", "total=4; remaining=3; resets=40"},
+		{"/api/v2/groups.json", "8", "40", ""},
+		{"/api/v2/users/me.json", "7", "", ""},
+		{"/api/v2/tickets", "6", "40", "total=4; remaining=2; resets=40"},
+	} {
+		resp, _ := get(t, s.URL+c.path, defaultAuth)
+		h := resp.Header
+		if resp.StatusCode != 200 || h.Get("X-Rate-Limit") != "10" || h.Get("X-Rate-Limit-Remaining") != c.remaining ||
+			h.Get("Ratelimit-Reset") != c.reset || h.Get("Zendesk-Ratelimit-Tickets-Index") != c.index ||
+			(c.reset != "" && (h.Get("Ratelimit-Limit") != "10" || h.Get("Ratelimit-Remaining") != c.remaining)) {
+			t.Errorf("answer %d (%s): %d %v", i+1, c.path, resp.StatusCode, h)
+		}
 	}
 }
