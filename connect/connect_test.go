@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -385,42 +384,19 @@ func TestNoSecretPrinted(t *testing.T) {
 	}
 }
 
-// rerouter sends every request to the fake at to, and records the origin
-// each was meant for.
-type rerouter struct {
-	to    *url.URL
-	mu    sync.Mutex
-	hosts []string
-}
-
-func (r *rerouter) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.mu.Lock()
-	r.hosts = append(r.hosts, req.URL.Scheme+"://"+req.URL.Host+req.URL.Path)
-	r.mu.Unlock()
-	req = req.Clone(req.Context())
-	req.URL.Scheme, req.URL.Host, req.Host = r.to.Scheme, r.to.Host, ""
-	return http.DefaultTransport.RoundTrip(req)
-}
-
-func (r *rerouter) sent() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.hosts)
-}
-
 // An Intercom workspace in the EU or Australia consents at its region's
 // app host, exchanges the code at its region's API host, and its
 // credentials keep the region: the connector they open calls the
 // region's API host.
 func TestIntercomRegions(t *testing.T) {
-	f := start(t, "intercom")
-	defer f.close()
-	to, _ := url.Parse(f.url)
+	fake := intercomtest.New()
+	defer fake.Close()
+	to, _ := url.Parse(fake.URL)
 	for region, host := range map[string]string{"eu": "eu.intercom", "au": "au.intercom"} {
 		t.Run(region, func(t *testing.T) {
-			rr := &rerouter{to: to}
+			rr := fake.Reroute()
 			hc := &http.Client{Transport: rr}
-			fl, err := connect.New("intercom", connect.Config{ClientID: f.clientID, ClientSecret: f.clientSecret, RedirectURL: redirectURL,
+			fl, err := connect.New("intercom", connect.Config{ClientID: intercomtest.DefaultClientID, ClientSecret: intercomtest.DefaultClientSecret, RedirectURL: redirectURL,
 				Inputs: map[string]string{"region": region}, HTTPClient: hc})
 			if err != nil {
 				t.Fatal(err)
@@ -440,7 +416,7 @@ func TestIntercomRegions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := rr.sent(); !slices.Equal(got, []string{"https://api." + host + ".io/auth/eagle/token"}) {
+			if got := rr.Sent(); !slices.Equal(got, []string{"https://api." + host + ".io/auth/eagle/token"}) {
 				t.Errorf("the exchange went to %q", got)
 			}
 			if creds["region"] != region || creds["access_token"] != intercomtest.DefaultAccessToken {
@@ -453,7 +429,7 @@ func TestIntercomRegions(t *testing.T) {
 			if _, err := conn.List(context.Background(), "admins", nil); err != nil {
 				t.Fatal(err)
 			}
-			if got := rr.sent(); len(got) != 2 || got[1] != "https://api."+host+".io/admins" {
+			if got := rr.Sent(); len(got) != 2 || got[1] != "https://api."+host+".io/admins" {
 				t.Errorf("the connector called %q, want https://api.%s.io/admins", got[1:], host)
 			}
 		})

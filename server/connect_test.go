@@ -591,29 +591,6 @@ func TestConnectSessionAPI(t *testing.T) {
 	}
 }
 
-// rerouter sends every request to the fake at to, and records where each
-// was meant to go.
-type rerouter struct {
-	to   *url.URL
-	mu   sync.Mutex
-	sent []string
-}
-
-func (r *rerouter) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.mu.Lock()
-	r.sent = append(r.sent, req.URL.Scheme+"://"+req.URL.Host+req.URL.Path)
-	r.mu.Unlock()
-	req = req.Clone(req.Context())
-	req.URL.Scheme, req.URL.Host, req.Host = r.to.Scheme, r.to.Host, ""
-	return http.DefaultTransport.RoundTrip(req)
-}
-
-func (r *rerouter) hosts() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.sent)
-}
-
 // A connect session for an Intercom workspace in the EU: the connect page
 // offers the regions, the user's pick sends the browser to the region's
 // consent page, and the code is exchanged at the region's API host.
@@ -621,7 +598,7 @@ func TestConnectIntercomRegion(t *testing.T) {
 	fake := intercomtest.New()
 	defer fake.Close()
 	to, _ := url.Parse(fake.URL)
-	rr := &rerouter{to: to}
+	rr := fake.Reroute()
 	hc := &http.Client{Transport: rr}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -656,7 +633,7 @@ func TestConnectIntercomRegion(t *testing.T) {
 	// The exchange went to the region's host. (The connector is not
 	// created: Intercom's needs a replication_config, which a connect
 	// session cannot give.)
-	if got := rr.hosts(); len(got) == 0 || got[0] != "https://api.eu.intercom.io/auth/eagle/token" {
+	if got := rr.Sent(); len(got) == 0 || got[0] != "https://api.eu.intercom.io/auth/eagle/token" {
 		t.Errorf("the service sent %q, want the code exchanged at https://api.eu.intercom.io/auth/eagle/token", got)
 	}
 }
