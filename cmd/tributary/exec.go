@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tributary-dev/tributary"
@@ -151,21 +150,13 @@ func checkCopy(kind string, es []tributary.Entity, entity string, a tributary.Ac
 	if !errors.Is(err, replica.ErrNoCopy) || !errors.As(err, &te) {
 		return err
 	}
-	e, _ := tributary.FindEntity(es, entity)
-	how := "it offers " + strings.Join(actionNames(e.Actions), ", ")
-	if e.Supports(tributary.ActionList) {
-		how = "read it with 'tributary exec " + kind + " " + entity + " list --all'"
+	how := "read it with 'tributary exec " + kind + " " + entity + " list --all'"
+	var le *tributary.Error
+	if _, err := tributary.Validate(kind, es, entity, tributary.ActionList, nil); errors.As(err, &le) && errors.Is(err, tributary.ErrUnsupportedAction) {
+		how = le.Message // it cannot be listed: "attachments offers get, download"
 	}
 	te.Message += "; " + how
 	return te
-}
-
-func actionNames(as []tributary.Action) []string {
-	out := make([]string, len(as))
-	for i, a := range as {
-		out[i] = string(a)
-	}
-	return out
 }
 
 // walk prints every record of every page as NDJSON: list through
