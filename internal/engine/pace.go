@@ -166,7 +166,7 @@ func (r RateLimitHeaders) budgetAt(resp *http.Response, now time.Time) (transpor
 		if r.Window <= 0 {
 			return transport.Budget{}, false
 		}
-		return transport.Budget{Remaining: rem, Reset: now.Add(r.Window)}, true
+		return transport.Budget{Remaining: rem, Reset: now.Add(r.Window), Bound: true}, true
 	}
 	reset, ok := r.resetAt(h.Get(r.Reset), now)
 	if !ok {

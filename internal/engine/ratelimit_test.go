@@ -44,7 +44,7 @@ func TestRateLimitHeaders(t *testing.T) {
 		{"seconds from now", delta, at(429, "RateLimit-Remaining", "0", "RateLimit-Reset", "17"),
 			&transport.Budget{Remaining: 0, Reset: now.Add(17 * time.Second)}, 17 * time.Second},
 		{"no reset: the window's bound, no wait of its own", minute, at(429, "X-Rate-Limit", "700", "X-Rate-Limit-Remaining", "0", "Retry-After", "7"),
-			&transport.Budget{Remaining: 0, Reset: now.Add(time.Minute)}, -1},
+			&transport.Budget{Remaining: 0, Reset: now.Add(time.Minute), Bound: true}, -1},
 		{"structured, spelt out", index, at(200, "Zendesk-Ratelimit-Tickets-Index", "total=100; remaining=99; resets=41"),
 			&transport.Budget{Limit: 100, Remaining: 99, Reset: now.Add(41 * time.Second)}, -1},
 		{"absent", jira, at(429), nil, -1},

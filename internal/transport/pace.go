@@ -41,6 +41,12 @@ type Budget struct {
 	Remaining int
 	// Reset is when the window ends and a new one begins.
 	Reset time.Time
+	// Bound says that Reset is only when the window ends at the latest:
+	// the vendor said the requests left, not when its window ends
+	// (Zendesk's X-Rate-Limit-Remaining, "in the current minute"). Such a
+	// budget holds requests once it is spent, and spreads none; an answer
+	// that says the reset replaces it.
+	Bound bool
 }
 
 // budgetGate keeps a client to the budget its answers announce: it lets
@@ -51,6 +57,7 @@ type Budget struct {
 type budgetGate struct {
 	mu       sync.Mutex
 	reset    time.Time // end of the known window; zero: none known
+	bound    bool      // reset is only a bound of the window's end (Budget.Bound)
 	left     int       // requests the client may still send in it
 	limit    int
 	next     time.Time // earliest send while spreading
@@ -112,15 +119,24 @@ func (g *budgetGate) done(b Budget, ok bool, now time.Time) {
 		return // no budget, or one of a window already over
 	}
 	left := b.Remaining - g.inFlight
+	known := !g.reset.IsZero() && g.reset.After(now)
 	switch {
-	case g.reset.IsZero() || b.Reset.After(g.reset):
-		g.reset, g.left, g.next = b.Reset, left, time.Time{}
+	case b.Bound && known && !g.bound:
+		// The window whose reset an answer said, as far as can be told.
+		g.left = min(g.left, left)
+		return
+	case !known || b.Reset.After(g.reset) || (g.bound && !b.Bound):
+		// A later window, or the reset of one known only by its bound.
+		g.reset, g.bound, g.left, g.next = b.Reset, b.Bound, left, time.Time{}
 	case b.Reset.Equal(g.reset):
 		g.left = min(g.left, left)
 	default:
 		return // an answer from before the window we know
 	}
 	g.limit = b.Limit
+	if b.Bound {
+		g.limit = 0 // not spread over a reset that is only a bound
+	}
 }
 
 // EndpointBudget is a budget of the requests Match accepts (an endpoint's
