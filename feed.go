@@ -80,9 +80,19 @@ type Feed struct {
 	// again; when a whole page shares one time, the pass follows the offset.
 	Keyset bool
 	// Deletions, when set, is a second feed that lists deleted records
-	// (HubSpot's archived=true), read in full after the changes on every
-	// sync; each record it returns is a deletion.
+	// (HubSpot's archived=true, Jira's deleted worklogs), read after the
+	// changes on every sync; each record it returns is a deletion. Its
+	// Params gets the time the changes were read from (zero on a full
+	// read), which it may ignore to list every deleted record.
 	Deletions *Feed
+	// Whole says that the feed reads every record of the entity, though
+	// the entity's copy scope walks it in parts (Jira's worklogs changed
+	// in any issue, while a worklog list is of one issue): a durable copy
+	// is then made and kept current from the feed alone, in one pass
+	// (from the beginning for a full copy), not part after part nor by
+	// following a parent's feed. The feed's records should carry what the
+	// parts would set on them (Part.Fields) by themselves.
+	Whole bool
 	// Precision, when set, is the resolution of the source's time filter
 	// (a JQL date is read to the minute): the time Params gets is
 	// truncated to it, so that the records changed in the checkpoint's

@@ -63,6 +63,10 @@ type Parent struct {
 	// Key prefixes the part keys ("ticket" gives "ticket 35436"; "" keys
 	// a part by the id alone).
 	Key string
+	// Field, when set, is the field set on each child record instead of
+	// Param: one the records may carry by themselves (a Jira worklog's
+	// issueId, while its list takes issueIdOrKey).
+	Field string
 }
 
 // Part returns the part of the parent record whose IDField is id.
@@ -71,7 +75,17 @@ func (p Parent) Part(id any) Part {
 	if p.Key != "" {
 		k = p.Key + " " + k
 	}
-	return Part{Key: k, Params: Params{p.Param: id}, Fields: map[string]any{p.Param: id}}
+	field := p.Param
+	if p.Field != "" {
+		field = p.Field
+	}
+	return Part{Key: k, Params: Params{p.Param: id}, Fields: map[string]any{field: id}}
+}
+
+// Scope returns the Scope of a child entity copied one record of p.Entity
+// at a time (see ChildScope), doc saying so for people.
+func (p Parent) Scope(doc string) *Scope {
+	return &Scope{Doc: doc, Parts: p.parts, Parent: &p}
 }
 
 // ChildScope returns the Scope of a child entity copied one parent record
@@ -80,8 +94,7 @@ func (p Parent) Part(id any) Part {
 //
 //	ChildScope("the comments of every ticket", "tickets", "id", "ticket_id", "ticket")
 func ChildScope(doc, parent, idField, param, key string) *Scope {
-	return &Scope{Doc: doc, Parts: ChildParts(parent, idField, param, key),
-		Parent: &Parent{Entity: parent, IDField: idField, Param: param, Key: key}}
+	return Parent{Entity: parent, IDField: idField, Param: param, Key: key}.Scope(doc)
 }
 
 // CopyIDField is the field a copy read in parts whose records' ids are

@@ -19,27 +19,29 @@ import (
 //
 // A parent record without the id field ends the parts with an error.
 func ChildParts(parent, idField, param, key string) func(ctx context.Context, c Connector, config map[string]any) iter.Seq2[Part, error] {
-	return func(ctx context.Context, c Connector, _ map[string]any) iter.Seq2[Part, error] {
-		pr := Parent{Entity: parent, IDField: idField, Param: param, Key: key}
-		return func(yield func(Part, error) bool) {
-			var p Params
-			if e, ok := FindEntity(c.Entities(), parent); ok {
-				p = e.CopyParams(nil)
+	return Parent{Entity: parent, IDField: idField, Param: param, Key: key}.parts
+}
+
+// parts yields a part per record of the parent entity (ChildParts).
+func (pr Parent) parts(ctx context.Context, c Connector, _ map[string]any) iter.Seq2[Part, error] {
+	return func(yield func(Part, error) bool) {
+		var p Params
+		if e, ok := FindEntity(c.Entities(), pr.Entity); ok {
+			p = e.CopyParams(nil)
+		}
+		for r, err := range All(ctx, c, pr.Entity, p) {
+			if err != nil {
+				yield(Part{}, err)
+				return
 			}
-			for r, err := range All(ctx, c, parent, p) {
-				if err != nil {
-					yield(Part{}, err)
-					return
-				}
-				id, ok := r.Field(idField)
-				if !ok || id == nil {
-					yield(Part{}, &Error{Kind: c.Type(), Entity: parent, Action: ActionList, Err: ErrUnexpectedResponse,
-						Message: fmt.Sprintf("a %s record has no %s: its %s cannot be listed", parent, idField, param)})
-					return
-				}
-				if !yield(pr.Part(id), nil) {
-					return
-				}
+			id, ok := r.Field(pr.IDField)
+			if !ok || id == nil {
+				yield(Part{}, &Error{Kind: c.Type(), Entity: pr.Entity, Action: ActionList, Err: ErrUnexpectedResponse,
+					Message: fmt.Sprintf("a %s record has no %s: its %s cannot be listed", pr.Entity, pr.IDField, pr.Param)})
+				return
+			}
+			if !yield(pr.Part(id), nil) {
+				return
 			}
 		}
 	}

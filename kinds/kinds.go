@@ -15,6 +15,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/intercom"
+	"github.com/tributary-dev/tributary/kinds/jira"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
@@ -51,6 +52,8 @@ func registry() map[string]kind {
 		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue, oauth: intercom.OAuthApp,
 			check:  func(m map[string]any) error { _, err := intercom.CredentialsFromMap(m); return err },
 			config: intercom.ReplicationParams, replication: intercom.CheckReplicationConfig},
+		jira.Type: {open: jira.Open, catalogue: jira.Catalogue, oauth: jira.OAuthApp,
+			check: func(m map[string]any) error { _, err := jira.CredentialsFromMap(m); return err }},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue, oauth: mailchimp.OAuthApp,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
 		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue, oauth: salesforce.OAuthApp,
@@ -126,7 +129,8 @@ func CheckCredentials(connectorType string, credentials map[string]any) error {
 // Verify asks the source whether conn's credentials work: one cheap
 // authenticated request that every kind of this package declares (GitHub
 // GET /user, HubSpot GET /account-info/v3/details, Mailchimp GET
-// /3.0/ping, Gong GET /v2/users, Intercom GET /me, Salesforce GET
+// /3.0/ping, Gong GET /v2/users, Intercom GET /me, Jira GET
+// /rest/api/3/myself, Salesforce GET
 // /services/data/vXX.X/limits, Zendesk GET /api/v2/users/me.json), sent
 // with the connector's authentication (an OAuth refresh first when it
 // holds no access token), retries and error parsing. It returns nil when

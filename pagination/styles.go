@@ -229,8 +229,9 @@ func (s OffsetTotal) Plan(params, meta map[string]any, count, n int) []map[strin
 
 // Token is paging by an opaque token that each page names in a member of
 // its body, perhaps nested (Jira's and Google's `nextPageToken`, Slack's
-// `response_metadata.next_cursor`, Asana's `next_page.offset`): it goes
-// into the next request as Param. The list ends where the token is
+// `response_metadata.next_cursor`, Asana's `next_page.offset`), a string
+// or an integer (Jira's changed worklogs page with since = until): it
+// goes into the next request as Param. The list ends where the token is
 // absent, null or "" (Slack's end marker), or where the boolean member
 // Last is true (Jira's isLast). Meta holds, raw, the top-level members
 // that Field and Last start with.
@@ -288,7 +289,14 @@ func (s Token) Next(params, meta map[string]any, _ int) map[string]any {
 	if more, _ := meta[s.More].(bool); s.More != "" && !more {
 		return nil
 	}
-	if tok := str(lookup(meta, strings.Split(s.Field, ".")...)); tok != "" {
+	switch tok := lookup(meta, strings.Split(s.Field, ".")...).(type) {
+	case string:
+		if tok != "" {
+			return with(params, s.Param, tok)
+		}
+	case int64:
+		// A number (Jira's changed-worklog feeds page by until, a time
+		// in ms) goes on as it is.
 		return with(params, s.Param, tok)
 	}
 	return nil

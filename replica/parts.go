@@ -49,6 +49,9 @@ type plan struct {
 	// parentCP is where the parent's feed ended when the parts were last
 	// listed in full (set by parts).
 	parentCP *atomic.Pointer[tributary.Checkpoint]
+	// whole: a durable copy read from the entity's own feed in one pass,
+	// whatever its scope's parts (tributary.Feed.Whole).
+	whole bool
 }
 
 // notScope are list params that page, sort or shape what a walk returns
@@ -73,6 +76,10 @@ func (r *Replica) planFor(e tributary.Entity) plan {
 	if len(scope) == 0 {
 		// Paging params alone: the copy is the entity's whole scope.
 		pl := plan{entity: e, params: e.CopyParams(p), scope: scopeWhole}
+		if f := r.feedOf(e.Name); f != nil && f.Whole && r.st != nil {
+			pl.whole = true
+			return pl
+		}
 		if e.CopiedInParts() && e.Scope.Parent != nil && r.st != nil {
 			pl.parent, _ = tributary.FindEntity(r.conn.Entities(), e.Scope.Parent.Entity)
 			if pl.parentFeed = r.feedOf(pl.parent.Name); pl.parentFeed != nil {
@@ -107,7 +114,7 @@ func (r *Replica) parentFields(e tributary.Entity, params tributary.Params) map[
 }
 
 // inParts reports whether the copy is read in parts (tributary.Scope.Parts).
-func (p plan) inParts() bool { return !p.explicit && p.entity.CopiedInParts() }
+func (p plan) inParts() bool { return !p.explicit && !p.whole && p.entity.CopiedInParts() }
 
 // parts yields the walks whose union is the copy: the scope's parts, or
 // one part, keyed "", with the plan's params and fields.

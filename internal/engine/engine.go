@@ -468,6 +468,11 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 		}
 	}
 	count := len(split.Records) + split.Dropped
+	if rt.Refs != nil {
+		if recs, err = c.deref(ctx, entity, a, rt.Refs, recs); err != nil {
+			return nil, nil, err
+		}
+	}
 	page := &tributary.Page{Records: recs, Meta: map[string]any{}}
 	style := rt.Paging
 	if style == nil {

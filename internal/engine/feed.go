@@ -23,8 +23,10 @@ import (
 // under way. A Next the source no longer accepts (an expired cursor, a
 // refused page) starts the pass again at from.Since. The checkpoint's Since
 // never moves backwards: it becomes the latest Changed value read when a
-// pass completes. The feed's Deletions, if any, are read in full after the
-// changes; their pages carry the final checkpoint.
+// pass completes. The feed's Deletions, if any, are read after the
+// changes, from the time the changes were read from (from.Since less the
+// feed's Overlap and Lookback; zero, all of them, on a full read); their
+// pages carry the final checkpoint.
 func (c *Connector) Changes(ctx context.Context, entity string, base tributary.Params, from tributary.Checkpoint) iter.Seq2[*tributary.Changes, error] {
 	return func(yield func(*tributary.Changes, error) bool) {
 		e, f, err := c.feedOf(entity)
@@ -72,7 +74,11 @@ func (c *Connector) Changes(ctx context.Context, entity string, base tributary.P
 			return
 		}
 		if f.Deletions != nil {
-			c.deletions(ctx, e, f.Deletions, base, cp, yield)
+			since := from.Since
+			if !since.IsZero() {
+				since = since.Add(-f.Overlap - f.Lookback)
+			}
+			c.deletions(ctx, e, f.Deletions, base, since, cp, yield)
 		}
 	}
 }
@@ -177,9 +183,14 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base
 	return true, nil
 }
 
-// deletions reads a deletions feed in full; every record is a deletion.
-func (c *Connector) deletions(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, cp tributary.Checkpoint, yield func(*tributary.Changes, error) bool) {
-	pg := c.feedPager(e, f, f.Params(maps.Clone(base), time.Time{}))
+// deletions reads a deletions feed from since (from its endpoint,
+// Entity.DeletionsRoute, when it has one); every record is a deletion.
+func (c *Connector) deletions(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, since time.Time, cp tributary.Checkpoint, yield func(*tributary.Changes, error) bool) {
+	rt := e.FeedRoute
+	if e.DeletionsRoute != nil {
+		rt = e.DeletionsRoute
+	}
+	pg := c.routePager(e, f, rt, f.Params(maps.Clone(base), since))
 	for pg.More() {
 		page, err := pg.Next(ctx)
 		if err != nil {
@@ -212,14 +223,20 @@ func (c *Connector) feedOf(entity string) (*Entity, *tributary.Feed, error) {
 // (params built by the feed, so not checked against the catalogue), else
 // the routes of the feed's action.
 func (c *Connector) feedPager(e *Entity, f *tributary.Feed, p tributary.Params) *pagination.Pager[tributary.Record] {
+	return c.routePager(e, f, e.FeedRoute, p)
+}
+
+// routePager pages through a feed from route (nil: the routes of the
+// feed's action).
+func (c *Connector) routePager(e *Entity, f *tributary.Feed, route *Route, p tributary.Params) *pagination.Pager[tributary.Record] {
 	a := f.Action
 	if a == "" {
 		a = tributary.ActionList
 	}
-	if e.FeedRoute == nil {
+	if route == nil {
 		return c.Pager(e.Name, a, p)
 	}
-	rt := *e.FeedRoute
+	rt := *route
 	return pagination.New(map[string]any(p), func(ctx context.Context, params map[string]any) (*pagination.Page[tributary.Record], error) {
 		norm := tributary.Params(params)
 		if rt.Prepare != nil {

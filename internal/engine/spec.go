@@ -62,6 +62,11 @@ type Entity struct {
 	// from an endpoint that is not one of the entity's actions: Zendesk's
 	// incremental exports, Salesforce's queryAll. Its Paging must be set.
 	FeedRoute *Route
+	// DeletionsRoute, when set, reads the feed's Deletions from an
+	// endpoint of its own (Jira's /rest/api/3/worklog/deleted beside
+	// /worklog/updated); without it they are read from FeedRoute, or the
+	// routes of their action.
+	DeletionsRoute *Route
 }
 
 // Route maps one action of one entity onto the source's HTTP API.
@@ -130,4 +135,29 @@ type Route struct {
 	// FileURL, for a two-step download, is the path inside the response
 	// of Path to the file's URL; nil means Path answers with the bytes.
 	FileURL []string
+	// Refs, when set, says that the route's records are references to the
+	// entity's records (Jira's changed worklogs, {worklogId,
+	// updatedTime}), and how each page of them becomes records.
+	Refs *Refs
+}
+
+// Refs turns a page of references into the records they name
+// (Route.Refs): a change feed that lists ids, then a second request that
+// reads the records of those ids.
+type Refs struct {
+	// ID is the dot path of the id in a reference ("worklogId").
+	ID string
+	// Fetch, when set, reads the records of the ids, at most Max of them
+	// a request, the ids going as the array param Param (POST
+	// /rest/api/3/worklog/list {"ids": [...]}): the page's records are
+	// the records it answers (a record deleted in between is not among
+	// them). Without Fetch, each reference is a record whose member As is
+	// its id (a deletions feed: a deleted record needs nothing more).
+	Fetch *Route
+	// Param is the param of Fetch that takes the ids; Max the most ids a
+	// request of Fetch takes (0: all of a page).
+	Param string
+	Max   int
+	// As is the member of a record that holds its id ("id").
+	As string
 }
