@@ -116,7 +116,7 @@ func worklogFeed() (*tributary.Feed, *engine.Route, *engine.Route) {
 	}
 	page := pagination.Token{Param: "since", Field: "until", Last: "lastPage"}
 	feed := &tributary.Feed{
-		Doc: "GET /rest/api/3/worklog/updated?since=<ms> (ids), then POST /rest/api/3/worklog/list for the worklogs; deletions from GET /rest/api/3/worklog/deleted",
+		Doc:    "GET /rest/api/3/worklog/updated?since=<ms> (ids), then POST /rest/api/3/worklog/list for the worklogs; deletions from GET /rest/api/3/worklog/deleted",
 		Params: since, Changed: "updated", Overlap: FeedOverlap, Whole: true,
 		Deletions: &tributary.Feed{Doc: "GET /rest/api/3/worklog/deleted?since=<ms>", Params: since},
 	}

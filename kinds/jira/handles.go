@@ -116,7 +116,9 @@ func (c *Client) IssueTypes() Entity[IssueType, tributary.Params] {
 }
 
 // Boards is the typed handle on boards.
-func (c *Client) Boards() Entity[Board, Paging] { return entityOf[Board, Paging](c, "boards", "boardId") }
+func (c *Client) Boards() Entity[Board, Paging] {
+	return entityOf[Board, Paging](c, "boards", "boardId")
+}
 
 // Sprints is the typed handle on sprints.
 func (c *Client) Sprints() Entity[Sprint, BoardChildParams] {

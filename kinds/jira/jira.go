@@ -25,8 +25,8 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tributary-dev/tributary"
