@@ -10,6 +10,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
+	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
@@ -22,6 +23,7 @@ func All() []fakeserver.Kind {
 		gongtest.Kind(),
 		hubspottest.Kind(),
 		intercomtest.Kind(),
+		jiratest.Kind(),
 		mailchimptest.Kind(),
 		salesforcetest.Kind(),
 		zendesktest.Kind(),

@@ -1,0 +1,385 @@
+// Package jiratest is an in-process fake of Jira Cloud's REST API v3 and
+// of the Jira Software agile API, for tests, examples and benchmarks that
+// must run offline.
+//
+// The fake serves Jira's documented paths under Server.URL (a client whose
+// base URL is Server.URL sends exactly what it would send to
+// https://{site}.atlassian.net), and the same paths under
+// /ex/jira/{cloud_id} for the OAuth base https://api.atlassian.com/ex/jira/{cloud_id}.
+// The URLs inside records carry the site's origin (Origin).
+//
+// # Paths
+//
+// Under /rest/api/3: search/jql (GET and POST), issue/{idOrKey},
+// issue/{idOrKey}/comment[/{id}], issue/{idOrKey}/worklog[/{id}],
+// issue/{idOrKey}/changelog, issue/{idOrKey}/transitions, attachment/{id},
+// attachment/content/{id}, project/search, project/{idOrKey},
+// users/search, user?accountId=, myself, field, status[/{idOrName}],
+// priority[/{id}], issuetype[/{id}], worklog/updated, worklog/deleted and
+// worklog/list. Under /rest/agile/1.0: board, board/{id},
+// board/{id}/sprint and sprint/{id}. OAuth: /authorize (a consent page),
+// /oauth/token (authorization code and refresh token grants) and
+// /oauth/token/accessible-resources.
+//
+// # Search
+//
+// search/jql reads a subset of JQL: clauses "field op value" joined by
+// AND (parentheses around one clause allowed), on updated, created (dates
+// "yyyy/MM/dd HH:mm" or "yyyy/MM/dd", read in the API user's time zone,
+// WithTimeZone), project, key, id and status, and ORDER BY updated,
+// created, key or id, ASC or DESC; anything else answers 400 with Jira's
+// {"errorMessages": [...]}, and a query with no restriction (ORDER BY
+// alone) answers 400 as Jira does. It pages with nextPageToken (opaque,
+// bound to its query, a keyset: an issue updated during a walk moves to its
+// new place and skips none) until isLast; a token older than 7 days on the
+// fake's clock answers 400. Without fields an issue is its id alone, as on
+// Jira; *all or *navigable give every field. A page holds at most 5000
+// issues of ids only and 100 with fields.
+//
+// # Incremental
+//
+// The server implements fakeserver.Mutable for issues, issue_comments and
+// issue_worklogs at the fake's clock (WithClock): a changed comment or
+// worklog changes its issue's updated; a deleted issue leaves every search
+// and get (404) and takes its comments and worklogs with it. Worklogs have
+// Jira's change feeds: worklog/updated and worklog/deleted list ids (1000
+// a page, since and until in ms, lastPage), without the changes of the
+// minute before the request, and worklog/list reads up to 1000 of them.
+// An issue unchanged is served byte for byte the same.
+//
+// # Downloads
+//
+// attachment/content/{id} answers 303 to a signed URL on FilesURL (another
+// origin), which serves the bytes with Range; redirect=false serves them
+// directly.
+//
+// # Authentication, errors and limits
+//
+// API requests need Basic email:api_token (DefaultEmail, DefaultAPIToken)
+// or a Bearer access token the token endpoint issued (DefaultAccessToken
+// at first); anything else is 401. Refresh tokens rotate: each refresh
+// issues a new pair, and the refresh token used stops working (403
+// unauthorized_client). Every answer carries Beta-RateLimit-Policy and
+// Beta-RateLimit; WithRateLimit enforces a window announced in
+// X-RateLimit-Limit, -Remaining and -Reset (ISO 8601), and a throttled
+// answer is Jira's 429 with Retry-After. WithFaults injects faults.
+package jiratest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tributary-dev/tributary/internal/fakeserver"
+)
+
+// Credentials and identities the fake accepts unless options say
+// otherwise. They are placeholders, never real secrets.
+const (
+	DefaultSite         = "acme"
+	DefaultCloudID      = "11223344-5566-4778-899a-abbccddeeff0"
+	DefaultEmail        = "agent@example.com"
+	DefaultAPIToken     = "TEST_API_TOKEN"
+	DefaultAccessToken  = "TEST_ACCESS_TOKEN"
+	DefaultRefreshToken = "TEST_REFRESH_TOKEN"
+	DefaultClientID     = "tributary_test_client"
+	DefaultClientSecret = "TEST_CLIENT_SECRET"
+	// DefaultTimeZone is the API user's zone (GET /rest/api/3/myself): a
+	// zone far from UTC, with daylight saving.
+	DefaultTimeZone = "Australia/Sydney"
+	// TokenPath is the OAuth token endpoint's path.
+	TokenPath = "/oauth/token"
+)
+
+// Default volumes.
+const (
+	DefaultIssues   = 150
+	DefaultUsers    = 20
+	DefaultProjects = 3
+	DefaultBoards   = 3
+)
+
+// Site is a Jira site an OAuth token opens (accessible resources).
+type Site struct {
+	ID     string   `json:"id"`
+	URL    string   `json:"url"`
+	Name   string   `json:"name"`
+	Scopes []string `json:"scopes"`
+}
+
+// Server is a running fake of Jira Cloud. Close it when done.
+type Server struct {
+	*fakeserver.Server
+
+	cfg   config
+	zone  *time.Location
+	clock *fakeserver.Clock
+	oauth *fakeserver.OAuthServer
+	win   *fakeserver.Window
+
+	mu       sync.Mutex // serializes mutations and token changes
+	issues   fakeserver.Table[issue]
+	comments fakeserver.Table[comment]
+	worklogs fakeserver.Table[worklog]
+	nextID   int
+	keys     map[string]string // issue key → id
+	access   map[string]time.Time
+	refresh  map[string]bool
+	seq      int
+}
+
+type config struct {
+	faults                       Faults
+	issues, users, projects      int
+	boards                       int
+	tz                           string
+	clock                        *fakeserver.Clock
+	sites                        []Site
+	rateLimit                    int
+	ratePer                      time.Duration
+	email, apiToken, clientID    string
+	clientSecret, accessToken    string
+	refreshToken                 string
+	tokenTTL                     time.Duration
+	attachmentSize, fullPageSize int
+	fileCutEvery                 int
+}
+
+// Faults configures injected faults; see fakeserver.Faults.
+type Faults = fakeserver.Faults
+
+// Option configures a Server.
+type Option func(*config)
+
+// WithIssues sets the number of issues (default 150); comments, worklogs
+// and attachments scale with it.
+func WithIssues(n int) Option { return func(c *config) { c.issues = max(n, 0) } }
+
+// WithUsers sets the number of users (default 20).
+func WithUsers(n int) Option { return func(c *config) { c.users = max(n, 1) } }
+
+// WithTimeZone sets the API user's time zone, in which JQL dates are read
+// and records' dates written (default DefaultTimeZone).
+func WithTimeZone(name string) Option { return func(c *config) { c.tz = name } }
+
+// WithClock sets the clock of mutations, feeds and tokens (default: one
+// that starts at the current time and moves only when advanced).
+func WithClock(clock *fakeserver.Clock) Option { return func(c *config) { c.clock = clock } }
+
+// WithSites sets the sites an OAuth token opens (default: one, DefaultSite
+// with DefaultCloudID).
+func WithSites(sites ...Site) Option { return func(c *config) { c.sites = sites } }
+
+// WithFaults injects faults into API responses.
+func WithFaults(f Faults) Option { return func(c *config) { c.faults = f } }
+
+// WithRateLimit enforces n requests per window of length per on the fake's
+// clock (a fakeserver.NewRealClock for a client that paces itself),
+// announced in X-RateLimit-* headers.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateLimit, c.ratePer = n, per }
+}
+
+// WithTokenTTL sets how long an issued access token lives (default an
+// hour, Atlassian's).
+func WithTokenTTL(d time.Duration) Option { return func(c *config) { c.tokenTTL = d } }
+
+// WithAttachmentSize sets the size of every attachment's bytes (default
+// 4 KiB).
+func WithAttachmentSize(n int) Option { return func(c *config) { c.attachmentSize = max(n, 1) } }
+
+// WithFileCutEvery drops the media host's connection after every n bytes
+// of an attachment's body, so that a client must resume with Range.
+func WithFileCutEvery(n int) Option { return func(c *config) { c.fileCutEvery = n } }
+
+// WithPageSize sets the most issues a search page holds when it asks for
+// fields (default 100).
+func WithPageSize(n int) Option { return func(c *config) { c.fullPageSize = max(n, 1) } }
+
+// New starts a fake.
+func New(opts ...Option) *Server {
+	cfg := config{issues: DefaultIssues, users: DefaultUsers, projects: DefaultProjects, boards: DefaultBoards, tz: DefaultTimeZone,
+		email: DefaultEmail, apiToken: DefaultAPIToken, clientID: DefaultClientID, clientSecret: DefaultClientSecret,
+		accessToken: DefaultAccessToken, refreshToken: DefaultRefreshToken, tokenTTL: time.Hour, attachmentSize: 4096, fullPageSize: 100,
+		sites: []Site{{ID: DefaultCloudID, URL: "https://" + DefaultSite + ".atlassian.net", Name: DefaultSite, Scopes: []string{"read:jira-work", "read:jira-user"}}}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	zone, err := time.LoadLocation(cfg.tz)
+	if err != nil {
+		panic("jiratest: unknown time zone " + cfg.tz)
+	}
+	if cfg.clock == nil {
+		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
+	}
+	s := &Server{cfg: cfg, zone: zone, clock: cfg.clock, keys: map[string]string{},
+		access: map[string]time.Time{cfg.accessToken: {}}, refresh: map[string]bool{cfg.refreshToken: true}}
+	if cfg.rateLimit > 0 {
+		s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}
+	}
+	s.generate()
+	s.oauth = fakeserver.NewOAuthServer(fakeserver.OAuthConfig{Vendor: "Atlassian", AuthorizePath: "/authorize", TokenPath: TokenPath,
+		ClientID: cfg.clientID, ClientSecret: cfg.clientSecret, Now: s.clock.Now,
+		Issue: func(*http.Request, fakeserver.Grant) map[string]any { return s.issue() }})
+	s.Server = fakeserver.New(s.oauth.Wrap(s.routes()), http.HandlerFunc(s.serveFile), cfg.faults,
+		fakeserver.Vendor{RateLimited: s.throttled, ServerError: func(w http.ResponseWriter, _ *http.Request) {
+			writeErr(w, http.StatusServiceUnavailable, "Service Unavailable")
+		}})
+	return s
+}
+
+// Origin is the site's origin that records' URLs carry.
+func (s *Server) Origin() string { return "https://" + DefaultSite + ".atlassian.net" }
+
+// TimeZone returns the API user's time zone.
+func (s *Server) TimeZone() *time.Location { return s.zone }
+
+// TokenURL is the token endpoint on the fake.
+func (s *Server) TokenURL() string { return s.URL + TokenPath }
+
+// issue issues a new access and refresh token pair.
+func (s *Server) issue() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	at, rt := fmt.Sprintf("fake-access-%d", s.seq), fmt.Sprintf("fake-refresh-%d", s.seq)
+	s.access[at] = s.clock.Now().Add(s.cfg.tokenTTL)
+	s.refresh[rt] = true
+	return map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
+		"expires_in": int(s.cfg.tokenTTL / time.Second), "scope": "read:jira-work read:jira-user offline_access"}
+}
+
+// ExpireAccessTokens makes every access token issued so far, and the
+// default one, invalid: the next request with one gets 401.
+func (s *Server) ExpireAccessTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.access {
+		s.access[k] = s.clock.Now().Add(-time.Second)
+	}
+}
+
+// refreshGrant answers grant_type=refresh_token: a new pair, the used
+// refresh token spent.
+func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request) {
+	var p map[string]string
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		_ = json.NewDecoder(r.Body).Decode(&p)
+	} else {
+		_ = r.ParseForm()
+		p = map[string]string{}
+		for k := range r.PostForm {
+			p[k] = r.PostForm.Get(k)
+		}
+	}
+	if p["grant_type"] != "refresh_token" || p["client_id"] != s.cfg.clientID || p["client_secret"] != s.cfg.clientSecret {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "access_denied", "error_description": "Unauthorized"})
+		return
+	}
+	s.mu.Lock()
+	ok := s.refresh[p["refresh_token"]]
+	delete(s.refresh, p["refresh_token"])
+	s.mu.Unlock()
+	if !ok {
+		writeJSON(w, http.StatusForbidden, map[string]any{"error": "unauthorized_client", "error_description": "refresh_token is invalid"})
+		return
+	}
+	writeJSON(w, http.StatusOK, s.issue())
+}
+
+// authorized reports whether r carries credentials the fake accepts, and
+// answers 401 when not.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if u, p, ok := r.BasicAuth(); ok {
+		if u == s.cfg.email && p == s.cfg.apiToken {
+			return true
+		}
+		w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte("Client must be authenticated to access this resource."))
+		return false
+	}
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		s.mu.Lock()
+		exp, known := s.access[tok]
+		s.mu.Unlock()
+		if known && (exp.IsZero() || s.clock.Now().Before(exp)) {
+			return true
+		}
+	}
+	writeJSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "message": "Unauthorized"})
+	return false
+}
+
+// throttled writes Jira's 429.
+func (s *Server) throttled(w http.ResponseWriter, _ *http.Request, retryAfter time.Duration) {
+	if retryAfter <= 0 {
+		retryAfter = time.Second
+	}
+	reset := s.clock.Now().Add(retryAfter).UTC()
+	h := w.Header()
+	h.Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(max(s.cfg.rateLimit, 100)))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Reset", reset.Format(time.RFC3339Nano))
+	h.Set("X-RateLimit-NearLimit", "true")
+	h.Set("RateLimit-Reason", "jira-burst-based")
+	writeErr(w, http.StatusTooManyRequests, "Rate limit exceeded.")
+}
+
+// limit counts r against the enforced window, writes the rate-limit
+// headers, and answers 429 when the window is spent.
+func (s *Server) limit(w http.ResponseWriter) bool {
+	h := w.Header()
+	h.Set("Beta-RateLimit-Policy", `"global-app-quota";q=65000;w=3600`)
+	h.Set("Beta-RateLimit", `"global-app-quota";r=64000;t=3600`)
+	if s.win == nil {
+		return true
+	}
+	now := s.clock.Now()
+	left, reset, ok := s.win.Take(now)
+	if !ok {
+		s.throttled(w, nil, reset.Sub(now))
+		return false
+	}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(s.cfg.rateLimit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(left))
+	h.Set("X-RateLimit-Reset", reset.UTC().Format(time.RFC3339Nano))
+	return true
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	fakeserver.WriteJSON(w, status, b)
+}
+
+// writeErr answers Jira's ErrorCollection.
+func writeErr(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"errorMessages": []string{msg}, "errors": map[string]string{}})
+}
+
+// sign and verify make and check the signature of a media URL.
+func (s *Server) sign(id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("media:" + id + ":" + s.cfg.apiToken[:4]))
+}
+
+// serveFile is FilesURL: an attachment's bytes at /file/{id}?token=...
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/file/")
+	if r.URL.Query().Get("token") != s.sign(id) {
+		http.Error(w, "invalid or expired token", http.StatusForbidden)
+		return
+	}
+	f, ok := s.file(id)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	fakeserver.ServeFile(w, r, f)
+}
