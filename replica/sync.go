@@ -96,7 +96,8 @@ func WithoutFeeds() Option { return func(r *Replica) { r.noFeeds = true } }
 // WithReconcile sets how old a copy's last full walk may get before Sync
 // walks it in full again when its change feed does not report deletions
 // and the source gives no count to check them by (default
-// DefaultReconcile; 0 or less: never on age alone).
+// DefaultReconcile; 0 or less: never on age alone). A feed with a sweep
+// (tributary.Feed.Sweep) sweeps at least this often, whatever its Every.
 func WithReconcile(d time.Duration) Option { return func(r *Replica) { r.reconcile = d } }
 
 // maxWalkRestarts is how often Sync starts an entity's walk again after
@@ -405,8 +406,7 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		rep.Pages += inc.Pages
 		return err
 	}
-	if err == nil && feed.Sweep != nil && feed.Sweep.Params != nil && !p.inParts() &&
-		(feed.Sweep.Every <= 0 || time.Since(st.sweptAt()) >= feed.Sweep.Every) {
+	if err == nil && feed.Sweep != nil && feed.Sweep.Params != nil && !p.inParts() && r.sweepDue(feed.Sweep, st) {
 		err = r.sweep(ctx, spec, feed, p, lopts, rep)
 	}
 	if err != nil || feed.FindsDeletions() {
@@ -434,10 +434,22 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	return err
 }
 
+// sweepDue reports whether a copy in state st is due for a sweep: its
+// last one (or full walk) is older than the sweep's Every, or than the
+// replica's WithReconcile when that is shorter.
+func (r *Replica) sweepDue(sw *tributary.Sweep, st state) bool {
+	every := sw.Every
+	if r.reconcile > 0 && (every <= 0 || r.reconcile < every) {
+		every = r.reconcile
+	}
+	return sw.Every <= 0 || time.Since(st.sweptAt()) >= every
+}
+
 // sweep walks the ids the source still has (the feed's Sweep) and keeps
 // as deletions, in one transaction with the copy's checkpoint, the records
 // of the copy it did not find that changed at least Settle before the
-// sweep began.
+// sweep began, by the source's clock when it runs ahead of ours: the
+// latest change the feed has read.
 func (r *Replica) sweep(ctx context.Context, spec store.Spec, feed *tributary.Feed, p plan, lopts []store.LoadOption, rep *EntityReport) error {
 	began := time.Now()
 	x, err := search.NewExtractor(spec.Schema, spec.IDField)
@@ -456,7 +468,19 @@ func (r *Replica) sweep(ctx context.Context, spec store.Spec, feed *tributary.Fe
 		}
 	}
 	rep.Swept = &Sweep{Requests: r.usage().Sub(requests).Requests, Live: int64(len(live))}
-	settled := began.Add(-feed.Sweep.Settle)
+	raw, err := r.st.Checkpoint(ctx, r.name, spec.Entity)
+	if err != nil {
+		return err
+	}
+	var st state
+	if raw != nil && json.Unmarshal(raw, &st) != nil {
+		st = state{}
+	}
+	settled := began
+	if st.Feed != nil && st.Feed.Since.After(settled) {
+		settled = st.Feed.Since
+	}
+	settled = settled.Add(-feed.Sweep.Settle)
 	var gone [][]byte
 	req := search.Request{Limit: 1000}
 	for {
@@ -477,14 +501,6 @@ func (r *Replica) sweep(ctx context.Context, spec store.Spec, feed *tributary.Fe
 			break
 		}
 		req.Cursor = *res.NextCursor
-	}
-	raw, err := r.st.Checkpoint(ctx, r.name, spec.Entity)
-	if err != nil {
-		return err
-	}
-	var st state
-	if raw != nil && json.Unmarshal(raw, &st) != nil {
-		st = state{}
 	}
 	st.SweptAt = began
 	cp, _ := json.Marshal(st)

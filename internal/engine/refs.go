@@ -26,7 +26,11 @@ func (c *Connector) deref(ctx context.Context, entity string, a tributary.Action
 	if r.Fetch == nil {
 		out := make([]tributary.Record, len(refs))
 		for i, ref := range refs {
-			out[i] = tributary.NewRecord(withMember(ref.Raw(), r.As, ids[i].(json.RawMessage)))
+			id := ids[i].(json.RawMessage)
+			if r.Text && len(id) > 0 && id[0] != '"' {
+				id, _ = json.Marshal(string(id))
+			}
+			out[i] = tributary.NewRecord(withMember(ref.Raw(), r.As, id))
 		}
 		return out, nil
 	}

@@ -160,4 +160,7 @@ type Refs struct {
 	Max   int
 	// As is the member of a record that holds its id ("id").
 	As string
+	// Text writes the id under As as a JSON string, as the records write
+	// it (Jira's worklog ids: strings in records, numbers in the feeds).
+	Text bool
 }

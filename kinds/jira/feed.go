@@ -124,6 +124,6 @@ func worklogFeed() (*tributary.Feed, *engine.Route, *engine.Route) {
 		Refs: &engine.Refs{ID: "worklogId", Param: "ids", Max: MaxWorklogIDs,
 			Fetch: &engine.Route{Method: "POST", Path: "/rest/api/3/worklog/list", Body: true}}}
 	deleted := &engine.Route{Path: "/rest/api/3/worklog/deleted", Records: "values", Paging: page,
-		Refs: &engine.Refs{ID: "worklogId", As: "id"}}
+		Refs: &engine.Refs{ID: "worklogId", As: "id", Text: true}}
 	return feed, updated, deleted
 }

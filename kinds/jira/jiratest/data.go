@@ -219,17 +219,14 @@ func (s *Server) attachment(is issue, meta bool) map[string]any {
 	return m
 }
 
-// AttachmentID returns the id of the attachment of the i-th issue (every
-// fourth issue has one, from the first), and its bytes.
-func (s *Server) AttachmentID(i int) (string, []byte, bool) {
-	ids := s.issues.IDs()
-	if i < 0 || i >= len(ids) {
-		return "", nil, false
-	}
-	n, _ := strconv.Atoi(ids[i])
-	id := strconv.Itoa(50000 + n)
+// AttachmentID is the id of issue i's attachment (issues 0, 4, 8, ...
+// have one).
+func AttachmentID(i int) string { return strconv.Itoa(60000 + i) }
+
+// FileContent returns the bytes of attachment id.
+func (s *Server) FileContent(id string) ([]byte, bool) {
 	f, ok := s.file(id)
-	return id, f.Content, ok
+	return f.Content, ok
 }
 
 // file returns attachment id's bytes: its issue's id repeated.
@@ -245,7 +242,7 @@ func (s *Server) file(id string) (fakeserver.File, bool) {
 	line := []byte(fmt.Sprintf("attachment %d of issue %d\n", n, is.ID))
 	content := bytes.Repeat(line, s.cfg.attachmentSize/len(line)+1)[:s.cfg.attachmentSize]
 	return fakeserver.File{Name: fmt.Sprintf("report-%d.txt", is.ID), ContentType: "text/plain", ETag: fmt.Sprintf(`"%d-%d"`, n, len(content)),
-		ModTime: is.Created, Content: content, CutEvery: s.cfg.fileCutEvery}, true
+		ModTime: is.Created, Content: content, CutEvery: s.cfg.cutEvery}, true
 }
 
 func (s *Server) commentJSON(c comment) map[string]any {

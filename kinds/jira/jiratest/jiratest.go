@@ -147,7 +147,7 @@ type config struct {
 	refreshToken                 string
 	tokenTTL                     time.Duration
 	attachmentSize, fullPageSize int
-	fileCutEvery                 int
+	cutEvery                     int
 }
 
 // Faults configures injected faults; see fakeserver.Faults.
@@ -189,17 +189,16 @@ func WithRateLimit(n int, per time.Duration) Option {
 // hour, Atlassian's).
 func WithTokenTTL(d time.Duration) Option { return func(c *config) { c.tokenTTL = d } }
 
-// WithAttachmentSize sets the size of every attachment's bytes (default
-// 4 KiB).
-func WithAttachmentSize(n int) Option { return func(c *config) { c.attachmentSize = max(n, 1) } }
-
-// WithFileCutEvery drops the media host's connection after every n bytes
-// of an attachment's body, so that a client must resume with Range.
-func WithFileCutEvery(n int) Option { return func(c *config) { c.fileCutEvery = n } }
-
 // WithPageSize sets the most issues a search page holds when it asks for
 // fields (default 100).
 func WithPageSize(n int) Option { return func(c *config) { c.fullPageSize = max(n, 1) } }
+
+// WithAttachmentSize sets the size of every attachment (default 4096).
+func WithAttachmentSize(n int) Option { return func(c *config) { c.attachmentSize = max(n, 1) } }
+
+// WithFileCutEvery drops the connection after every n bytes a file
+// response sends, so that a download must resume with Range.
+func WithFileCutEvery(n int) Option { return func(c *config) { c.cutEvery = n } }
 
 // New starts a fake.
 func New(opts ...Option) *Server {

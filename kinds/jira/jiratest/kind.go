@@ -26,7 +26,8 @@ func Kind() fakeserver.Kind {
 		},
 		Download: func(size, cut int) (fakeserver.Fake, string, map[string]any, []byte) {
 			s := New(WithIssues(4), WithAttachmentSize(size), WithFileCutEvery(cut))
-			id, content, _ := s.AttachmentID(0)
+			id := AttachmentID(0)
+			content, _ := s.FileContent(id)
 			return s, "issue_attachments", map[string]any{"id": id}, content
 		},
 		DownloadOrigin: "files",
