@@ -151,8 +151,15 @@ func Open(s Setup) (*Connector, error) {
 			}
 		}
 		if s.Kind.RetryAfter == nil {
+			// A Retry-After the answer carries says the wait itself
+			// (Jira's 429 has both): the window's reset only without it.
 			k := *s.Kind
-			k.RetryAfter = wait
+			k.RetryAfter = func(resp *http.Response, now time.Time) (time.Duration, bool) {
+				if resp.Header.Get("Retry-After") != "" {
+					return 0, false
+				}
+				return wait(resp, now)
+			}
 			c.kind = &k
 		}
 	}

@@ -43,7 +43,8 @@ type Kind struct {
 	// rate-limit windows: the client keeps to the budget they announce
 	// (unless Setup.Budget says otherwise, or the setting
 	// "<type>.budget_pacing" is false), and waits for their reset on a
-	// throttled answer when RetryAfter is nil.
+	// throttled answer when RetryAfter is nil (and the answer has no
+	// Retry-After of its own).
 	RateLimits []RateLimitHeaders
 	// Check is the kind's credential check: one cheap authenticated
 	// request, sent without params, that the source answers with 2xx only

@@ -51,7 +51,7 @@ var (
 
 func status(id, name string, cat int, key, catName, color string) map[string]any {
 	return map[string]any{"id": id, "name": name, "description": "", "iconUrl": "https://acme.atlassian.net/images/icons/statuses/generic.png",
-		"self": "https://acme.atlassian.net/rest/api/3/status/" + id, "scope": nil,
+		"self": "https://acme.atlassian.net/rest/api/3/status/" + id,
 		"statusCategory": map[string]any{"id": cat, "key": key, "name": catName, "colorName": color, "self": "https://acme.atlassian.net/rest/api/3/statuscategory/" + strconv.Itoa(cat)}}
 }
 
@@ -131,6 +131,14 @@ func (s *Server) user(u int) map[string]any {
 		m["accountType"], m["displayName"] = "app", "Automation for Jira"
 		delete(m, "emailAddress")
 	}
+	return m
+}
+
+// userDetails renders user u as Jira names an author (UserDetails: no
+// locale).
+func (s *Server) userDetails(u int) map[string]any {
+	m := s.user(u)
+	delete(m, "locale")
 	return m
 }
 
@@ -248,13 +256,13 @@ func (s *Server) file(id string) (fakeserver.File, bool) {
 func (s *Server) commentJSON(c comment) map[string]any {
 	id := strconv.Itoa(c.ID)
 	return map[string]any{"self": s.self(fmt.Sprintf("/rest/api/3/issue/%d/comment/%s", c.Issue, id)), "id": id,
-		"author": s.user(c.Author), "updateAuthor": s.user(c.Author), "body": adf(c.Body), "created": s.date(c.Created), "updated": s.date(c.Updated), "jsdPublic": true}
+		"author": s.userDetails(c.Author), "updateAuthor": s.userDetails(c.Author), "body": adf(c.Body), "created": s.date(c.Created), "updated": s.date(c.Updated), "jsdPublic": true}
 }
 
 func (s *Server) worklogJSON(wl worklog) map[string]any {
 	id := strconv.Itoa(wl.ID)
 	return map[string]any{"self": s.self(fmt.Sprintf("/rest/api/3/issue/%d/worklog/%s", wl.Issue, id)), "id": id, "issueId": strconv.Itoa(wl.Issue),
-		"author": s.user(wl.Author), "updateAuthor": s.user(wl.Author), "comment": adf(wl.Comment), "created": s.date(wl.Created), "updated": s.date(wl.Updated),
+		"author": s.userDetails(wl.Author), "updateAuthor": s.userDetails(wl.Author), "comment": adf(wl.Comment), "created": s.date(wl.Created), "updated": s.date(wl.Updated),
 		"started": s.date(wl.Started), "timeSpent": fmt.Sprintf("%dm", wl.Seconds/60), "timeSpentSeconds": wl.Seconds}
 }
 

@@ -71,7 +71,7 @@ func (s *Server) routes() http.Handler {
 	}))
 	api("GET "+v3+"/issue/{issue}/changelog", s.withIssue(func(w http.ResponseWriter, r *http.Request, is issue) {
 		s.offsetPage(w, r, "values", 100, 100, 1, true, func(int) any {
-			return map[string]any{"id": strconv.Itoa(60000 + is.ID), "author": s.user(is.Reporter), "created": s.date(is.Updated),
+			return map[string]any{"id": strconv.Itoa(60000 + is.ID), "author": s.userDetails(is.Reporter), "created": s.date(is.Updated),
 				"items": []any{map[string]any{"field": "status", "fieldtype": "jira", "fieldId": "status", "from": "10000", "fromString": "To Do",
 					"to": statuses[is.Status]["id"], "toString": statuses[is.Status]["name"]}}}
 		})
