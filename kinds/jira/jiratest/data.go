@@ -51,7 +51,7 @@ var (
 
 func status(id, name string, cat int, key, catName, color string) map[string]any {
 	return map[string]any{"id": id, "name": name, "description": "", "iconUrl": "https://acme.atlassian.net/images/icons/statuses/generic.png",
-		"self": "https://acme.atlassian.net/rest/api/3/status/" + id,
+		"self":           "https://acme.atlassian.net/rest/api/3/status/" + id,
 		"statusCategory": map[string]any{"id": cat, "key": key, "name": catName, "colorName": color, "self": "https://acme.atlassian.net/rest/api/3/statuscategory/" + strconv.Itoa(cat)}}
 }
 
