@@ -46,7 +46,9 @@ func TestRefsFeed(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	since := func(_ tributary.Params, t time.Time) tributary.Params { return tributary.Params{"since": max(t.Unix(), 0)} }
+	since := func(_ tributary.Params, t time.Time) tributary.Params {
+		return tributary.Params{"since": max(t.Unix(), 0)}
+	}
 	page := pagination.Token{Param: "since", Field: "next", Last: "last"}
 	e := Entity{Entity: tributary.Entity{Name: "logs", Actions: []tributary.Action{tributary.ActionList},
 		Feed: &tributary.Feed{Params: since, Changed: "updated", Overlap: time.Minute, Deletions: &tributary.Feed{Params: since}}},
