@@ -16,7 +16,8 @@
 // attachment/content/{id}, project/search, project/{idOrKey},
 // users/search, user?accountId=, myself, field, status[/{idOrName}],
 // priority[/{id}], issuetype[/{id}], worklog/updated, worklog/deleted and
-// worklog/list. Under /rest/agile/1.0: board, board/{id},
+// worklog/list; and the deprecated /rest/api/2/search (startAt paging,
+// rich text as strings) that older clients call. Under /rest/agile/1.0: board, board/{id},
 // board/{id}/sprint and sprint/{id}. OAuth: /authorize (a consent page),
 // /oauth/token (authorization code and refresh token grants) and
 // /oauth/token/accessible-resources.

@@ -27,6 +27,7 @@ func (s *Server) routes() http.Handler {
 	const v3, agile = "/rest/api/3", "/rest/agile/1.0"
 	api("GET "+v3+"/search/jql", s.search)
 	api("POST "+v3+"/search/jql", s.search)
+	api("GET /rest/api/2/search", s.searchV2)
 	api("GET "+v3+"/issue/{issue}", s.withIssue(func(w http.ResponseWriter, r *http.Request, is issue) {
 		var sel map[string]bool
 		if f := r.URL.Query()["fields"]; len(f) > 0 {

@@ -180,22 +180,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		after = &k
 	}
-	rows := s.issues.Rows(nil)
-	hits := make([]issue, 0, len(rows))
-	for _, row := range rows {
-		if all(q.where, row.Rec) {
-			hits = append(hits, row.Rec)
-		}
-	}
-	less := func(a, b [2]int64) int {
-		c := a[0] - b[0]
-		if c == 0 {
-			c = a[1] - b[1]
-		}
-		return int(max(min(c, 1), -1))
-	}
-	dir := map[bool]int{false: 1, true: -1}[q.desc]
-	slices.SortFunc(hits, func(a, b issue) int { return dir * less(sortKey(a, q.order), sortKey(b, q.order)) })
+	hits, dir := s.hits(q)
 	start := 0
 	if after != nil {
 		start, _ = slices.BinarySearchFunc(hits, *after, func(is issue, k [2]int64) int {
@@ -216,6 +201,59 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		out["nextPageToken"] = makeToken(sortKey(page[len(page)-1], q.order), s.clock.Now(), bound)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// hits returns the issues q finds, in its order, and the order's
+// direction.
+func (s *Server) hits(q query) ([]issue, int) {
+	rows := s.issues.Rows(nil)
+	hits := make([]issue, 0, len(rows))
+	for _, row := range rows {
+		if all(q.where, row.Rec) {
+			hits = append(hits, row.Rec)
+		}
+	}
+	dir := map[bool]int{false: 1, true: -1}[q.desc]
+	slices.SortFunc(hits, func(a, b issue) int { return dir * less(sortKey(a, q.order), sortKey(b, q.order)) })
+	return hits, dir
+}
+
+func less(a, b [2]int64) int {
+	c := a[0] - b[0]
+	if c == 0 {
+		c = a[1] - b[1]
+	}
+	return int(max(min(c, 1), -1))
+}
+
+// searchV2 answers the deprecated GET /rest/api/2/search (startAt,
+// maxResults, total; rich text as plain strings), which older clients
+// still call.
+func (s *Server) searchV2(w http.ResponseWriter, r *http.Request) {
+	q, err := s.parseJQL(r.URL.Query().Get("jql"))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	start, size, ok := s.startAndSize(w, r, 50, s.cfg.fullPageSize)
+	if !ok {
+		return
+	}
+	var sel map[string]bool // the old search's default: every field
+	if f := r.URL.Query().Get("fields"); f != "" {
+		sel = selection(strings.Split(f, ","))
+	}
+	hits, _ := s.hits(q)
+	page, _ := fakeserver.PageOf(hits, start, size)
+	list := make([]any, len(page))
+	for i, is := range page {
+		m := s.issueJSON(is, sel)
+		if f, ok := m["fields"].(map[string]any); ok && f["description"] != nil {
+			f["description"] = "Details of " + is.Summary
+		}
+		list[i] = m
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": size, "total": len(hits), "issues": list})
 }
 
 func all(preds []func(issue) bool, is issue) bool {
