@@ -40,6 +40,8 @@ func kindInfos() map[string]kindInfo {
 			"private_app_token, or client_id + client_secret + refresh_token"},
 		"intercom": {"Intercom API 2.11", []credField{s("access_token"), p("region")},
 			"access_token; region us, eu or au"},
+		"jira": {"Jira Cloud REST API v3", []credField{p("site"), p("email"), s("api_token"), p("cloud_id"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret")},
+			"site, email + api_token; or cloud_id + access_token (+ refresh_token, client_id, client_secret)"},
 		"mailchimp": {"Mailchimp Marketing API 3.0", []credField{s("api_key"), s("access_token"), p("data_center")},
 			"api_key (data centre from its suffix), or access_token + data_center"},
 		"salesforce": {"Salesforce REST API", []credField{p("client_id"), s("client_secret"), s("refresh_token"), s("access_token"), p("instance_url"), p("login_url"), {name: "sandbox", bool: true}},
