@@ -27,9 +27,11 @@ func (r *Replica) syncChildren(ctx context.Context, spec store.Spec, p plan, st 
 		rep.Reason, full = "the copy was read with another scope", true
 	case st.Parent == nil:
 		rep.Reason, full = "the copy was made without its parent's change feed", true
-	case !p.parentFeed.FindsDeletions() && r.reconcile > 0 && time.Since(st.FullAt) > r.reconcile:
-		// The parent's feed does not say which parents were deleted: a
-		// full walk finds their children once the last one is old enough.
+	case p.parentFeed.Deleted == nil && p.parentFeed.Deletions == nil && r.reconcile > 0 && time.Since(st.FullAt) > r.reconcile:
+		// The parent's feed does not say which parents were deleted (a
+		// sweep finds them for the parent's own copy, not in the feed):
+		// a full walk finds their children once the last one is old
+		// enough.
 		rep.Reason, full = "the last full walk, which finds deleted parents, is older than "+r.reconcile.String(), true
 	}
 	loadFull := func() error { return r.loadFull(ctx, spec, nil, p, lopts, rep) }

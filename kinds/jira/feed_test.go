@@ -222,3 +222,50 @@ func mustInt(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// Comments follow the issues feed: a comment added is read with its
+// issue's comments alone. The feed shows no deleted issue, so the comments
+// of one leave the copy at its next full walk, once the last is older than
+// WithReconcile (a day by default).
+func TestCommentsFollowTheIssuesFeed(t *testing.T) {
+	clock := fakeserver.NewClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	srv := jiratest.New(jiratest.WithClock(clock), jiratest.WithIssues(30))
+	defer srv.Close()
+	c := open(t, srv)
+	path := t.TempDir() + "/copy.db"
+	r := durableAt(t, path, c)
+	syncOne(t, r, "issue_comments")
+	issues := srv.IDs("issues")
+	added, err := srv.AddTo("issue_comments", issues[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	srv.ResetRequests()
+	er := syncOne(t, r, "issue_comments")
+	if er.Inserted != 1 || !inCopy(t, r, "issue_comments", added) {
+		t.Fatalf("after a comment added: %+v", er)
+	}
+	var reads []string
+	for _, req := range srv.Requests() {
+		if strings.HasSuffix(req.Path, "/comment") {
+			reads = append(reads, req.Path)
+		}
+	}
+	if len(reads) > 2 || !slices.Contains(reads, "/rest/api/3/issue/"+issues[4]+"/comment") {
+		t.Errorf("comments read %q: only those of the issues the feed shows changed", reads)
+	}
+	res, err := r.Search(context.Background(), "issue_comments", search.Request{Query: search.Query{Filter: search.Eq("issueId", issues[4]).Ptr()}})
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("the comments of issue %s by issueId: %v %v", issues[4], res, err)
+	}
+	if err := srv.Delete("issues", issues[4]); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	r = durableAt(t, path, c, replica.WithReconcile(time.Nanosecond))
+	er = syncOne(t, r, "issue_comments")
+	if er.Mode != replica.Full || inCopy(t, r, "issue_comments", added) {
+		t.Errorf("after the issue was deleted: %+v; its comment still in the copy: %v", er, inCopy(t, r, "issue_comments", added))
+	}
+}
