@@ -1,69 +1,37 @@
 // Package jiratest is an in-process fake of Jira Cloud's REST API v3 and
 // of the Jira Software agile API, for tests, examples and benchmarks that
-// must run offline.
+// must run offline. It serves Jira's paths under Server.URL (as
+// https://{site}.atlassian.net) and under /ex/jira/{cloud_id} (the OAuth
+// base): search/jql (GET, POST), issue/{idOrKey} and its comment, worklog,
+// changelog and transitions lists, attachment/{id} and its content,
+// project/search, project/{idOrKey}, users/search, user, myself, field,
+// status, priority, issuetype, worklog/updated, worklog/deleted,
+// worklog/list, the deprecated /rest/api/2/search, and the agile board,
+// board/{id}/sprint and sprint/{id}; records carry the site's origin.
 //
-// The fake serves Jira's documented paths under Server.URL (a client whose
-// base URL is Server.URL sends exactly what it would send to
-// https://{site}.atlassian.net), and the same paths under
-// /ex/jira/{cloud_id} for the OAuth base https://api.atlassian.com/ex/jira/{cloud_id}.
-// The URLs inside records carry the site's origin (Origin).
-//
-// # Paths
-//
-// Under /rest/api/3: search/jql (GET and POST), issue/{idOrKey},
-// issue/{idOrKey}/comment[/{id}], issue/{idOrKey}/worklog[/{id}],
-// issue/{idOrKey}/changelog, issue/{idOrKey}/transitions, attachment/{id},
-// attachment/content/{id}, project/search, project/{idOrKey},
-// users/search, user?accountId=, myself, field, status[/{idOrName}],
-// priority[/{id}], issuetype[/{id}], worklog/updated, worklog/deleted and
-// worklog/list; and the deprecated /rest/api/2/search (startAt paging,
-// rich text as strings) that older clients call. Under /rest/agile/1.0: board, board/{id},
-// board/{id}/sprint and sprint/{id}. OAuth: /authorize (a consent page),
-// /oauth/token (authorization code and refresh token grants) and
-// /oauth/token/accessible-resources.
-//
-// # Search
-//
-// search/jql reads a subset of JQL: clauses "field op value" joined by
-// AND (parentheses around one clause allowed), on updated, created (dates
-// "yyyy/MM/dd HH:mm" or "yyyy/MM/dd", read in the API user's time zone,
-// WithTimeZone), project, key, id and status, and ORDER BY updated,
-// created, key or id, ASC or DESC; anything else answers 400 with Jira's
-// {"errorMessages": [...]}, and a query with no restriction (ORDER BY
-// alone) answers 400 as Jira does. It pages with nextPageToken (opaque,
-// bound to its query, a keyset: an issue updated during a walk moves to its
-// new place and skips none) until isLast; a token older than 7 days on the
-// fake's clock answers 400. Without fields an issue is its id alone, as on
-// Jira; *all or *navigable give every field. A page holds at most 5000
-// issues of ids only and 100 with fields.
-//
-// # Incremental
+// search/jql reads a subset of JQL: "field op value" clauses joined by AND
+// on updated and created (dates read in the API user's zone, WithTimeZone),
+// project, key, id and status, ORDER BY updated, created, key or id; other
+// JQL, and a query without a restriction, answer Jira's 400. It pages by
+// nextPageToken, a keyset bound to its query that expires after 7 days on
+// the fake's clock, until isLast; without fields an issue is its id alone;
+// a page holds 5000 ids or 100 issues with fields (WithPageSize).
 //
 // The server implements fakeserver.Mutable for issues, issue_comments and
 // issue_worklogs at the fake's clock (WithClock): a changed comment or
-// worklog changes its issue's updated; a deleted issue leaves every search
-// and get (404) and takes its comments and worklogs with it. Worklogs have
-// Jira's change feeds: worklog/updated and worklog/deleted list ids (1000
-// a page, since and until in ms, lastPage), without the changes of the
-// minute before the request, and worklog/list reads up to 1000 of them.
-// An issue unchanged is served byte for byte the same.
+// worklog changes its issue; a deleted issue leaves every search and get
+// with its comments and worklogs. worklog/updated and worklog/deleted list
+// ids (1000 a page, since/until in ms) without the last minute's changes.
+// An unchanged issue is served byte for byte the same.
 //
-// # Downloads
-//
-// attachment/content/{id} answers 303 to a signed URL on FilesURL (another
-// origin), which serves the bytes with Range; redirect=false serves them
-// directly.
-//
-// # Authentication, errors and limits
-//
-// API requests need Basic email:api_token (DefaultEmail, DefaultAPIToken)
-// or a Bearer access token the token endpoint issued (DefaultAccessToken
-// at first); anything else is 401. Refresh tokens rotate: each refresh
-// issues a new pair, and the refresh token used stops working (403
-// unauthorized_client). Every answer carries Beta-RateLimit-Policy and
-// Beta-RateLimit; WithRateLimit enforces a window announced in
-// X-RateLimit-Limit, -Remaining and -Reset (ISO 8601), and a throttled
-// answer is Jira's 429 with Retry-After. WithFaults injects faults.
+// attachment/content/{id} answers 303 to a signed URL on FilesURL, which
+// serves the bytes with Range. API requests need Basic email:api_token or
+// a Bearer token the token endpoint issued (/authorize is a consent page,
+// /oauth/token takes codes and rotating refresh tokens,
+// /oauth/token/accessible-resources lists WithSites); anything else is
+// 401. Answers carry Beta-RateLimit headers; WithRateLimit enforces a
+// window announced in X-RateLimit-* (reset in ISO 8601) with Jira's 429;
+// WithFaults injects faults.
 package jiratest
 
 import (
@@ -135,20 +103,16 @@ type Server struct {
 }
 
 type config struct {
-	faults                       Faults
-	issues, users, projects      int
-	boards                       int
-	tz                           string
-	clock                        *fakeserver.Clock
-	sites                        []Site
-	rateLimit                    int
-	ratePer                      time.Duration
-	email, apiToken, clientID    string
-	clientSecret, accessToken    string
-	refreshToken                 string
-	tokenTTL                     time.Duration
-	attachmentSize, fullPageSize int
-	cutEvery                     int
+	faults                                  Faults
+	issues, users, projects, boards         int
+	tz                                      string
+	clock                                   *fakeserver.Clock
+	sites                                   []Site
+	rateLimit                               int
+	ratePer, tokenTTL                       time.Duration
+	email, apiToken, clientID, clientSecret string
+	accessToken, refreshToken               string
+	attachmentSize, fullPageSize, cutEvery  int
 }
 
 // Faults configures injected faults; see fakeserver.Faults.
@@ -364,21 +328,17 @@ func writeErr(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"errorMessages": []string{msg}, "errors": map[string]string{}})
 }
 
-// sign and verify make and check the signature of a media URL.
+// sign makes the signature of a media URL.
 func (s *Server) sign(id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("media:" + id + ":" + s.cfg.apiToken[:4]))
+	return base64.RawURLEncoding.EncodeToString([]byte("media:" + id))
 }
 
 // serveFile is FilesURL: an attachment's bytes at /file/{id}?token=...
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimPrefix(r.URL.Path, "/file/")
-	if r.URL.Query().Get("token") != s.sign(id) {
-		http.Error(w, "invalid or expired token", http.StatusForbidden)
-		return
-	}
 	f, ok := s.file(id)
-	if !ok {
-		http.NotFound(w, r)
+	if !ok || r.URL.Query().Get("token") != s.sign(id) {
+		http.Error(w, "invalid or expired token", http.StatusForbidden)
 		return
 	}
 	fakeserver.ServeFile(w, r, f)

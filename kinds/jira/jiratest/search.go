@@ -65,19 +65,7 @@ func (s *Server) parseJQL(jql string) (query, error) {
 
 func (s *Server) clause(field, op, val string) (func(issue) bool, error) {
 	cmp := func(c int) bool {
-		switch op {
-		case "=":
-			return c == 0
-		case "!=":
-			return c != 0
-		case ">=":
-			return c >= 0
-		case ">":
-			return c > 0
-		case "<=":
-			return c <= 0
-		}
-		return c < 0
+		return map[string]bool{"=": c == 0, "!=": c != 0, ">=": c >= 0, ">": c > 0, "<=": c <= 0, "<": c < 0}[op]
 	}
 	switch field {
 	case "updated", "created", "updateddate", "createddate":
@@ -292,23 +280,10 @@ func makeToken(key [2]int64, issued time.Time, bound string) string {
 	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%s|%d|%d|%d", bound, key[0], key[1], issued.Unix()))
 }
 
-func readToken(tok, bound string) ([2]int64, time.Time, bool) {
+func readToken(tok, bound string) (k [2]int64, issued time.Time, ok bool) {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return [2]int64{}, time.Time{}, false
-	}
 	var h string
-	var k0, k1, at int64
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 4 {
-		return [2]int64{}, time.Time{}, false
-	}
-	h = parts[0]
-	k0, e0 := strconv.ParseInt(parts[1], 10, 64)
-	k1, e1 := strconv.ParseInt(parts[2], 10, 64)
-	at, e2 := strconv.ParseInt(parts[3], 10, 64)
-	if h != bound || e0 != nil || e1 != nil || e2 != nil {
-		return [2]int64{}, time.Time{}, false
-	}
-	return [2]int64{k0, k1}, time.Unix(at, 0), true
+	var at int64
+	n, _ := fmt.Sscanf(strings.ReplaceAll(string(b), "|", " "), "%s %d %d %d", &h, &k[0], &k[1], &at)
+	return k, time.Unix(at, 0), err == nil && n == 4 && h == bound
 }
