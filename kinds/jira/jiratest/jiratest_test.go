@@ -120,7 +120,7 @@ func TestRecordsAuthAndLimits(t *testing.T) {
 	if !bytes.Equal(a, b) || h.Get("X-RateLimit-Remaining") != "2" || h.Get("X-RateLimit-Reset") != "2026-03-02T10:01:00Z" {
 		t.Errorf("%s\n%s\nheaders %v", a, b, h)
 	}
-	status, h, body := get(t, srv, "/rest/api/3/myself", func(r *http.Request) { r.SetBasicAuth(jiratest.DefaultEmail, "wrong") })
+	status, _, body := get(t, srv, "/rest/api/3/myself", func(r *http.Request) { r.SetBasicAuth(jiratest.DefaultEmail, "wrong") })
 	if status != 401 || !strings.Contains(string(body), "Client must be authenticated") {
 		t.Errorf("wrong token: %d %s", status, body)
 	}
