@@ -5,6 +5,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fixture"
+	"github.com/tributary-dev/tributary/internal/vendorspec"
 	"github.com/tributary-dev/tributary/kinds/jira"
 	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
 )
@@ -38,6 +39,13 @@ func TestFixtures(t *testing.T) {
 			fixture.Run(t, f, c, replay)
 		})
 	}
+}
+
+// TestFixturesAgreeWithTheDescription checks every exchange of every
+// fixture against Atlassian's own description of the v3 API (the agile
+// API, which it does not describe, excepted).
+func TestFixturesAgreeWithTheDescription(t *testing.T) {
+	vendorspec.OpenAPI(t, "jira").ValidateFixtures(t, "../../testdata/jira")
 }
 
 // TestFixturesCoverCatalogue proves that every entity/action of the
