@@ -27,7 +27,7 @@ const maxErrorBody = 64 << 10
 func kindHooks(tb testing.TB) []*engine.Kind {
 	var out []*engine.Kind
 	for _, typ := range kinds.Types() {
-		c, err := kinds.Open(typ, fuzzCredentials[typ])
+		c, err := kinds.Open(typ, fuzzCredentials(tb, typ))
 		if err != nil {
 			tb.Fatalf("%s: %v", typ, err)
 		}

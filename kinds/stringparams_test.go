@@ -11,20 +11,16 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/kinds"
-	"github.com/tributary-dev/tributary/kinds/gong"
-	"github.com/tributary-dev/tributary/kinds/hubspot"
-	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
 // openRecorded opens a connector of typ whose requests go to rec (a
 // guard, or a canned answer).
 func openRecorded(t *testing.T, typ string, rec http.RoundTripper) tributary.Connector {
 	t.Helper()
-	conn, err := kinds.Open(typ, fuzzCredentials[typ], tributary.WithHTTPClient(&http.Client{Transport: rec}),
+	conn, err := kinds.Open(typ, fuzzCredentials(t, typ), tributary.WithHTTPClient(&http.Client{Transport: rec}),
 		tributary.WithBaseURL("http://vendor.invalid"),
 		tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 0, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxRateLimitWait: time.Millisecond}),
-		tributary.WithSetting(hubspot.SettingSearchRate, "0"),
-		tributary.WithSetting(hubspot.SettingAPIRate, "0"), tributary.WithSetting(gong.SettingAPIRate, "0"), tributary.WithSetting(zendesk.SettingAPIRate, "0"))
+		tributary.WithoutPacing())
 	if err != nil {
 		t.Fatalf("open %s: %v", typ, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakes"
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds"
 )
 
@@ -28,6 +29,7 @@ type fake interface{ Close() }
 type spec struct {
 	start func() (fake, string)
 	creds map[string]any
+	probe fakeserver.Probe
 }
 
 // specs are the fakes of every kind (internal/fakes), each with its
@@ -35,7 +37,7 @@ type spec struct {
 func specs() map[string]spec {
 	out := map[string]spec{}
 	for _, k := range fakes.All() {
-		out[k.Type] = spec{func() (fake, string) { f := k.Start(0); return f, f.BaseURL() }, k.Credentials}
+		out[k.Type] = spec{func() (fake, string) { f := k.Start(0); return f, f.BaseURL() }, k.Credentials, k.Probe}
 	}
 	return out
 }
@@ -108,6 +110,23 @@ func (s *Sandbox) Credentials(connectorType string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// Probe returns one cheap read of connectorType that shows credentials
+// work (an entity to list and its params), ok false for a kind the sandbox
+// does not have.
+func (s *Sandbox) Probe(connectorType string) (entity string, params tributary.Params, ok bool) {
+	sp, ok := s.specs[connectorType]
+	if !ok {
+		return "", nil, false
+	}
+	if sp.probe.Params != nil {
+		params = tributary.Params{}
+		for k, v := range sp.probe.Params {
+			params[k] = v
+		}
+	}
+	return sp.probe.Entity, params, true
 }
 
 // Options starts the fake of connectorType if needed and returns the

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tributary-dev/tributary"
+
 	"github.com/tributary-dev/tributary/connect"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/sandbox"
@@ -380,25 +380,11 @@ func (a *app) saveCredentials(kind, out string, creds connect.Credentials, repla
 	return nil
 }
 
-// sandboxProbe is one cheap read per kind, to show new credentials work.
-var sandboxProbe = map[string]struct {
-	entity string
-	params tributary.Params
-}{
-	"github":          {"viewer_repositories", nil},
-	"gong":            {"users", nil},
-	"hubspot":         {"contacts", nil},
-	"intercom":        {"admins", nil},
-	"mailchimp":       {"lists", nil},
-	"salesforce":      {"query", tributary.Params{"q": "SELECT Id FROM Account LIMIT 1"}},
-	"zendesk-support": {"groups", nil},
-}
-
 // sandboxCheck opens kind with the new credentials against the sandbox's
 // fake and reads one page, and says so in one line.
 func (a *app) sandboxCheck(ctx context.Context, sb *sandbox.Sandbox, kind string, creds connect.Credentials, say func(string, ...any)) error {
-	probe, ok := sandboxProbe[kind]
-	if !ok {
+	entity, params, ok := sb.Probe(kind)
+	if !ok || entity == "" {
 		return nil
 	}
 	opts, err := sb.Options(kind)
@@ -409,11 +395,11 @@ func (a *app) sandboxCheck(ctx context.Context, sb *sandbox.Sandbox, kind string
 	if err != nil {
 		return fmt.Errorf("connect %s: the new credentials do not open the sandbox's %s: %w", kind, kind, err)
 	}
-	page, err := conn.List(ctx, probe.entity, probe.params)
+	page, err := conn.List(ctx, entity, params)
 	if err != nil {
-		return fmt.Errorf("connect %s: reading %s with the new credentials: %w", kind, probe.entity, err)
+		return fmt.Errorf("connect %s: reading %s with the new credentials: %w", kind, entity, err)
 	}
-	say("tributary: sandbox check: %s %s list read %d %s with the new credentials\n", kind, probe.entity, len(page.Records), plural(int64(len(page.Records)), "record"))
+	say("tributary: sandbox check: %s %s list read %d %s with the new credentials\n", kind, entity, len(page.Records), plural(int64(len(page.Records)), "record"))
 	return nil
 }
 

@@ -250,9 +250,12 @@ func TestConnectSandboxEveryKind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			probe := sandboxProbe[kind]
-			args := []string{"exec", kind, probe.entity, "list", "--credentials", out, "--base-url", base}
-			for k, v := range probe.params {
+			entity, params, _ := sb.Probe(kind)
+			if entity == "" {
+				t.Fatalf("the %s fake states no Probe (fakeserver.Kind.Probe)", kind)
+			}
+			args := []string{"exec", kind, entity, "list", "--credentials", out, "--base-url", base}
+			for k, v := range params {
 				args = append(args, "-p", k+"="+v.(string))
 			}
 			res := cli(t, args...)

@@ -15,6 +15,10 @@ type Kind struct {
 	Type string
 	// Main is the entity Start sizes: the kind's most used, largest one.
 	Main string
+	// Probe is one cheap read that shows credentials work: an entity the
+	// kind lists, and its params (nil when it needs none). connect
+	// --sandbox reads one page of it with the new credentials.
+	Probe Probe
 	// Start starts a fake whose Main entity holds n records (0: the
 	// fake's default data).
 	Start func(n int) Fake
@@ -36,6 +40,12 @@ type Kind struct {
 	// DownloadOrigin is the fake's origin that serves Download's bytes
 	// ("api", or "files" for a file host apart from the API).
 	DownloadOrigin string
+}
+
+// Probe is a list of one page: an entity and its params.
+type Probe struct {
+	Entity string
+	Params map[string]any
 }
 
 // OAuthClient is the one OAuth client a fake's token endpoint accepts,

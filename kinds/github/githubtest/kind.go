@@ -7,7 +7,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // default data).
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "github", Main: "issues",
+		Type: "github", Main: "issues", Probe: fakeserver.Probe{Entity: "viewer_repositories"},
 		Start: func(n int) fakeserver.Fake {
 			opts := []Option{}
 			if n > 0 {

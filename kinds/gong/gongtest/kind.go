@@ -7,7 +7,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // default data).
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "gong", Main: "calls",
+		Type: "gong", Main: "calls", Probe: fakeserver.Probe{Entity: "users"},
 		Start: func(n int) fakeserver.Fake {
 			opts := []Option{}
 			if n > 0 {

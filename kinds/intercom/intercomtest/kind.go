@@ -7,7 +7,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // default data).
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "intercom", Main: "contacts",
+		Type: "intercom", Main: "contacts", Probe: fakeserver.Probe{Entity: "admins"},
 		Start: func(n int) fakeserver.Fake {
 			opts := []Option{}
 			if n > 0 {

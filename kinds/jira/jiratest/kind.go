@@ -17,7 +17,7 @@ func Kind() fakeserver.Kind {
 		return New(opts...)
 	}
 	return fakeserver.Kind{
-		Type: "jira", Main: "issues",
+		Type: "jira", Main: "issues", Probe: fakeserver.Probe{Entity: "projects"},
 		Start:       func(n int) fakeserver.Fake { return start(n) },
 		Credentials: map[string]any{"site": DefaultSite, "email": DefaultEmail, "api_token": DefaultAPIToken},
 		OAuth:       fakeserver.OAuthClient{ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, Inputs: map[string]string{"site": DefaultSite}},

@@ -7,7 +7,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // default data).
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "mailchimp", Main: "campaigns",
+		Type: "mailchimp", Main: "campaigns", Probe: fakeserver.Probe{Entity: "lists"},
 		Start: func(n int) fakeserver.Fake {
 			opts := []Option{}
 			if n > 0 {

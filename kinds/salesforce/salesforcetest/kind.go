@@ -7,7 +7,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // default data).
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "salesforce", Main: "accounts",
+		Type: "salesforce", Main: "accounts", Probe: fakeserver.Probe{Entity: "query", Params: map[string]any{"q": "SELECT Id FROM Account LIMIT 1"}},
 		Start: func(n int) fakeserver.Fake {
 			opts := []Option{WithAccounts(1000)}
 			if n > 0 {

@@ -7,7 +7,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // default data).
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "zendesk-support", Main: "tickets",
+		Type: "zendesk-support", Main: "tickets", Probe: fakeserver.Probe{Entity: "groups"},
 		Start: func(n int) fakeserver.Fake {
 			opts := []Option{}
 			if n > 0 {
