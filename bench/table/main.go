@@ -1,6 +1,6 @@
 // Command table runs every performance comparison of issue 8 and prints
 // one Markdown table: Tributary beside the best Go client of each vendor
-// (go-github, go-salesforce) and beside a plain net/http + encoding/json
+// (go-github, go-salesforce, go-jira: the peers list) and beside a plain net/http + encoding/json
 // loop for every kind, on the same fake pages in the same run, with the
 // download, prefetch and heap checks.
 //
@@ -84,13 +84,13 @@ func run(w io.Writer, root string, count int, benchtime string, long, check bool
 	// Each round runs every client once, so that a client and its
 	// comparison are measured minutes apart at most, not a whole -count
 	// apart: a busy machine then slows both.
-	var peers, kinds string
+	var peerOut, kinds string
 	for range count {
-		out, err := goTest(bench, nil, "-run", "^$", "-bench", "^Benchmark(GitHubIssues|SalesforceQuery)", "-benchtime", benchtime, "-count", "1", ".")
+		out, err := goTest(bench, nil, "-run", "^$", "-bench", peerPattern(), "-benchtime", benchtime, "-count", "1", ".")
 		if err != nil {
 			return err
 		}
-		peers += out
+		peerOut += out
 		out, err = goTest(root, nil, append([]string{"-run", "^$", "-bench", "^BenchmarkList", "-benchtime", benchtime, "-count", "1"}, kindPkgs...)...)
 		if err != nil {
 			return err
@@ -114,7 +114,7 @@ func run(w io.Writer, root string, count int, benchtime string, long, check bool
 		return err
 	}
 
-	b := parseBench(peers + kinds)
+	b := parseBench(peerOut + kinds)
 	var rows []row
 	peer := func(what, ours, theirs string, speed, allocs float64) {
 		t, p := b.median(ours, "records/s"), b.median(theirs, "records/s")
@@ -124,9 +124,9 @@ func run(w io.Writer, root string, count int, benchtime string, long, check bool
 			rows = append(rows, ratioRow(what+", allocs/record", t, p, allocs, false))
 		}
 	}
-	peer("GitHub issues, typed, vs go-github v92", "bench.GitHubIssuesTributaryTyped", "bench.GitHubIssuesGoGitHub", 2.5, 0.5)
-	peer("GitHub issues, pass-through Records, vs go-github v92", "bench.GitHubIssuesTributaryGeneric", "bench.GitHubIssuesGoGitHub", 5, 0)
-	peer("Salesforce SOQL, typed, vs go-salesforce v3", "bench.SalesforceQueryTributaryTyped", "bench.SalesforceQueryGoSalesforce", 3, 1.0/3)
+	for _, p := range peers {
+		peer(p.what, "bench."+p.walk+"Tributary"+p.ours, "bench."+p.walk+p.theirs, p.speed, p.allocs)
+	}
 	for _, k := range b.kinds() {
 		peer(k+", typed, vs net/http + encoding/json", k+".typed", k+".nethttp", 2, 0)
 	}
@@ -153,6 +153,36 @@ func run(w io.Writer, root string, count int, benchtime string, long, check bool
 		}
 	}
 	return nil
+}
+
+// peerComparison is one row of the peers' part of the table: the
+// benchmarks Benchmark<walk>Tributary<ours> and Benchmark<walk><theirs> of
+// the bench module, the same walk of the same fake, and the targets: at
+// least speed times the peer's records/s, at most allocs times its
+// allocations a record (0: not compared).
+type peerComparison struct {
+	what, walk, ours, theirs string
+	speed, allocs            float64
+}
+
+// peers are the comparisons with each vendor's most used Go client, where
+// the module proxy serves one (bench/*_test.go).
+var peers = []peerComparison{
+	{"GitHub issues, typed, vs go-github v92", "GitHubIssues", "Typed", "GoGitHub", 2.5, 0.5},
+	{"GitHub issues, pass-through Records, vs go-github v92", "GitHubIssues", "Generic", "GoGitHub", 5, 0},
+	{"Salesforce SOQL, typed, vs go-salesforce v3", "SalesforceQuery", "Typed", "GoSalesforce", 3, 1.0 / 3},
+	{"Jira issues, typed, vs go-jira v1.16", "JiraIssues", "Typed", "GoJira", 2, 0},
+}
+
+// peerPattern is the -bench pattern of every peer comparison's walks.
+func peerPattern() string {
+	var walks []string
+	for _, p := range peers {
+		if !slices.Contains(walks, p.walk) {
+			walks = append(walks, p.walk)
+		}
+	}
+	return "^Benchmark(" + strings.Join(walks, "|") + ")"
 }
 
 // goTest runs go test in dir and returns its output; a failing run is an
