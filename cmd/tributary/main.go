@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -40,6 +41,21 @@ func main() {
 // run executes the command line args and returns the process exit code.
 // Tests call it in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.LookupEnv, isTerminal: isTerminal}
+	a := &app{stdin: stdin, stdout: stdout, stderr: &lockedWriter{w: stderr}, getenv: os.LookupEnv, isTerminal: isTerminal}
 	return a.run(ctx, args)
+}
+
+// lockedWriter serializes the writes to w: the service's log lines, its
+// sandbox webhook receiver and the progress of syncs write to stderr from
+// several goroutines, each line in one Write.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -82,9 +82,12 @@ func (in invocation) run(t *testing.T, args ...string) result {
 	if in.stderr != nil {
 		errw = io.MultiWriter(&stderr, in.stderr)
 	}
-	a := &app{stdin: in.stdin, stdout: out, stderr: errw,
+	// As run does, stderr serialized: the service writes its log, and
+	// the sandbox's webhook receiver its events, from several goroutines.
+	lw := &lockedWriter{w: errw}
+	a := &app{stdin: in.stdin, stdout: out, stderr: lw,
 		getenv:     func(k string) (string, bool) { v, ok := in.env[k]; return v, ok },
-		isTerminal: func(w io.Writer) bool { return in.isTerminal && w == errw },
+		isTerminal: func(w io.Writer) bool { return in.isTerminal && w == lw },
 		// The fakes enforce no rate limit: at Zendesk's exports' 10
 		// requests a minute, each sync after the first would wait 6 s.
 		connOptions: []tributary.Option{tributary.WithoutPacing()}}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -718,7 +717,6 @@ type sandboxTransport struct {
 	a    *app
 	key  []byte
 	next http.RoundTripper
-	mu   sync.Mutex // stderr
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -754,8 +752,6 @@ func (t *sandboxTransport) receive(r *http.Request) int {
 	if json.Unmarshal(body, &p) != nil {
 		return http.StatusBadRequest
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	fmt.Fprintf(t.a.stderr, "tributary serve: --sandbox webhook received %s %s %s\n", id, p.Type, p.Data)
 	return http.StatusNoContent
 }

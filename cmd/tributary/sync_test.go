@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -503,18 +504,20 @@ func TestSyncPostgres(t *testing.T) {
 // during one.
 func TestSyncEvery(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "every.db")
-	// Ctrl-C after 3 s: between two rounds or during one (the page under
-	// way is written): exit 130 either way.
+	// Ctrl-C once the third round has begun (or after a minute, a hang
+	// guard): during a round or between two, exit 130 either way.
 	ctx, cancel := context.WithCancel(context.Background())
-	defer time.AfterFunc(3*time.Second, cancel).Stop()
+	defer time.AfterFunc(time.Minute, cancel).Stop()
+	out := &watchBuffer{cancel: cancel, after: "round 3 at "}
 	start := time.Now().UTC().Truncate(time.Second)
-	r := invocation{ctx: ctx}.run(t, "sync", "zendesk-support", "tickets", "groups", "--sandbox", "--store", db, "--every", "300ms")
+	r := invocation{ctx: ctx, stdout: out}.run(t, "sync", "zendesk-support", "tickets", "groups", "--sandbox", "--store", db, "--every", "300ms")
+	r.stdout = out.String()
 	if r.code != exitInterrupted || !strings.HasPrefix(r.stderr, "tributary: interrupted: ") {
 		t.Fatalf("exit %d, want %d (interrupted): %s", r.code, exitInterrupted, r.stderr)
 	}
 	rounds := strings.Count(r.stdout, "copy ")
 	if rounds < 2 {
-		t.Fatalf("%d rounds in 3s at --every 300ms:\n%s", rounds, r.stdout)
+		t.Fatalf("%d rounds before the third began at --every 300ms:\n%s", rounds, r.stdout)
 	}
 	stamps := regexp.MustCompile(`(?m)^round (\d+) at (\S+)$`).FindAllStringSubmatch(r.stdout, -1)
 	if len(stamps) < rounds {
@@ -534,6 +537,22 @@ func TestSyncEvery(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^zendesk-support/groups +full `).MatchString(r.stdout) {
 		t.Errorf("groups (no feed) are walked in full every round:\n%s", r.stdout)
 	}
+}
+
+// watchBuffer is a syncBuffer that calls cancel once after is written.
+type watchBuffer struct {
+	syncBuffer
+	cancel func()
+	after  string
+	once   sync.Once
+}
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	if strings.Contains(w.String(), w.after) {
+		w.once.Do(w.cancel)
+	}
+	return n, err
 }
 
 // TestSyncNeverDeletesWhatItDidNotRead: the reported data loss, through the
