@@ -177,7 +177,8 @@ func (s *Server) MostInFlight() int {
 }
 
 // SetResponseCache makes the API answer a GET it has answered before (same
-// URL, same Authorization) with the recorded response, without running the
+// URL, same Authorization), or a POST (same URL, Authorization and body:
+// a GraphQL query), with the recorded response, without running the
 // vendor handler again: benchmarks use it so that a page costs the fake
 // next to nothing and the clients' own costs show. Faults still apply.
 func (s *Server) SetResponseCache(on bool) {
@@ -201,12 +202,20 @@ func (s *Server) cached(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		on := s.cache != nil
-		var hit *cached
-		key := r.URL.RequestURI() + "\x00" + r.Header.Get("Authorization")
-		if on && r.Method == http.MethodGet {
-			hit = s.cache[key]
-		}
 		s.mu.Unlock()
+		cacheable := on && (r.Method == http.MethodGet || r.Method == http.MethodPost)
+		var hit *cached
+		key := r.Method + " " + r.URL.RequestURI() + "\x00" + r.Header.Get("Authorization")
+		if cacheable && r.Method == http.MethodPost {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			key += "\x00" + string(body)
+		}
+		if cacheable {
+			s.mu.Lock()
+			hit = s.cache[key]
+			s.mu.Unlock()
+		}
 		if hit != nil {
 			for k, v := range hit.header {
 				w.Header()[k] = v
@@ -215,7 +224,7 @@ func (s *Server) cached(h http.Handler) http.Handler {
 			_, _ = w.Write(hit.body)
 			return
 		}
-		if !on || r.Method != http.MethodGet {
+		if !cacheable {
 			h.ServeHTTP(w, r)
 			return
 		}
