@@ -631,7 +631,14 @@ func (c *Connector) CheckCredentials(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.readBody(ctx, "", "", resp)
+	body, err := c.readBody(ctx, "", "", resp)
+	if err == nil {
+		if be := c.bodyError("", "", resp, body); be != nil {
+			// A refusal inside a 2xx (GraphQL's errors[], Slack's
+			// ok:false) is a refusal.
+			return be
+		}
+	}
 	return err
 }
 

@@ -175,3 +175,24 @@ func TestRateLimitInBodyIsWaited(t *testing.T) {
 		}
 	})
 }
+
+// The credential check reads the kind's error rule too: credentials
+// refused inside a 200 are refused.
+func TestCheckCredentialsReadsErrorsInsideA200(t *testing.T) {
+	for body, want := range map[string]error{
+		`{"data":{"viewer":{"id":"u"}}}`: nil,
+		`{"data":null,"errors":[{"message":"Authentication required, not authenticated","extensions":{"code":"AUTHENTICATION_ERROR"}}]}`: tributary.ErrUnauthorized,
+	} {
+		k := gqlKind
+		k.Check = &engine.Route{Path: "/graphql", GraphQL: "query Viewer { viewer { id } }", Records: "data.viewer"}
+		c, err := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return reply(200, nil, body), nil
+		})})), DefaultBaseURL: "https://api.example.com", Auth: transport.Bearer(secret)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CheckCredentials(context.Background()); !errors.Is(err, want) || (want == nil) != (err == nil) {
+			t.Errorf("%s: %v, want %v", body, err, want)
+		}
+	}
+}
