@@ -92,6 +92,41 @@ func (h Handle[T, P]) Get(ctx context.Context, p Params) (T, error) {
 	return v, nil
 }
 
+// APISearch reads one page of the entity's api_search (the source's own
+// search), with p a params struct (as EncodeParams reads it) or Params.
+func (h Handle[T, P]) APISearch(ctx context.Context, p any) (*pagination.Page[T], error) {
+	params, err := EncodeParams(p)
+	if err != nil {
+		return nil, h.paramErr(ActionAPISearch, err)
+	}
+	page, err := h.Conn.APISearch(ctx, h.Entity, params)
+	if err != nil {
+		return nil, err
+	}
+	return decodePage[T](h, ActionAPISearch, page)
+}
+
+// APISearchAll yields every record the entity's api_search finds from p
+// on, decoded, following each page's Next.
+func (h Handle[T, P]) APISearchAll(ctx context.Context, p any) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		params, err := EncodeParams(p)
+		if err != nil {
+			yield(zero, h.paramErr(ActionAPISearch, err))
+			return
+		}
+		pg := pagination.New(map[string]any(params), func(ctx context.Context, params map[string]any) (*pagination.Page[T], error) {
+			return h.APISearch(ctx, Params(params))
+		})
+		for v, err := range pg.All(ctx) {
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 func decodePage[T, P any](h Handle[T, P], a Action, page *Page) (*pagination.Page[T], error) {
 	items := make([]T, len(page.Records))
 	for i, r := range page.Records {

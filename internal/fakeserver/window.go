@@ -24,6 +24,14 @@ type Window struct {
 // window, when the window ends, and whether the request is within the
 // limit (a refused request is not counted).
 func (w *Window) Take(now time.Time) (remaining int, reset time.Time, ok bool) {
+	return w.TakeN(now, 1)
+}
+
+// TakeN counts n units at now (a query's complexity points, for a
+// vendor that limits them): what is left in the window, when the window
+// ends, and whether the n units fit in what was left (units refused are
+// not counted).
+func (w *Window) TakeN(now time.Time, n int) (remaining int, reset time.Time, ok bool) {
 	if w.Limit <= 0 || w.Per <= 0 {
 		return 0, time.Time{}, true
 	}
@@ -33,10 +41,10 @@ func (w *Window) Take(now time.Time) (remaining int, reset time.Time, ok bool) {
 		w.start, w.used = start, 0
 	}
 	reset = w.start.Add(w.Per)
-	if w.used >= w.Limit {
-		return 0, reset, false
+	if w.used+n > w.Limit {
+		return w.Limit - w.used, reset, false
 	}
-	w.used++
+	w.used += n
 	return w.Limit - w.used, reset, true
 }
 
