@@ -16,6 +16,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/jira"
+	"github.com/tributary-dev/tributary/kinds/linear"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
@@ -54,6 +55,8 @@ func registry() map[string]kind {
 			config: intercom.ReplicationParams, replication: intercom.CheckReplicationConfig},
 		jira.Type: {open: jira.Open, catalogue: jira.Catalogue, oauth: jira.OAuthApp,
 			check: func(m map[string]any) error { _, err := jira.CredentialsFromMap(m); return err }},
+		linear.Type: {open: linear.Open, catalogue: linear.Catalogue, oauth: linear.OAuthApp,
+			check: func(m map[string]any) error { _, err := linear.CredentialsFromMap(m); return err }},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue, oauth: mailchimp.OAuthApp,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
 		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue, oauth: salesforce.OAuthApp,

@@ -42,6 +42,8 @@ func kindInfos() map[string]kindInfo {
 			"access_token; region us, eu or au"},
 		"jira": {"Jira Cloud REST API v3", []credField{p("site"), p("email"), s("api_token"), p("cloud_id"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret")},
 			"site, email + api_token; or cloud_id + access_token (+ refresh_token, client_id, client_secret)"},
+		"linear": {"Linear GraphQL API", []credField{s("api_key"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret")},
+			"api_key (personal API key), or access_token (+ refresh_token, client_id, client_secret)"},
 		"mailchimp": {"Mailchimp Marketing API 3.0", []credField{s("api_key"), s("access_token"), p("data_center")},
 			"api_key (data centre from its suffix), or access_token + data_center"},
 		"salesforce": {"Salesforce REST API", []credField{p("client_id"), s("client_secret"), s("refresh_token"), s("access_token"), p("instance_url"), p("login_url"), {name: "sandbox", bool: true}},

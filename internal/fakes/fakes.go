@@ -11,6 +11,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
+	"github.com/tributary-dev/tributary/kinds/linear/lineartest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
@@ -24,6 +25,7 @@ func All() []fakeserver.Kind {
 		hubspottest.Kind(),
 		intercomtest.Kind(),
 		jiratest.Kind(),
+		lineartest.Kind(),
 		mailchimptest.Kind(),
 		salesforcetest.Kind(),
 		zendesktest.Kind(),
