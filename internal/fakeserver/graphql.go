@@ -107,6 +107,9 @@ func (g *GraphQL) refused(err error) []*GraphQLError {
 	var ge *gqlerror.Error
 	if errors.As(err, &ge) {
 		e.Message = ge.Message
+		if len(ge.Path) > 0 { // a variable's: say which
+			e.Message = ge.Path.String() + ": " + ge.Message
+		}
 	}
 	return []*GraphQLError{e}
 }
@@ -294,8 +297,16 @@ func (c *GraphQLCall) writeObject(b *bytes.Buffer, f *ast.Field, m map[string]an
 }
 
 func writeString(b *bytes.Buffer, s string) {
-	e, _ := json.Marshal(s)
-	b.Write(e)
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			e, _ := json.Marshal(s)
+			b.Write(e)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 func writeScalar(b *bytes.Buffer, v any) {

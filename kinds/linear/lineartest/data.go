@@ -2,10 +2,13 @@ package lineartest
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +49,11 @@ type kind struct {
 	text  string
 	count int
 	table *fakeserver.Table[record]
+	// mu guards version, which every change moves on, and the cached
+	// orders of the unfiltered lists.
+	mu      sync.Mutex
+	version int
+	cache   map[string]ordering
 	// gen makes record i, created at created.
 	gen func(d *data, i int, created time.Time) record
 }
@@ -114,9 +122,23 @@ func (d *data) kind(name string) *kind { return d.byName[name] }
 // uuid is a stable id, Linear-shaped, of record i of an entity.
 func uuid(entity string, i int) string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%d", entity, i)
-	x := h.Sum64()
-	return fmt.Sprintf("%08x-%04x-4%03x-a%03x-%012x", uint32(x>>32), uint16(x>>16), x&0xfff, (x>>12)&0xfff, uint64(i)<<8|x&0xff)
+	h.Write([]byte(entity))
+	x := h.Sum64() ^ uint64(i)*0x9e3779b97f4a7c15
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], x)
+	binary.BigEndian.PutUint64(raw[8:], uint64(i))
+	raw[6], raw[8] = 0x40|raw[6]&0x0f, 0xa0|raw[8]&0x0f // version 4, variant
+	var out [36]byte
+	hex.Encode(out[:], raw[:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], raw[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], raw[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], raw[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], raw[10:])
+	return string(out[:])
 }
 
 // ref is a reference to record i of an entity (i modulo its count), read
@@ -149,12 +171,18 @@ func with(r, fields record) record {
 
 func pick[T any](list []T, i int) T { return list[i%len(list)] }
 
-func genTeam(_ *data, i int, created time.Time) record {
-	r := base("teams", i, created)
+// teamKey is the key of team i: ENG, DES, ..., ENG1, ...
+func teamKey(i int) string {
 	key := pick(teamKeys, i)
 	if i >= len(teamKeys) {
-		key += fmt.Sprint(i / len(teamKeys))
+		key += strconv.Itoa(i / len(teamKeys))
 	}
+	return key
+}
+
+func genTeam(_ *data, i int, created time.Time) record {
+	r := base("teams", i, created)
+	key := teamKey(i)
 	name := map[string]string{"ENG": "Engineering", "DES": "Design", "OPS": "Operations", "SUP": "Support", "MKT": "Marketing", "FIN": "Finance"}[pick(teamKeys, i)]
 	r = with(r, record{"name": name, "key": key, "displayName": name, "description": "The " + name + " team", "color": "#5e6ad2",
 		"icon": nil, "timezone": "Europe/Berlin", "visibility": "public", "cyclesEnabled": i%2 == 0, "cycleDuration": 2.0, "triageEnabled": i == 0})
@@ -220,7 +248,7 @@ func genIssue(d *data, i int, created time.Time) record {
 	r := base("issues", i, created)
 	teams := d.kind("teams").count
 	team := i % teams
-	key := genTeam(d, team, created)["key"].(string)
+	key := teamKey(team)
 	number := i/teams + 1
 	title := fmt.Sprintf("%s %s %d", pick(verbs, i), pick(words, i/7), i)
 	state := team*len(stateNames) + i%len(stateNames)

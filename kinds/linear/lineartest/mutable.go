@@ -60,6 +60,7 @@ func (s *Server) Create(entity string) (string, error) {
 		rec["trashed"] = nil
 	}
 	k.table.Put(rec["id"].(string), rec, now)
+	k.changed()
 	return rec["id"].(string), nil
 }
 
@@ -103,5 +104,13 @@ func (s *Server) change(entity, id string, fn func(record)) error {
 	if !live {
 		return fmt.Errorf("lineartest: no live %s %q", entity, id)
 	}
+	k.changed()
 	return nil
+}
+
+// changed moves the kind's version on: the cached orders are stale.
+func (k *kind) changed() {
+	k.mu.Lock()
+	k.version++
+	k.mu.Unlock()
 }

@@ -112,50 +112,23 @@ func (s *Server) connection(k *kind, args map[string]any, match func(record) boo
 		orderBy = "createdAt"
 	}
 	filter, _ := args["filter"].(map[string]any)
-	var rows []fakeserver.Row[record]
-	var ferr error
-	for _, r := range k.table.Rows(func(fakeserver.Row[record]) bool { return true }) {
-		if (r.Rec["archivedAt"] != nil && args["includeArchived"] != true) || (match != nil && !match(r.Rec)) {
-			continue
-		}
-		ok, err := matches(r.Rec, filter)
-		if err != nil {
-			ferr = err
-			break
-		}
-		if ok {
-			rows = append(rows, r)
-		}
+	rows, err := k.ordered(orderBy, args["includeArchived"] == true, filter, match, first...)
+	if err != nil {
+		return nil, invalid(err.Error())
 	}
-	if ferr != nil {
-		return nil, invalid(ferr.Error())
-	}
-	boost := func(r fakeserver.Row[record]) bool { return len(first) > 0 && first[0](r.Rec) }
-	slices.SortFunc(rows, func(a, b fakeserver.Row[record]) int {
-		if ba, bb := boost(a), boost(b); ba != bb {
-			if ba {
-				return -1
-			}
-			return 1
-		}
-		if c := strings.Compare(b.Rec[orderBy].(string), a.Rec[orderBy].(string)); c != 0 {
-			return c
-		}
-		return b.Seq - a.Seq
-	})
 	from := 0
 	if after, ok := args["after"].(string); ok && after != "" {
 		key, seq, ok := fromCursor(k.entity, orderBy, after)
 		if !ok {
 			return nil, invalid("Invalid cursor: " + after)
 		}
-		from = len(rows)
-		for i, r := range rows { // the first record past the cursor
-			if c := strings.Compare(r.Rec[orderBy].(string), key); c < 0 || (c == 0 && r.Seq < seq) {
-				from = i
-				break
+		// The first record past the cursor's.
+		from, _ = slices.BinarySearchFunc(rows, entry{key: key, seq: seq}, func(e, target entry) int {
+			if !target.before(e) {
+				return -1
 			}
-		}
+			return 1
+		})
 	}
 	page, next := fakeserver.PageOf(rows, from, int(n))
 	if n == 0 {
@@ -164,9 +137,9 @@ func (s *Server) connection(k *kind, args map[string]any, match func(record) boo
 	nodes := make([]record, len(page))
 	edges := make([]any, len(page))
 	var start, end any
-	for i, r := range page {
-		c := cursor(k.entity, orderBy, r.Rec[orderBy].(string), r.Seq)
-		nodes[i], edges[i] = r.Rec, record{"node": r.Rec, "cursor": c}
+	for i, e := range page {
+		c := cursor(k.entity, orderBy, e.key, e.seq)
+		nodes[i], edges[i] = e.rec, record{"node": e.rec, "cursor": c}
 		if i == 0 {
 			start = c
 		}
@@ -174,6 +147,77 @@ func (s *Server) connection(k *kind, args map[string]any, match func(record) boo
 	}
 	return record{"nodes": nodes, "edges": edges, "totalCount": float64(len(rows)),
 		"pageInfo": record{"hasNextPage": next >= 0, "hasPreviousPage": from > 0, "startCursor": start, "endCursor": end}}, nil
+}
+
+// entry is a record in a list's order.
+type entry struct {
+	key string // 1 for a boosted record (0 else), a space, the orderBy time as written
+	seq int
+	rec record
+}
+
+// before reports whether e comes before o: newest first (the boosted
+// first of all), ties in reverse creation order.
+func (e entry) before(o entry) bool {
+	if e.key != o.key {
+		return e.key > o.key
+	}
+	return e.seq > o.seq
+}
+
+// ordered returns the records of a list in its order. The order of an
+// unfiltered list is kept until the records change.
+func (k *kind) ordered(orderBy string, archived bool, filter map[string]any, match func(record) bool, boost ...func(record) bool) ([]entry, error) {
+	plain := filter == nil && match == nil && len(boost) == 0
+	cacheKey := fmt.Sprint(orderBy, archived)
+	k.mu.Lock()
+	if c, ok := k.cache[cacheKey]; plain && ok && c.version == k.version {
+		k.mu.Unlock()
+		return c.rows, nil
+	}
+	version := k.version
+	k.mu.Unlock()
+	var rows []entry
+	for _, r := range k.table.Rows(func(fakeserver.Row[record]) bool { return true }) {
+		if (r.Rec["archivedAt"] != nil && !archived) || (match != nil && !match(r.Rec)) {
+			continue
+		}
+		ok, err := matches(r.Rec, filter)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			b := "0 "
+			if len(boost) > 0 && boost[0](r.Rec) {
+				b = "1 "
+			}
+			rows = append(rows, entry{b + r.Rec[orderBy].(string), r.Seq, r.Rec})
+		}
+	}
+	slices.SortFunc(rows, func(a, b entry) int {
+		switch {
+		case a.before(b):
+			return -1
+		case b.before(a):
+			return 1
+		}
+		return 0
+	})
+	if plain {
+		k.mu.Lock()
+		if k.cache == nil {
+			k.cache = map[string]ordering{}
+		}
+		k.cache[cacheKey] = ordering{version, rows}
+		k.mu.Unlock()
+	}
+	return rows, nil
+}
+
+// ordering is a list's order at a version of its records.
+type ordering struct {
+	version int
+	rows    []entry
 }
 
 var comparators = map[string]bool{"eq": true, "neq": true, "gt": true, "gte": true, "lt": true, "lte": true, "in": true, "nin": true,
