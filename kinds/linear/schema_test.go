@@ -2,6 +2,7 @@ package linear_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -39,21 +40,29 @@ func linearSchema(t testing.TB) *ast.Schema {
 // Linear's server does before it answers.
 func validQuery(t testing.TB, query string, vars map[string]any) *ast.OperationDefinition {
 	t.Helper()
-	doc, errs := gqlparser.LoadQuery(linearSchema(t), query)
+	op, err := checkQuery(linearSchema(t), query, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+func checkQuery(schema *ast.Schema, query string, vars map[string]any) (*ast.OperationDefinition, error) {
+	doc, errs := gqlparser.LoadQuery(schema, query)
 	if errs != nil {
-		t.Fatalf("the schema refuses %q: %v", query, errs)
+		return nil, fmt.Errorf("the schema refuses %q: %v", query, errs)
 	}
 	if len(doc.Operations) != 1 {
-		t.Fatalf("%d operations in %q", len(doc.Operations), query)
+		return nil, fmt.Errorf("%d operations in %q", len(doc.Operations), query)
 	}
 	// Variables as they travel: JSON.
 	b, _ := json.Marshal(vars)
 	var decoded map[string]any
 	_ = json.Unmarshal(b, &decoded)
-	if _, err := validator.VariableValues(linearSchema(t), doc.Operations[0], decoded); err != nil {
-		t.Fatalf("the schema refuses the variables %s of %q: %v", b, query, err)
+	if _, err := validator.VariableValues(schema, doc.Operations[0], decoded); err != nil {
+		return nil, fmt.Errorf("the schema refuses the variables %s of %q: %v", b, query, err)
 	}
-	return doc.Operations[0]
+	return doc.Operations[0], nil
 }
 
 // Every query of the catalogue (each list, get and api_search, and the
