@@ -45,6 +45,12 @@ type spec struct {
 	extra      []param             // list params besides the connection's own
 	extraVars  []engine.GraphQLVar // their GraphQL types
 	fields     []field             // searchable fields of related records
+	// feedSet are params the feed adds (users: the suspended too, as
+	// deletions).
+	feedSet tributary.Params
+	// outright: Linear deletes the records outright (no archive, no
+	// trash): the feed cannot show it, a daily sweep of the ids does.
+	outright bool
 }
 
 func specs() []spec {
@@ -62,19 +68,19 @@ func specs() []spec {
 			list: "teams", get: "team", op: "Team", filterType: "TeamFilter"},
 		{name: "users", doc: "Users of the workspace (type User).", record: User{},
 			list: "users", get: "user", op: "User", filterType: "UserFilter",
-			extra:     []param{{Name: "includeDisabled", Type: tributary.TypeBoolean, Default: false, Doc: "include deactivated users"}},
-			extraVars: []engine.GraphQLVar{{Name: "includeDisabled", Type: "Boolean"}}},
+			extra:     []param{{Name: "includeDisabled", Type: tributary.TypeBoolean, Default: false, Doc: "include suspended (disabled) users"}},
+			extraVars: []engine.GraphQLVar{{Name: "includeDisabled", Type: "Boolean"}}, feedSet: tributary.Params{"includeDisabled": true}},
 		{name: "comments", doc: "Comments on issues, project updates and documents (type Comment).", record: Comment{},
-			list: "comments", get: "comment", op: "Comment", filterType: "CommentFilter",
+			list: "comments", get: "comment", op: "Comment", filterType: "CommentFilter", outright: true,
 			fields: []field{ref("user.id", "the author's user id")}},
 		{name: "workflow_states", doc: "Workflow states of every team (type WorkflowState).", record: WorkflowState{},
 			list: "workflowStates", get: "workflowState", op: "WorkflowState", filterType: "WorkflowStateFilter", fields: team},
 		{name: "cycles", doc: "Cycles of every team (type Cycle).", record: Cycle{},
 			list: "cycles", get: "cycle", op: "Cycle", filterType: "CycleFilter", fields: team},
 		{name: "labels", doc: "Issue labels, of the workspace and of teams (type IssueLabel).", record: Label{},
-			list: "issueLabels", get: "issueLabel", op: "IssueLabel", filterType: "IssueLabelFilter", fields: team},
+			list: "issueLabels", get: "issueLabel", op: "IssueLabel", filterType: "IssueLabelFilter", fields: team, outright: true},
 		{name: "attachments", doc: "Attachments: links of issues to pull requests, documents, tickets (type Attachment).", record: Attachment{},
-			list: "attachments", get: "attachment", op: "Attachment", filterType: "AttachmentFilter",
+			list: "attachments", get: "attachment", op: "Attachment", filterType: "AttachmentFilter", outright: true,
 			fields: []field{ref("issue.id", "the issue's id"), ref("issue.identifier", "the issue's identifier (ENG-123)")}},
 	}
 }
@@ -112,7 +118,7 @@ func catalogue() []engine.Entity {
 			Entity: tributary.Entity{Name: s.name, Doc: s.doc, Actions: []action{list, get, search},
 				Params:     map[action][]param{list: params, get: {idParam}, search: tributary.SearchParams()},
 				Searchable: engine.MergeFields(engine.FieldsOf(s.record), s.fields),
-				Feed:       feed()},
+				Feed:       feed(s.feedSet, s.outright)},
 			Routes: map[action][]engine.Route{
 				list: {{Path: graphqlPath, GraphQL: engine.GraphQLQuery(s.op+"s", s.list, vars, engine.RelayNodes(sel)),
 					Records: "data." + s.list + ".nodes", Paging: relay}},
@@ -165,12 +171,18 @@ func kind() *engine.Kind {
 	}
 }
 
+// SweepEvery is how long a copy of comments, attachments or labels goes
+// between two sweeps of their ids: Linear deletes those outright, which
+// no feed shows.
+const SweepEvery = 24 * time.Hour
+
 // feed is the change feed of every entity: its list ordered by updatedAt
 // (newest first), filtered on updatedAt after since (and the copy's own
-// filter), archived records included: those, and trashed issues, are
-// deletions.
-func feed() *tributary.Feed {
-	return &tributary.Feed{
+// filter), archived records included: those, trashed ones and suspended
+// users are deletions. set are params it adds; outright adds the daily
+// sweep of the ids of records Linear deletes outright.
+func feed(set tributary.Params, outright bool) *tributary.Feed {
+	f := &tributary.Feed{
 		Doc:     "the list ordered by updatedAt, filter {updatedAt: {gt: since}}, includeArchived: true; archived and trashed records are deletions",
 		Changed: "updatedAt", Overlap: FeedOverlap, Deleted: deleted,
 		Params: func(base tributary.Params, since time.Time) tributary.Params {
@@ -179,6 +191,7 @@ func feed() *tributary.Feed {
 				p = tributary.Params{}
 			}
 			delete(p, "after")
+			maps.Copy(p, set)
 			p["orderBy"], p["includeArchived"] = "updatedAt", true
 			if !since.IsZero() {
 				f := map[string]any{"updatedAt": map[string]any{"gt": since.UTC().Format("2006-01-02T15:04:05.000Z")}}
@@ -190,14 +203,33 @@ func feed() *tributary.Feed {
 			return p
 		},
 	}
+	if len(set) > 0 {
+		f.Doc += "; suspended users too (includeDisabled), as deletions"
+	}
+	if outright {
+		f.Doc += "; records deleted outright found by a daily sweep of the ids"
+		f.Sweep = &tributary.Sweep{Every: SweepEvery, Settle: FeedOverlap, Params: func(base tributary.Params) tributary.Params {
+			p := maps.Clone(base)
+			if p == nil {
+				p = tributary.Params{}
+			}
+			delete(p, "after")
+			p["first"] = MaxFirst
+			return p
+		}}
+	}
+	return f
 }
 
-// deleted reports whether a record is archived, or a trashed issue.
+// deleted reports whether a record is archived, trashed (an issue or a
+// project) or a suspended user (active false).
 func deleted(r tributary.Record) bool {
 	if raw, ok := r.Lookup("archivedAt"); ok && !jsonx.IsNull(raw) {
 		return true
 	}
-	raw, ok := r.Lookup("trashed")
+	raw, _ := r.Lookup("trashed")
 	trashed, _ := jsonx.Bool(raw)
-	return ok && trashed
+	raw, ok := r.Lookup("active")
+	active, isBool := jsonx.Bool(raw)
+	return trashed || (ok && isBool && !active)
 }

@@ -52,11 +52,12 @@ func TestRateLimitedIsWaited(t *testing.T) {
 	}
 }
 
-// A copy of issues and comments: trashed issues are not in it; an issue
-// deleted (trashed) and a comment archived at Linear become deletions at
-// the next sync, read from the feed (updatedAt after the checkpoint,
-// archived included), in one request each.
-func TestArchivedAndTrashedAreTombstoned(t *testing.T) {
+// A copy of issues, projects, cycles and users: trashed issues are not in
+// it; an issue and a project deleted (trashed), a cycle archived and a
+// user suspended at Linear become deletions at the next sync, read from
+// the feed (updatedAt after the checkpoint, archived and suspended
+// included), in one request each.
+func TestArchivedTrashedAndSuspendedAreTombstoned(t *testing.T) {
 	ctx := context.Background()
 	s := lineartest.New()
 	defer s.Close()
@@ -66,7 +67,8 @@ func TestArchivedAndTrashedAreTombstoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	first, err := r.Sync(ctx, "issues", "comments")
+	entities := []string{"issues", "projects", "cycles", "users"}
+	first, err := r.Sync(ctx, entities...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,16 +80,16 @@ func TestArchivedAndTrashedAreTombstoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Clock().Advance(10 * time.Minute)
-	issue, comment := s.IDs("issues")[7], s.IDs("comments")[3]
-	if err := s.Delete("issues", issue); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Delete("comments", comment); err != nil {
-		t.Fatal(err)
+	gone := map[string]string{}
+	for _, e := range entities {
+		gone[e] = s.IDs(e)[1]
+		if err := s.Delete(e, gone[e]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.Clock().Advance(time.Minute)
 	s.ResetRequests()
-	rep, err := r.Sync(ctx, "issues", "comments")
+	rep, err := r.Sync(ctx, entities...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,14 +105,14 @@ func TestArchivedAndTrashedAreTombstoned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Changes) != 1 || page.Changes[0].Op != store.OpDelete || page.Changes[0].ID != issue {
+	if len(page.Changes) != 1 || page.Changes[0].Op != store.OpDelete || page.Changes[0].ID != gone["issues"] {
 		t.Errorf("changes %+v", page.Changes)
 	}
 	// The feed's request: the copy's page size, ordered by updatedAt,
 	// archived records included, changed after the checkpoint less the
-	// overlap.
+	// overlap; suspended users too.
 	bodies := sent(t, s)
-	if len(bodies) != 2 {
+	if len(bodies) != len(entities) {
 		t.Fatalf("%d requests", len(bodies))
 	}
 	vars := bodies[0].Variables
@@ -122,6 +124,47 @@ func TestArchivedAndTrashedAreTombstoned(t *testing.T) {
 	if want := first.Entities[0].Since.Add(-linear.FeedOverlap).Format("2006-01-02T15:04:05.000Z"); gt != want {
 		t.Errorf("updatedAt gt %q, want the checkpoint %v less the overlap", gt, first.Entities[0].Since)
 	}
+	if v := bodies[3].Variables; v["includeDisabled"] != true || v["includeArchived"] != true {
+		t.Errorf("users' feed variables %v", v)
+	}
+}
+
+// Linear deletes comments (attachments, labels) outright: no feed shows
+// it. A sweep of the ids, once a day (the first walk counts as one), finds
+// the comment gone and keeps it as a deletion; between sweeps the copy
+// still holds it.
+func TestDeletedOutrightIsSwept(t *testing.T) {
+	s := lineartest.New(lineartest.WithClock(fakeserver.NewRealClock()))
+	defer s.Close()
+	realNow := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(realNow)) // the bubble's clock starts in 2000
+		ctx := context.Background()
+		c := open(t, s, tributary.WithHTTPClient(&http.Client{Transport: s.Transport()}))
+		r, err := replica.Open(ctx, c, replica.SQLite(t.TempDir()+"/copy.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if _, err := r.Sync(ctx, "comments"); err != nil {
+			t.Fatal(err)
+		}
+		id := s.IDs("comments")[4]
+		if err := s.Delete("comments", id); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Hour)
+		rep, err := r.Sync(ctx, "comments")
+		if e := rep.Entities[0]; err != nil || e.Deleted != 0 || e.Swept != nil || r.Len("comments") != 200 {
+			t.Fatalf("an hour later: %+v %v", e, err)
+		}
+		time.Sleep(linear.SweepEvery)
+		rep, err = r.Sync(ctx, "comments")
+		e := rep.Entities[0]
+		if err != nil || e.Deleted != 1 || e.Swept == nil || e.Swept.Requests != 1 || e.Swept.Live != 199 || r.Len("comments") != 199 {
+			t.Fatalf("a day later: %+v %+v %v", e, e.Swept, err)
+		}
+	})
 }
 
 // The feed keeps a caller's own filter, and-ed with its time filter.

@@ -150,8 +150,8 @@ func (d *data) ref(entity string, i int) any {
 	}
 	id := uuid(entity, i%k.count)
 	return func() any {
-		if r, ok := k.table.Get(id); ok {
-			return r.Rec
+		if r, ok := k.table.Live(id); ok {
+			return r
 		}
 		return nil
 	}

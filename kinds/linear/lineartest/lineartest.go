@@ -39,9 +39,12 @@
 //
 // Records change while a test runs (Server implements fakeserver.Mutable):
 // Create, Update and Delete at the fake's clock (WithClock). Delete does
-// what Linear does: an issue is trashed (trashed true, archivedAt set), any
-// other record archived; both stay visible with includeArchived, which is
-// how a change feed sees deletions.
+// what Linear's delete mutations do: an issue or a project is trashed
+// (trashed true, archivedAt set) and a team, cycle or workflow state
+// archived, all of them still listed with includeArchived, which is how a
+// change feed sees them; a user is suspended (active false, listed with
+// includeDisabled); a comment, an attachment or a label is deleted
+// outright, gone from every answer.
 //
 // Simplifications: lists page forward only (last and before are refused);
 // searchIssues matches its term as a substring of titles and descriptions

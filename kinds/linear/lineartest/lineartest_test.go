@@ -314,3 +314,47 @@ func TestKindStartsTheIssuesAsked(t *testing.T) {
 		f.Close()
 	}
 }
+
+// Delete does what Linear's delete mutations do: a user is suspended
+// (listed only with includeDisabled), a comment is gone from every answer,
+// a cycle is archived.
+func TestDeleteAsLinearDoes(t *testing.T) {
+	s := lineartest.New()
+	defer s.Close()
+	user, comment, cycle := s.IDs("users")[2], s.IDs("comments")[2], s.IDs("cycles")[0]
+	for e, id := range map[string]string{"users": user, "comments": comment, "cycles": cycle} {
+		if err := s.Delete(e, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(e, id); err == nil {
+			t.Errorf("%s deleted twice", e)
+		}
+	}
+	count := func(q string) int {
+		a := post(t, s, lineartest.DefaultAPIKey, q, nil)
+		var conn struct {
+			Nodes []struct {
+				ID string `json:"id"`
+			} `json:"nodes"`
+		}
+		for _, raw := range a.Data {
+			_ = json.Unmarshal(raw, &conn)
+		}
+		return len(conn.Nodes)
+	}
+	if a, b := count(`{ users { nodes { id } } }`), count(`{ users(includeDisabled: true) { nodes { id active } } }`); a != 7 || b != 8 {
+		t.Errorf("users: %d listed, %d with the disabled", a, b)
+	}
+	if a, b := count(`{ comments(first: 250) { nodes { id } } }`), count(`{ comments(first: 250, includeArchived: true) { nodes { id } } }`); a != 199 || b != 199 {
+		t.Errorf("comments: %d, %d with the archived", a, b)
+	}
+	if a := post(t, s, lineartest.DefaultAPIKey, `query Q($id: String) { comment(id: $id) { id } }`, map[string]any{"id": comment}); code(a) != "INPUT_ERROR" {
+		t.Errorf("a deleted comment: %+v", a.Errors)
+	}
+	if a, b := count(`{ cycles { nodes { id } } }`), count(`{ cycles(includeArchived: true) { nodes { id archivedAt } } }`); a != 8 || b != 9 {
+		t.Errorf("cycles: %d, %d with the archived", a, b)
+	}
+	if ids := s.IDs("users"); len(ids) != 7 {
+		t.Errorf("live users %d", len(ids))
+	}
+}

@@ -27,8 +27,8 @@ func (s *Server) mutable(entity string) (*kind, error) {
 	return k, nil
 }
 
-// IDs returns the ids of an entity's live records (neither archived nor
-// trashed), in creation order.
+// IDs returns the ids of an entity's live records (neither archived,
+// trashed, deleted nor suspended), in creation order.
 func (s *Server) IDs(entity string) []string {
 	k, err := s.mutable(entity)
 	if err != nil {
@@ -36,7 +36,7 @@ func (s *Server) IDs(entity string) []string {
 	}
 	var out []string
 	for _, r := range k.table.Rows(nil) {
-		if r.Rec["archivedAt"] == nil {
+		if r.Rec["archivedAt"] == nil && r.Rec["active"] != false {
 			out = append(out, r.ID)
 		}
 	}
@@ -70,15 +70,33 @@ func (s *Server) Update(entity, id string) error {
 	return s.change(entity, id, func(r record) { r[s.d.kind(entity).text] = fmt.Sprint(r[s.d.kind(entity).text], " (edited)") })
 }
 
-// Delete deletes a record as Linear does: an issue goes to the trash
-// (trashed, archived), another record is archived; updatedAt moves to
-// now, and the record stays visible with includeArchived.
+// Delete deletes a record as Linear does: an issue or a project goes to
+// the trash (trashed, archived), a comment, an attachment or a label is
+// deleted outright (gone from every list and get), a user is suspended
+// (active false: listed only with includeDisabled), another record is
+// archived. updatedAt moves to now.
 func (s *Server) Delete(entity, id string) error {
+	if entity == "comments" || entity == "attachments" || entity == "labels" {
+		k, err := s.mutable(entity)
+		if err != nil {
+			return err
+		}
+		if r, ok := k.table.Live(id); !ok || r["archivedAt"] != nil {
+			return fmt.Errorf("lineartest: no live %s %q", entity, id)
+		}
+		k.table.Delete(id, s.clock.Now())
+		k.changed()
+		return nil
+	}
 	return s.change(entity, id, func(r record) {
-		r["archivedAt"] = r["updatedAt"]
-		if entity == "issues" {
+		switch entity {
+		case "users":
+			r["active"] = false
+			return
+		case "issues", "projects":
 			r["trashed"] = true
 		}
+		r["archivedAt"] = r["updatedAt"]
 	})
 }
 
@@ -92,7 +110,7 @@ func (s *Server) change(entity, id string, fn func(record)) error {
 	now := s.clock.Now()
 	live := false
 	k.table.Update(id, now, func(r *record) {
-		if (*r)["archivedAt"] != nil {
+		if (*r)["archivedAt"] != nil || (*r)["active"] == false {
 			return
 		}
 		live = true

@@ -29,11 +29,11 @@ func (s *Server) resolve(call *fakeserver.GraphQLCall, f *ast.Field, args map[st
 		return s.connection(k, args, nil)
 	}
 	id, _ := args["id"].(string)
-	if r, ok := k.table.Get(id); ok && id != "" {
-		return r.Rec, nil
+	if r, ok := k.table.Live(id); ok && id != "" {
+		return r, nil
 	}
 	if k.entity == "issues" && id != "" { // an issue by its identifier
-		for _, r := range k.table.Rows(func(fakeserver.Row[record]) bool { return true }) {
+		for _, r := range k.table.Rows(nil) {
 			if r.Rec["identifier"] == id {
 				return r.Rec, nil
 			}
@@ -112,7 +112,7 @@ func (s *Server) connection(k *kind, args map[string]any, match func(record) boo
 		orderBy = "createdAt"
 	}
 	filter, _ := args["filter"].(map[string]any)
-	rows, err := k.ordered(orderBy, args["includeArchived"] == true, filter, match, first...)
+	rows, err := k.ordered(orderBy, args["includeArchived"] == true, args["includeDisabled"] == true, filter, match, first...)
 	if err != nil {
 		return nil, invalid(err.Error())
 	}
@@ -167,9 +167,9 @@ func (e entry) before(o entry) bool {
 
 // ordered returns the records of a list in its order. The order of an
 // unfiltered list is kept until the records change.
-func (k *kind) ordered(orderBy string, archived bool, filter map[string]any, match func(record) bool, boost ...func(record) bool) ([]entry, error) {
+func (k *kind) ordered(orderBy string, archived, disabled bool, filter map[string]any, match func(record) bool, boost ...func(record) bool) ([]entry, error) {
 	plain := filter == nil && match == nil && len(boost) == 0
-	cacheKey := fmt.Sprint(orderBy, archived)
+	cacheKey := fmt.Sprint(orderBy, archived, disabled)
 	k.mu.Lock()
 	if c, ok := k.cache[cacheKey]; plain && ok && c.version == k.version {
 		k.mu.Unlock()
@@ -178,8 +178,8 @@ func (k *kind) ordered(orderBy string, archived bool, filter map[string]any, mat
 	version := k.version
 	k.mu.Unlock()
 	var rows []entry
-	for _, r := range k.table.Rows(func(fakeserver.Row[record]) bool { return true }) {
-		if (r.Rec["archivedAt"] != nil && !archived) || (match != nil && !match(r.Rec)) {
+	for _, r := range k.table.Rows(nil) {
+		if (r.Rec["archivedAt"] != nil && !archived) || (r.Rec["active"] == false && !disabled) || (match != nil && !match(r.Rec)) {
 			continue
 		}
 		ok, err := matches(r.Rec, filter)
