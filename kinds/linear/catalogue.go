@@ -91,7 +91,7 @@ func connection(filterType string) ([]param, []engine.GraphQLVar) {
 			{Name: "first", Type: tributary.TypeInteger, Min: tributary.Bound(1), Max: tributary.Bound(MaxFirst), Default: 50, PageSize: true,
 				Doc: "records per page, 1 to 250 (Linear's default 50)"},
 			{Name: "after", Type: tributary.TypeString, Doc: "paging cursor: the previous page's pageInfo.endCursor"},
-			{Name: "filter", Type: tributary.TypeObject, Doc: "Linear's " + filterType + ", e.g. {\"updatedAt\": {\"gt\": \"2026-01-01T00:00:00Z\"}}"},
+			{Name: "filter", Type: tributary.TypeObject, Doc: "Linear's " + filterType + " as JSON: {\"team\": {\"key\": {\"eq\": \"ENG\"}}}, {\"updatedAt\": {\"gt\": \"2026-01-01T00:00:00Z\"}}"},
 			{Name: "orderBy", Type: tributary.TypeString, Enum: []string{"createdAt", "updatedAt"}, Default: "createdAt",
 				Doc: "the order of the records, newest first: by creation or by last change"},
 			{Name: "includeArchived", Type: tributary.TypeBoolean, Default: false, Doc: "include archived records (and trashed issues)"},
@@ -132,7 +132,7 @@ func catalogue() []engine.Entity {
 			e.Params[apiSearch] = append([]param{
 				{Name: "term", Type: tributary.TypeString, Required: true, Doc: "the text searched in the issues' titles and descriptions (and comments, with includeComments)"},
 				{Name: "includeComments", Type: tributary.TypeBoolean, Default: false, Doc: "search the issues' comments too"},
-				{Name: "teamId", Type: tributary.TypeString, Doc: "only the issues of this team (its id): they are ranked first"},
+				{Name: "teamId", Type: tributary.TypeString, Doc: "the id of a team whose issues are ranked first"},
 			}, sp...)
 			e.Routes[apiSearch] = []engine.Route{{Path: graphqlPath, Records: "data.searchIssues.nodes", Paging: relay,
 				GraphQL: engine.GraphQLQuery("SearchIssues", "searchIssues", append([]engine.GraphQLVar{
