@@ -72,7 +72,7 @@ func (g *GraphQL) Parse(body []byte) (*GraphQLCall, []*GraphQLError) {
 	if err != nil {
 		return nil, g.refused(err)
 	}
-	if errs := validator.Validate(g.Schema, doc); len(errs) > 0 {
+	if errs := validator.ValidateWithRules(g.Schema, doc, nil); len(errs) > 0 {
 		out := make([]*GraphQLError, len(errs))
 		for i, e := range errs {
 			out[i] = g.refused(e)[0]

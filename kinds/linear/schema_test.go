@@ -48,7 +48,7 @@ func validQuery(t testing.TB, query string, vars map[string]any) *ast.OperationD
 }
 
 func checkQuery(schema *ast.Schema, query string, vars map[string]any) (*ast.OperationDefinition, error) {
-	doc, errs := gqlparser.LoadQuery(schema, query)
+	doc, errs := gqlparser.LoadQueryWithRules(schema, query, nil)
 	if errs != nil {
 		return nil, fmt.Errorf("the schema refuses %q: %v", query, errs)
 	}
