@@ -92,6 +92,12 @@ func (h Handle[T, P]) Get(ctx context.Context, p Params) (T, error) {
 	return v, nil
 }
 
+// GetID reads the record whose get param "id" is id (the get of most
+// entities: Get with Params{"id": id}).
+func (h Handle[T, P]) GetID(ctx context.Context, id string) (T, error) {
+	return h.Get(ctx, Params{"id": id})
+}
+
 // APISearch reads one page of the entity's api_search (the source's own
 // search), with p a params struct (as EncodeParams reads it) or Params.
 func (h Handle[T, P]) APISearch(ctx context.Context, p any) (*pagination.Page[T], error) {

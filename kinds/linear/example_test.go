@@ -31,7 +31,7 @@ func Example() {
 	}
 	fmt.Println("more:", page.Meta["pageInfo"].(map[string]any)["hasNextPage"])
 
-	is, err := c.Issues().Get(ctx, "ENG-1")
+	is, err := c.Issues().GetID(ctx, "ENG-1")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -42,25 +42,10 @@ type SearchParams struct {
 	ListParams
 }
 
-// Entity is a typed handle on one entity: List, Pager and All from the
-// embedded tributary.Handle, and Get by id.
-type Entity[T, P any] struct {
-	tributary.Handle[T, P]
-}
-
-// Get reads the record with this id (an issue also by its identifier,
-// ENG-123).
-func (e Entity[T, P]) Get(ctx context.Context, id string) (T, error) {
-	return e.Handle.Get(ctx, tributary.Params{"id": id})
-}
-
-func entity[T, P any](c *Client, name string) Entity[T, P] {
-	return Entity[T, P]{Handle: tributary.Handle[T, P]{Conn: c, Entity: name}}
-}
-
-// IssueEntity is the typed handle on issues, with Linear's search.
+// IssueEntity is the typed handle on issues, with Linear's search. Its
+// GetID takes an issue's id or its identifier (ENG-123).
 type IssueEntity struct {
-	Entity[Issue, ListParams]
+	tributary.Handle[Issue, ListParams]
 }
 
 // Search reads one page of Linear's issue search (api_search).
@@ -73,39 +58,50 @@ func (e IssueEntity) SearchAll(ctx context.Context, p SearchParams) iter.Seq2[Is
 	return e.APISearchAll(ctx, p)
 }
 
+// handle is the typed handle on an entity: List, Pager, All, and GetID.
+func handle[T, P any](c *Client, name string) tributary.Handle[T, P] {
+	return tributary.Handle[T, P]{Conn: c, Entity: name}
+}
+
 // Issues is the typed handle on issues.
-func (c *Client) Issues() IssueEntity { return IssueEntity{entity[Issue, ListParams](c, "issues")} }
+func (c *Client) Issues() IssueEntity { return IssueEntity{handle[Issue, ListParams](c, "issues")} }
 
 // Projects is the typed handle on projects.
-func (c *Client) Projects() Entity[Project, ListParams] {
-	return entity[Project, ListParams](c, "projects")
+func (c *Client) Projects() tributary.Handle[Project, ListParams] {
+	return handle[Project, ListParams](c, "projects")
 }
 
 // Teams is the typed handle on teams.
-func (c *Client) Teams() Entity[Team, ListParams] { return entity[Team, ListParams](c, "teams") }
+func (c *Client) Teams() tributary.Handle[Team, ListParams] {
+	return handle[Team, ListParams](c, "teams")
+}
 
 // Users is the typed handle on users.
-func (c *Client) Users() Entity[User, UserListParams] {
-	return entity[User, UserListParams](c, "users")
+func (c *Client) Users() tributary.Handle[User, UserListParams] {
+	return handle[User, UserListParams](c, "users")
 }
 
 // Comments is the typed handle on comments.
-func (c *Client) Comments() Entity[Comment, ListParams] {
-	return entity[Comment, ListParams](c, "comments")
+func (c *Client) Comments() tributary.Handle[Comment, ListParams] {
+	return handle[Comment, ListParams](c, "comments")
 }
 
 // WorkflowStates is the typed handle on workflow_states.
-func (c *Client) WorkflowStates() Entity[WorkflowState, ListParams] {
-	return entity[WorkflowState, ListParams](c, "workflow_states")
+func (c *Client) WorkflowStates() tributary.Handle[WorkflowState, ListParams] {
+	return handle[WorkflowState, ListParams](c, "workflow_states")
 }
 
 // Cycles is the typed handle on cycles.
-func (c *Client) Cycles() Entity[Cycle, ListParams] { return entity[Cycle, ListParams](c, "cycles") }
+func (c *Client) Cycles() tributary.Handle[Cycle, ListParams] {
+	return handle[Cycle, ListParams](c, "cycles")
+}
 
 // Labels is the typed handle on labels.
-func (c *Client) Labels() Entity[Label, ListParams] { return entity[Label, ListParams](c, "labels") }
+func (c *Client) Labels() tributary.Handle[Label, ListParams] {
+	return handle[Label, ListParams](c, "labels")
+}
 
 // Attachments is the typed handle on attachments.
-func (c *Client) Attachments() Entity[Attachment, ListParams] {
-	return entity[Attachment, ListParams](c, "attachments")
+func (c *Client) Attachments() tributary.Handle[Attachment, ListParams] {
+	return handle[Attachment, ListParams](c, "attachments")
 }

@@ -165,7 +165,7 @@ func TestEveryEntity(t *testing.T) {
 		n, err := f()
 		check("typed list", n, err)
 	}
-	is, err := c.Issues().Get(ctx, "ENG-2")
+	is, err := c.Issues().GetID(ctx, "ENG-2")
 	if err != nil || is.Identifier != "ENG-2" || is.Team.Key != "ENG" || is.State.Name == "" {
 		t.Errorf("issue by identifier: %+v %v", is, err)
 	}

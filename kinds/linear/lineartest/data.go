@@ -1,10 +1,8 @@
 package lineartest
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -23,17 +21,6 @@ var epoch = time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
 func stamp(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-// marshal encodes v as Linear does, without escaping <, > and &.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
 
 // record is one record as the fake keeps it: its fields by their GraphQL
 // names; a related record is a func() any that reads it when selected.

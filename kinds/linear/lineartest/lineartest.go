@@ -57,6 +57,7 @@ package lineartest
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -245,7 +246,7 @@ func notFound(typeName string) *fakeserver.GraphQLError {
 }
 
 func writeErrors(w http.ResponseWriter, status int, errs ...*fakeserver.GraphQLError) {
-	b, _ := marshal(map[string]any{"errors": errs})
+	b, _ := json.Marshal(map[string]any{"errors": errs})
 	fakeserver.WriteJSON(w, status, b)
 }
 
@@ -391,7 +392,7 @@ func complexity(call *fakeserver.GraphQLCall, set ast.SelectionSet, times float6
 // stops working.
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, code, desc string) {
-		b, _ := marshal(map[string]string{"error": code, "error_description": desc})
+		b, _ := json.Marshal(map[string]string{"error": code, "error_description": desc})
 		fakeserver.WriteJSON(w, status, b)
 	}
 	if r.Method != http.MethodPost || r.ParseForm() != nil {
@@ -417,7 +418,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		delete(s.refresh, f.Get("refresh_token"))
 		s.mu.Unlock()
-		b, _ := marshal(s.mint())
+		b, _ := json.Marshal(s.mint())
 		fakeserver.WriteJSON(w, http.StatusOK, b)
 	}
 }

@@ -1,6 +1,7 @@
 package lineartest
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"slices"
@@ -331,18 +332,8 @@ func order(v, w any) int {
 	}
 	if vf, ok := v.(float64); ok {
 		if wf, ok := w.(float64); ok {
-			return cmpFloat(vf, wf)
+			return cmp.Compare(vf, wf)
 		}
 	}
 	return strings.Compare(vs, ws)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
