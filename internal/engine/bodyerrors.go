@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strings"
@@ -53,6 +54,12 @@ var ErrInBody = errors.New("the source reported the failure in the answer's body
 // find reads the failure a body reports, if any: the vendor's code, its
 // message, and the sentinel the rule maps it to (nil: not mapped).
 func (r *ErrorRule) find(body []byte) (code, msg string, sentinel error, failed bool) {
+	if first, _, _ := strings.Cut(r.OK+r.List, "."); !bytes.Contains(body, []byte(`"`+first+`"`)) && !bytes.Contains(body, []byte(`\u`)) {
+		// A body that never spells the member's name (nor a \u escape,
+		// which could spell it) has no such member: a page of records is
+		// not walked once more to find that out.
+		return "", "", nil, false
+	}
 	var at []byte
 	switch {
 	case r.OK != "":

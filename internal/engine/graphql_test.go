@@ -110,6 +110,8 @@ func TestErrorsInsideA200(t *testing.T) {
 		{`{"data":null,"errors":[{"message":"Entity not found: Issue","extensions":{"code":"INVALID_INPUT"}}]}`, tributary.ErrNotFound, "INVALID_INPUT", "Entity not found: Issue"},
 		{`{"errors":[{"message":"Authentication required, not authenticated","extensions":{"code":"AUTHENTICATION_ERROR"}},{"message":"again","extensions":{"code":"X"}}]}`, tributary.ErrUnauthorized, "AUTHENTICATION_ERROR", "Authentication required, not authenticated; again"},
 		{`{"errors":[{"message":"something odd","extensions":{"code":"INTERNAL"}}]}`, tributary.ErrUnexpectedResponse, "INTERNAL", "something odd"},
+		// The member's name spelled with an escape is the same member.
+		{`{"data":{"issue":null},"\u0065rrors":[{"message":"Entity not found: Issue","extensions":{"code":"INVALID_INPUT"}}]}`, tributary.ErrNotFound, "INVALID_INPUT", "Entity not found: Issue"},
 	} {
 		conn := openGQL(t, roundTripFunc(func(r *http.Request) (*http.Response, error) { return reply(200, nil, c.body), nil }))
 		_, err := conn.Get(context.Background(), "issues", tributary.Params{"id": "x"})

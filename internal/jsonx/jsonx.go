@@ -354,11 +354,31 @@ func Split(body []byte, spec Spec) (Page, error) {
 	if i >= len(body) || body[i] != '{' {
 		return p, expect(body, i, fmt.Sprintf("an object with an array under %q", key))
 	}
+	p, end, shape, err := splitObject(body, i, key, drop)
+	if err != nil {
+		return Page{}, err
+	}
+	if j := skipWS(body, end); j != len(body) {
+		return Page{}, syntaxErr(j, "data after the top-level value")
+	}
+	if shape != nil {
+		return Page{}, shape
+	}
+	if !p.Found && spec.Required {
+		return Page{}, &shapeError{expected: fmt.Sprintf("an array under %q", key), got: memberList(p.Fields)}
+	}
+	return p, nil
+}
+
+// splitObject splits the object at body[i] ('{'): the records array under
+// key, split where it stands, the other members kept as Fields. It returns
+// the offset past the object and, apart from a syntax error, the shape
+// error of a key whose value is neither an array nor null.
+func splitObject(body []byte, i int, key, drop string) (p Page, end int, shape, err error) {
 	p.Fields = make(map[string][]byte, 8)
-	var shape error
 	// One pass: the records array is split where it stands, not first
 	// skipped as a member and then split again.
-	end, err := members(body, i, func(ks, ke, vs int) (int, error) {
+	end, err = members(body, i, func(ks, ke, vs int) (int, error) {
 		k, err := unescapeKey(body, ks, ke)
 		if err != nil {
 			return 0, err
@@ -384,46 +404,81 @@ func Split(body []byte, spec Spec) (Page, error) {
 			return ve, err
 		}
 	})
+	return p, end, shape, err
+}
+
+// splitNested is Split of a Key that is a dot path, in one pass over the
+// body: the objects on the path are walked into where they stand (a
+// GraphQL answer's data, its connection), every other value validated as
+// it is skipped, and the object that holds the last step split.
+func splitNested(body []byte, spec Spec, dot int) (Page, error) {
+	outer, key := spec.Key[:dot], spec.Key[dot+1:]
+	var (
+		p     Page
+		shape error
+		at    = -1 // where the innermost object starts; -1: not reached
+	)
+	i := skipWS(body, 0)
+	if i >= len(body) {
+		return Page{}, validate(body)
+	}
+	end, err := descend(body, i, 1, strings.Split(outer, "."), func(j int) (int, error) {
+		at = j
+		if body[j] != '{' {
+			return skipValue(body, j, 1)
+		}
+		var end int
+		var err error
+		p, end, shape, err = splitObject(body, j, key, spec.Drop)
+		return end, err
+	})
 	if err != nil {
 		return Page{}, err
 	}
 	if j := skipWS(body, end); j != len(body) {
 		return Page{}, syntaxErr(j, "data after the top-level value")
 	}
-	if shape != nil {
-		return Page{}, shape
-	}
-	if !p.Found && spec.Required {
-		return Page{}, &shapeError{expected: fmt.Sprintf("an array under %q", key), got: memberList(p.Fields)}
-	}
-	return p, nil
-}
-
-// splitNested is Split of a Key that is a dot path: the whole body is
-// validated, then the object that holds the last step is split.
-func splitNested(body []byte, spec Spec, dot int) (Page, error) {
-	outer := spec.Key[:dot]
-	if err := validate(body); err != nil {
-		return Page{}, err
-	}
-	inner, ok := Lookup(body, strings.Split(outer, ".")...)
-	if !ok || IsNull(inner) {
+	if at < 0 || body[at] != '{' {
+		if at >= 0 && body[at] != 'n' {
+			return Page{}, &shapeError{expected: fmt.Sprintf("an object under %q", outer), got: describe(body, at)}
+		}
 		if spec.Required {
 			return Page{}, &shapeError{expected: fmt.Sprintf("an object under %q", outer), got: describePath(body, outer)}
 		}
 		return Page{}, nil
 	}
-	if inner[0] != '{' {
-		return Page{}, &shapeError{expected: fmt.Sprintf("an object under %q", outer), got: describe(inner, 0)}
+	if shape != nil {
+		se := shape.(*shapeError)
+		se.expected = fmt.Sprintf("an array under %q", spec.Key)
+		return Page{}, se
 	}
-	sub := spec
-	sub.Key = spec.Key[dot+1:]
-	p, err := Split(inner, sub)
-	var se *shapeError
-	if errors.As(err, &se) {
-		se.expected = strings.Replace(se.expected, fmt.Sprintf("%q", sub.Key), fmt.Sprintf("%q", spec.Key), 1)
+	if !p.Found && spec.Required {
+		return Page{}, &shapeError{expected: fmt.Sprintf("an array under %q", spec.Key), got: memberList(p.Fields)}
 	}
-	return p, err
+	return p, nil
+}
+
+// descend walks the value at data[i] and returns the offset past it,
+// calling at, which must return the offset past the value it starts at,
+// for the value at path within it (objects only); a value that is not an
+// object, or has no member of the path's next name, is skipped.
+func descend(data []byte, i, depth int, path []string, at func(j int) (int, error)) (int, error) {
+	if len(path) == 0 {
+		return at(i)
+	}
+	if data[i] != '{' {
+		return skipValue(data, i, depth)
+	}
+	return members(data, i, func(ks, ke, vs int) (int, error) {
+		k, err := unescapeKey(data, ks, ke)
+		if err != nil {
+			return 0, err
+		}
+		if string(k) != path[0] || vs >= len(data) {
+			return skipValue(data, vs, depth+1)
+		}
+		return descend(data, vs, depth+1, path[1:], at)
+	})
 }
 
 // validate checks that data holds exactly one valid JSON value.
