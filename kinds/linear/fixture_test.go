@@ -1,9 +1,12 @@
 package linear_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fixture"
 	"github.com/tributary-dev/tributary/kinds/linear"
+	"github.com/tributary-dev/tributary/kinds/linear/lineartest"
 )
 
 const fixtures = "../../testdata/linear"
@@ -185,4 +189,60 @@ func conformsType(f *ast.Field, t *ast.Type, v any, path string) []string {
 		return []string{fmt.Sprintf("%s: %v is not a %s", path, v, t.NamedType)}
 	}
 	return nil
+}
+
+// The fake answers every query of the catalogue as Linear's schema says:
+// the data of each list, get, search and credential check is exactly what
+// the query selects, typed as the schema types it, null only where the
+// schema allows (archived issues included).
+func TestFakeAnswersConformToLinearsSchema(t *testing.T) {
+	s := lineartest.New()
+	defer s.Close()
+	c := open(t, s)
+	ctx := context.Background()
+	for _, e := range c.Entities() {
+		if _, err := c.List(ctx, e.Name, tributary.Params{"first": 250, "includeArchived": true}); err != nil {
+			t.Fatal(err)
+		}
+		page, err := c.List(ctx, e.Name, tributary.Params{"first": 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := page.Records[0].StringAt("id")
+		if _, err := c.Get(ctx, e.Name, tributary.Params{"id": id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.APISearch(ctx, "issues", tributary.Params{"term": "a", "includeComments": true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckCredentials(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bodies := sent(t, s)
+	if len(bodies) != 9*3+2 {
+		t.Fatalf("%d requests", len(bodies))
+	}
+	for _, b := range bodies {
+		raw, _ := json.Marshal(map[string]any{"query": b.Query, "variables": b.Variables})
+		var answer struct {
+			Data   any             `json:"data"`
+			Errors json.RawMessage `json:"errors"`
+		}
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/graphql", bytes.NewReader(raw))
+		req.Header.Set("Authorization", lineartest.DefaultAPIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&answer)
+		resp.Body.Close()
+		if err != nil || answer.Errors != nil {
+			t.Fatalf("%v %s", err, answer.Errors)
+		}
+		op := validQuery(t, b.Query, b.Variables)
+		for _, msg := range conforms(op.SelectionSet, answer.Data, "data") {
+			t.Errorf("%s: %s", op.Name, msg)
+		}
+	}
 }
