@@ -1,68 +1,37 @@
 package linear_test
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"sync"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/vendorspec"
 	"github.com/tributary-dev/tributary/kinds/linear"
+	"github.com/tributary-dev/tributary/kinds/linear/lineartest"
 )
 
-// schemaPath is Linear's own schema (linear/linear@8335e09a,
-// packages/sdk/src/schema.graphql, MIT), byte for byte.
-const schemaPath = "../../testdata/vendor-specs/linear/schema.graphql"
-
-var loadSchema = sync.OnceValues(func() (*ast.Schema, error) {
-	b, err := os.ReadFile(schemaPath)
-	if err != nil {
-		return nil, err
-	}
-	return gqlparser.LoadSchema(&ast.Source{Name: "schema.graphql", Input: string(b)})
-})
-
-func linearSchema(t testing.TB) *ast.Schema {
+// linearSpec is Linear's own schema (linear/linear@8335e09a,
+// packages/sdk/src/schema.graphql, MIT) in testdata/vendor-specs, byte
+// for byte, against which every query the client sends is checked.
+func linearSpec(t testing.TB) *vendorspec.Schema {
 	t.Helper()
-	s, err := loadSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return vendorspec.GraphQL(t, "linear")
 }
 
 // validQuery checks a query and its variables against Linear's schema, as
-// Linear's server does before it answers.
+// Linear's server does before it answers, and returns the operation
+// (parsed with the fake's copy of the schema, which
+// TestEmbeddedSchemaIsLinears keeps identical).
 func validQuery(t testing.TB, query string, vars map[string]any) *ast.OperationDefinition {
 	t.Helper()
-	op, err := checkQuery(linearSchema(t), query, vars)
-	if err != nil {
-		t.Fatal(err)
+	linearSpec(t).ValidateQuery(t, query, vars)
+	doc, errs := gqlparser.LoadQueryWithRules(lineartest.Schema(), query, nil)
+	if errs != nil || len(doc.Operations) != 1 {
+		t.Fatalf("%q: %v", query, errs)
 	}
-	return op
-}
-
-func checkQuery(schema *ast.Schema, query string, vars map[string]any) (*ast.OperationDefinition, error) {
-	doc, errs := gqlparser.LoadQueryWithRules(schema, query, nil)
-	if errs != nil {
-		return nil, fmt.Errorf("the schema refuses %q: %v", query, errs)
-	}
-	if len(doc.Operations) != 1 {
-		return nil, fmt.Errorf("%d operations in %q", len(doc.Operations), query)
-	}
-	// Variables as they travel: JSON.
-	b, _ := json.Marshal(vars)
-	var decoded map[string]any
-	_ = json.Unmarshal(b, &decoded)
-	if _, err := validator.VariableValues(schema, doc.Operations[0], decoded); err != nil {
-		return nil, fmt.Errorf("the schema refuses the variables %s of %q: %v", b, query, err)
-	}
-	return doc.Operations[0], nil
+	return doc.Operations[0]
 }
 
 // Every query of the catalogue (each list, get and api_search, and the
