@@ -528,7 +528,11 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 	var err error
 	for n := 0; ; n++ {
 		err = RetryBody(ctx, policy, attempt)
-		if !c.throttledInBody(ctx, err, n, policy) {
+		again, werr := c.throttledInBody(ctx, err, n, policy)
+		if werr != nil {
+			err = werr // the context ended during the wait
+		}
+		if !again {
 			break
 		}
 	}
@@ -547,27 +551,31 @@ func (c *Connector) read(ctx context.Context, entity string, a tributary.Action,
 // body of a 200 or 400, as GraphQL's RATELIMITED), within the retry
 // policy: at most p.MaxRetries more attempts, each after the answer's
 // reset (or the backoff) when it is no longer than p.MaxRateLimitWait and
-// ends before ctx's deadline. It reports whether to try again.
-func (c *Connector) throttledInBody(ctx context.Context, err error, n int, p tributary.RetryPolicy) bool {
+// ends before ctx's deadline. It reports whether to try again, and the
+// context's error when ctx ended during the wait.
+func (c *Connector) throttledInBody(ctx context.Context, err error, n int, p tributary.RetryPolicy) (bool, error) {
 	var te *tributary.Error
 	if err == nil || !errors.As(err, &te) || !errors.Is(te.Err, tributary.ErrRateLimited) || !errors.Is(te.Cause, ErrInBody) ||
 		te.StatusCode == http.StatusTooManyRequests || te.StatusCode >= 500 || n >= p.MaxRetries {
-		return false
+		return false, nil
 	}
 	wait := te.RetryAfter
 	if wait <= 0 {
 		wait = backoff(p, n)
 	}
 	if p.MaxRateLimitWait > 0 && wait > p.MaxRateLimitWait {
-		return false
+		return false, nil
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
-		return false
+		return false, nil
 	}
 	// The transport counted an error status with a reset signal as
 	// throttled already; a 2xx, or a 400 without one, it did not.
 	c.client.NoteRetry(te.StatusCode < 400 || te.RetryAfter <= 0)
-	return sleep(ctx, wait) == nil
+	if err := sleep(ctx, wait); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // RetryBody runs attempt (one request and the reading of its answer), and

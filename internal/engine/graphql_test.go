@@ -198,3 +198,25 @@ func TestCheckCredentialsReadsErrorsInsideA200(t *testing.T) {
 		}
 	}
 }
+
+// A wait for a rate limit reported in the body ends with the context: the
+// call returns the context's error, not the rate limit it was waiting out.
+func TestRateLimitInBodyWaitIsCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		c := openGQL(t, roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			n++
+			reset := time.Now().Add(30 * time.Second).UnixMilli()
+			return reply(400, http.Header{"X-Ratelimit-Requests-Remaining": {"0"}, "X-Ratelimit-Requests-Reset": {strconv.FormatInt(reset, 10)}},
+				`{"errors":[{"message":"Rate limit exceeded","extensions":{"code":"RATELIMITED"}}]}`), nil
+		}))
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Second, cancel)
+		start := time.Now()
+		_, err := c.Get(ctx, "issues", tributary.Params{"id": "x"})
+		var te *tributary.Error
+		if !errors.Is(err, context.Canceled) || !errors.As(err, &te) || te.Entity != "issues" || time.Since(start) != time.Second || n != 1 {
+			t.Errorf("after %v and %d requests: %#v", time.Since(start), n, err)
+		}
+	})
+}
