@@ -120,9 +120,9 @@ func catalogue() []engine.Entity {
 				Searchable: engine.MergeFields(engine.FieldsOf(s.record), s.fields),
 				Feed:       feed(s.feedSet, s.outright)},
 			Routes: map[action][]engine.Route{
-				list: {{Path: graphqlPath, GraphQL: engine.GraphQLQuery(s.op+"s", s.list, vars, engine.RelayNodes(sel)),
+				list: {{Method: "POST", Path: graphqlPath, GraphQL: engine.GraphQLQuery(s.op+"s", s.list, vars, engine.RelayNodes(sel)),
 					Records: "data." + s.list + ".nodes", Paging: relay}},
-				get: {{Path: graphqlPath, GraphQL: engine.GraphQLQuery(s.op, s.get, []engine.GraphQLVar{{Name: "id", Type: "String!"}}, sel),
+				get: {{Method: "POST", Path: graphqlPath, GraphQL: engine.GraphQLQuery(s.op, s.get, []engine.GraphQLVar{{Name: "id", Type: "String!"}}, sel),
 					Records: "data." + s.get}},
 			},
 		}
@@ -134,7 +134,7 @@ func catalogue() []engine.Entity {
 				{Name: "includeComments", Type: tributary.TypeBoolean, Default: false, Doc: "search the issues' comments too"},
 				{Name: "teamId", Type: tributary.TypeString, Doc: "the id of a team whose issues are ranked first"},
 			}, sp...)
-			e.Routes[apiSearch] = []engine.Route{{Path: graphqlPath, Records: "data.searchIssues.nodes", Paging: relay,
+			e.Routes[apiSearch] = []engine.Route{{Method: "POST", Path: graphqlPath, Records: "data.searchIssues.nodes", Paging: relay,
 				GraphQL: engine.GraphQLQuery("SearchIssues", "searchIssues", append([]engine.GraphQLVar{
 					{Name: "term", Type: "String!"}, {Name: "includeComments", Type: "Boolean"}, {Name: "teamId", Type: "String"}}, sv...),
 					engine.RelayNodes(sel))}}
@@ -167,7 +167,7 @@ func kind() *engine.Kind {
 			{Limit: "X-RateLimit-Complexity-Limit", Remaining: "X-RateLimit-Complexity-Remaining", Reset: "X-RateLimit-Complexity-Reset", Unit: engine.ResetEpochMillis},
 		},
 		// The user the credentials act as.
-		Check: &engine.Route{Path: graphqlPath, GraphQL: engine.GraphQLQuery("Viewer", "viewer", nil, "id"), Records: "data.viewer"},
+		Check: &engine.Route{Method: "POST", Path: graphqlPath, GraphQL: engine.GraphQLQuery("Viewer", "viewer", nil, "id"), Records: "data.viewer"},
 	}
 }
 
