@@ -26,6 +26,10 @@ type Kind struct {
 	Credentials map[string]any
 	// OAuth is the OAuth app the fake's token endpoint accepts.
 	OAuth OAuthClient
+	// RateLimitStatus is the status of the fake's rate-limit answer (the
+	// vendor's, the one Faults inject) when it is not 429: Linear answers
+	// RATELIMITED in errors[] with a 400.
+	RateLimitStatus int
 	// Limited, when set, starts a fake whose Main entity holds n records
 	// and which enforces the vendor's rate limit, scaled to limit requests
 	// per per, on clock c, announcing its budget as the vendor does: a

@@ -223,7 +223,7 @@ func kindCases() []kindCase {
 // its fake's description (internal/fakes): its main entity, walked with no
 // params, one record a page for the light request.
 func defaultCase(k fakeserver.Kind) kindCase {
-	kc := kindCase{typ: k.Type, entity: k.Main, idPath: "id", lightEntity: k.Main, light: tributary.Params{},
+	kc := kindCase{typ: k.Type, entity: k.Main, idPath: "id", lightEntity: k.Main, light: tributary.Params{}, rateLimitStatus: k.RateLimitStatus,
 		start: func(t testing.TB, n int) fake {
 			f := k.Start(n)
 			register(t, f)

@@ -22,6 +22,8 @@ func Kind() fakeserver.Kind {
 		Start:       func(n int) fakeserver.Fake { return sized(n) },
 		Credentials: map[string]any{"api_key": DefaultAPIKey},
 		OAuth:       fakeserver.OAuthClient{ClientID: DefaultClientID, ClientSecret: DefaultClientSecret},
+		// RATELIMITED comes in errors[] with a 400.
+		RateLimitStatus: 400,
 		Limited: func(c *fakeserver.Clock, n, limit int, per time.Duration) fakeserver.Fake {
 			return sized(n, WithClock(c), WithRateLimit(limit, limit*10_000, per))
 		},
