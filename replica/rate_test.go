@@ -152,19 +152,21 @@ func rateCases() []rateCase {
 	}}
 	// Every other kind whose fake can enforce its vendor's limit
 	// (fakeserver.Kind.Limited): 20 requests a second, kept to from the
-	// budget the fake announces, over its main entity's copy.
+	// budget the fake announces, over its main entity's copy: 3,000
+	// records, or 30 of the fake's pages when they are larger than 100.
 	for _, k := range fakes.All() {
 		if k.Limited == nil || slices.ContainsFunc(out, func(rc rateCase) bool { return rc.kc.kind == k.Type }) {
 			continue
 		}
+		n := max(3000, 30*k.PageSize)
 		out = append(out, rateCase{name: k.Type, limit: 20, per: sec,
 			start: func(c *fakeserver.Clock) (rateFake, string, func() int) {
-				f := k.Limited(c, 3000, 20, sec)
+				f := k.Limited(c, n, 20, sec)
 				return f, f.BaseURL(), nil
 			},
 			kc:     kindCase{kind: k.Type, creds: k.Credentials},
 			off:    []tributary.Option{tributary.WithSetting(k.Type+".budget_pacing", "false")},
-			entity: k.Main, want: 3000,
+			entity: k.Main, want: int64(n),
 		})
 	}
 	return out

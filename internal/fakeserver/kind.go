@@ -22,6 +22,11 @@ type Kind struct {
 	// Start starts a fake whose Main entity holds n records (0: the
 	// fake's default data).
 	Start func(n int) Fake
+	// PageSize is the most records of Main one page of the fake holds when
+	// a copy walks it, when that is more than 100 (Linear's 250): the
+	// suites that need a walk of many requests (rate budgets, incremental
+	// cost) size the fake by it. 0: 100 or fewer.
+	PageSize int
 	// Credentials are the credentials object the fake accepts.
 	Credentials map[string]any
 	// OAuth is the OAuth app the fake's token endpoint accepts.

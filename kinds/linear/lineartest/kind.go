@@ -20,6 +20,7 @@ func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
 		Type: "linear", Main: "issues",
 		Start:       func(n int) fakeserver.Fake { return sized(n) },
+		PageSize:    MaxFirst,
 		Credentials: map[string]any{"api_key": DefaultAPIKey},
 		OAuth:       fakeserver.OAuthClient{ClientID: DefaultClientID, ClientSecret: DefaultClientSecret},
 		// RATELIMITED comes in errors[] with a 400.
