@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -318,4 +319,70 @@ func TestOAuthApp(t *testing.T) {
 	}
 }
 
-var _ = fakeserver.Mutable(nil)
+// Linear rotates refresh tokens: each refresh spends the one it used. Two
+// connectors opened with the same OAuth credentials, as two processes of
+// a service would, share a token store (tributary.WithTokenStore): round
+// after round of expired access tokens, every call succeeds, each round
+// costs one refresh and no refresh token is presented twice. Without the
+// store, the second connector presents the refresh token the first spent,
+// and Linear refuses it.
+func TestRotatingRefreshTokensAcrossProcesses(t *testing.T) {
+	const rounds = 3
+	run := func(t *testing.T, store tributary.TokenStore) (*lineartest.Server, []error) {
+		s := lineartest.New()
+		t.Cleanup(s.Close)
+		var errs []error
+		var conns []*linear.Client
+		for range 2 {
+			c, err := linear.New(linear.Credentials{RefreshToken: lineartest.DefaultRefreshToken,
+				ClientID: lineartest.DefaultClientID, ClientSecret: lineartest.DefaultClientSecret},
+				tributary.WithBaseURL(s.URL), fast, tributary.WithTokenStore(store))
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+		for range rounds {
+			for _, c := range conns {
+				if _, err := c.List(context.Background(), "teams", nil); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			s.ExpireAccessTokens()
+		}
+		return s, errs
+	}
+	t.Run("shared store", func(t *testing.T) {
+		s, errs := run(t, &fakeserver.TokenStore{})
+		if len(errs) > 0 {
+			t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+		}
+		presented := map[string]int{}
+		for _, r := range s.Requests() {
+			if r.Path == "/oauth/token" {
+				form, _ := url.ParseQuery(string(r.Body))
+				presented[form.Get("refresh_token")]++
+			}
+		}
+		if len(presented) != rounds {
+			t.Errorf("%d refresh tokens presented in %d rounds, want one a round: %v", len(presented), rounds, presented)
+		}
+		for rt, n := range presented {
+			if n != 1 {
+				t.Errorf("refresh token %s presented %d times", rt, n)
+			}
+		}
+	})
+	t.Run("without a store the second connector fails", func(t *testing.T) {
+		_, errs := run(t, nil)
+		if len(errs) == 0 {
+			t.Fatal("no call failed: the test cannot tell a shared refresh from two")
+		}
+		if !errors.Is(errs[0], tributary.ErrUnauthorized) {
+			t.Errorf("failure %v, want ErrUnauthorized", errs[0])
+		}
+		if !strings.Contains(errs[0].Error(), "invalid_grant") {
+			t.Errorf("failure %v, want Linear's invalid_grant", errs[0])
+		}
+	})
+}
