@@ -63,3 +63,12 @@ func ReadCredentials(kind string, m map[string]any, fields ...CredentialField) e
 	}
 	return nil
 }
+
+// Redacted is how a kind's Credentials.Format prints a secret: `""` when
+// it is empty (so that a missing field shows), [REDACTED] otherwise.
+func Redacted(secret string) string {
+	if secret == "" {
+		return `""`
+	}
+	return "[REDACTED]"
+}

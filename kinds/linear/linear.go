@@ -71,12 +71,7 @@ type Credentials struct {
 
 // Format prints the credentials with every secret redacted.
 func (c Credentials) Format(f fmt.State, _ rune) {
-	red := func(s string) string {
-		if s == "" {
-			return `""`
-		}
-		return "[REDACTED]"
-	}
+	red := engine.Redacted
 	fmt.Fprintf(f, "linear.Credentials{APIKey: %s, AccessToken: %s, RefreshToken: %s, ClientID: %q, ClientSecret: %s}",
 		red(c.APIKey), red(c.AccessToken), red(c.RefreshToken), c.ClientID, red(c.ClientSecret))
 }
