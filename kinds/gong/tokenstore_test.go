@@ -8,37 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/oauth2"
-
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 )
-
-// sharedStore is an in-memory tributary.TokenStore: one saved token under a
-// mutex, as a database row under a lock is for several processes.
-type sharedStore struct {
-	mu    sync.Mutex
-	saved *oauth2.Token
-}
-
-func (s *sharedStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh func(context.Context, string) (*oauth2.Token, error)) (*oauth2.Token, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.saved != nil && s.saved.Valid() && (stale == nil || stale.AccessToken != s.saved.AccessToken) {
-		return s.saved, nil
-	}
-	rt := ""
-	if s.saved != nil {
-		rt = s.saved.RefreshToken
-	}
-	tok, err := refresh(ctx, rt)
-	if err != nil {
-		return nil, err
-	}
-	s.saved = tok
-	return tok, nil
-}
 
 // Two connectors opened with the same Gong credentials, as two service
 // processes would, share one token store. Gong's refresh tokens are
@@ -87,7 +61,7 @@ func TestTokenStoreSharesRefreshesBetweenConnectors(t *testing.T) {
 	}
 
 	t.Run("shared store", func(t *testing.T) {
-		shared, customer, conns, rot := open(t, &sharedStore{})
+		shared, customer, conns, rot := open(t, &fakeserver.TokenStore{})
 		for round := range rounds {
 			if errs := lists(conns); len(errs) > 0 {
 				t.Fatalf("round %d: %d calls failed, first: %v", round, len(errs), errs[0])

@@ -9,10 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/oauth2"
-
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/connect"
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/jira"
 	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
@@ -99,31 +98,6 @@ func TestOAuthPicksTheSitesCloudID(t *testing.T) {
 	}
 }
 
-// sharedStore is an in-memory tributary.TokenStore: one saved token under
-// a mutex, as a database row under a lock is for several processes.
-type sharedStore struct {
-	mu    sync.Mutex
-	saved *oauth2.Token
-}
-
-func (s *sharedStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh func(context.Context, string) (*oauth2.Token, error)) (*oauth2.Token, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.saved != nil && s.saved.Valid() && (stale == nil || stale.AccessToken != s.saved.AccessToken) {
-		return s.saved, nil
-	}
-	rt := ""
-	if s.saved != nil {
-		rt = s.saved.RefreshToken
-	}
-	tok, err := refresh(ctx, rt)
-	if err != nil {
-		return nil, err
-	}
-	s.saved = tok
-	return tok, nil
-}
-
 // Atlassian's refresh tokens rotate: each refresh spends the one it used.
 // Two connectors opened with the same credentials, as two processes of a
 // service would, share a token store: round after round of expired access
@@ -166,7 +140,7 @@ func TestRotatingRefreshTokensAcrossProcesses(t *testing.T) {
 		return srv, errs
 	}
 	t.Run("shared store", func(t *testing.T) {
-		srv, errs := run(t, &sharedStore{})
+		srv, errs := run(t, &fakeserver.TokenStore{})
 		if len(errs) > 0 {
 			t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
 		}
