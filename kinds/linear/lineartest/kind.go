@@ -18,7 +18,7 @@ func Kind() fakeserver.Kind {
 		return New(opts...)
 	}
 	return fakeserver.Kind{
-		Type: "linear", Main: "issues",
+		Type: "linear", Main: "issues", Probe: fakeserver.Probe{Entity: "teams"},
 		Start:       func(n int) fakeserver.Fake { return sized(n) },
 		PageSize:    MaxFirst,
 		Credentials: map[string]any{"api_key": DefaultAPIKey},
