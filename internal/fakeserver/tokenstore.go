@@ -2,6 +2,9 @@ package fakeserver
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/url"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -37,4 +40,29 @@ func (s *TokenStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh f
 	}
 	s.saved = tok
 	return tok, nil
+}
+
+// CheckRotatedRefreshes checks the refresh_token grants the fake's token
+// endpoint at tokenPath received against what a vendor whose refresh
+// tokens rotate accepts from connectors that share a TokenStore: one
+// refresh token presented in each of rounds rounds of expired access
+// tokens, none presented twice. It returns what differs, or nil.
+func (s *Server) CheckRotatedRefreshes(tokenPath string, rounds int) error {
+	presented := map[string]int{}
+	for _, r := range s.Requests() {
+		if r.Path == tokenPath {
+			form, _ := url.ParseQuery(string(r.Body))
+			presented[form.Get("refresh_token")]++
+		}
+	}
+	var errs []error
+	if len(presented) != rounds {
+		errs = append(errs, fmt.Errorf("%d refresh tokens presented in %d rounds, want one a round: %v", len(presented), rounds, presented))
+	}
+	for rt, n := range presented {
+		if n != 1 {
+			errs = append(errs, fmt.Errorf("refresh token %s presented %d times", rt, n))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -3,7 +3,6 @@ package gong_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -68,20 +67,8 @@ func TestTokenStoreSharesRefreshesBetweenConnectors(t *testing.T) {
 			}
 			customer.ExpireAccessTokens()
 		}
-		presented := map[string]int{}
-		for _, r := range customer.Requests() {
-			if r.Path == gongtest.TokenPath {
-				form, _ := url.ParseQuery(string(r.Body))
-				presented[form.Get("refresh_token")]++
-			}
-		}
-		if len(presented) != rounds {
-			t.Errorf("%d refresh tokens presented in %d rounds, want one a round: %v", len(presented), rounds, presented)
-		}
-		for rt, n := range presented {
-			if n != 1 {
-				t.Errorf("refresh token %s presented %d times", rt, n)
-			}
+		if err := customer.CheckRotatedRefreshes(gongtest.TokenPath, rounds); err != nil {
+			t.Error(err)
 		}
 		if toks := rot.all(); len(toks) != rounds {
 			t.Errorf("WithTokenRefresh saw %d tokens, want %d", len(toks), rounds)
