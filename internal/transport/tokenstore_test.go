@@ -15,33 +15,21 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
 
-// memStore is the test's TokenStore: one saved token under a mutex, as a
-// database row under a lock would be for several processes.
+// memStore is the test's TokenStore: fakeserver's (one saved token under
+// a mutex, as a database row under a lock would be for several
+// processes), its calls counted.
 type memStore struct {
-	mu    sync.Mutex
-	saved *oauth2.Token
+	fakeserver.TokenStore
 	calls atomic.Int64
 }
 
 func (s *memStore) Refresh(ctx context.Context, stale *oauth2.Token, refresh func(context.Context, string) (*oauth2.Token, error)) (*oauth2.Token, error) {
 	s.calls.Add(1)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.saved != nil && s.saved.Valid() && (stale == nil || stale.AccessToken != s.saved.AccessToken) {
-		return s.saved, nil
-	}
-	rt := ""
-	if s.saved != nil {
-		rt = s.saved.RefreshToken
-	}
-	tok, err := refresh(ctx, rt)
-	if err != nil {
-		return nil, err
-	}
-	s.saved = tok
-	return tok, nil
+	return s.TokenStore.Refresh(ctx, stale, refresh)
 }
 
 // vendor is an OAuth vendor whose refresh tokens are single-use: the token
