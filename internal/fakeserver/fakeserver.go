@@ -492,6 +492,9 @@ type File struct {
 	ETag        string // strong validator, quoted, e.g. `"v1-42"`
 	ModTime     time.Time
 	Content     []byte
+	// Body, when set, is served instead of Content: a file too large to
+	// hold in memory (a 1 GiB download), generated as it is read.
+	Body io.ReadSeeker
 	// CutEvery, when positive, drops the connection after this many bytes of
 	// every response body, so clients must resume with ranged requests.
 	CutEvery int
@@ -515,7 +518,11 @@ func ServeFile(w http.ResponseWriter, r *http.Request, f File) {
 			}
 		}()
 	}
-	http.ServeContent(w, r, f.Name, f.ModTime, bytes.NewReader(f.Content))
+	var body io.ReadSeeker = bytes.NewReader(f.Content)
+	if f.Body != nil {
+		body = f.Body
+	}
+	http.ServeContent(w, r, f.Name, f.ModTime, body)
 }
 
 type cuttingWriter struct {
