@@ -13,6 +13,7 @@ import (
 	"github.com/tributary-dev/tributary/internal/suggest"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/gong"
+	"github.com/tributary-dev/tributary/kinds/googledrive"
 	"github.com/tributary-dev/tributary/kinds/hubspot"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/jira"
@@ -48,6 +49,8 @@ func registry() map[string]kind {
 			config: github.ReplicationParams, replication: github.CheckReplicationConfig},
 		gong.Type: {open: gong.Open, catalogue: gong.Catalogue, oauth: gong.OAuthApp,
 			check: func(m map[string]any) error { _, err := gong.CredentialsFromMap(m); return err }},
+		googledrive.Type: {open: googledrive.Open, catalogue: googledrive.Catalogue, oauth: googledrive.OAuthApp,
+			check: func(m map[string]any) error { _, err := googledrive.CredentialsFromMap(m); return err }},
 		hubspot.Type: {open: hubspot.Open, catalogue: hubspot.Catalogue, oauth: hubspot.OAuthApp,
 			check: func(m map[string]any) error { _, err := hubspot.CredentialsFromMap(m); return err }},
 		intercom.Type: {open: intercom.Open, catalogue: intercom.Catalogue, oauth: intercom.OAuthApp,

@@ -36,6 +36,8 @@ func kindInfos() map[string]kindInfo {
 			"token (personal access token) or access_token (OAuth)"},
 		"gong": {"Gong API v2", []credField{p("access_key"), s("access_key_secret"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret"), p("api_base_url")},
 			"access_key + access_key_secret, or access_token, or refresh_token + client_id + client_secret; api_base_url for the customer's host"},
+		"google-drive": {"Google Drive API v3", []credField{s("access_token"), s("refresh_token"), p("client_id"), s("client_secret"), s("service_account_json"), p("subject")},
+			"access_token (+ refresh_token, client_id, client_secret), or service_account_json (+ subject, the user a domain-wide delegation acts as)"},
 		"hubspot": {"HubSpot CRM v3", []credField{s("private_app_token"), p("client_id"), s("client_secret"), s("refresh_token"), s("access_token")},
 			"private_app_token, or client_id + client_secret + refresh_token"},
 		"intercom": {"Intercom API 2.11", []credField{s("access_token"), p("region")},

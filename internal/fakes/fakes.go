@@ -8,6 +8,7 @@ import (
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
+	"github.com/tributary-dev/tributary/kinds/googledrive/googledrivetest"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
@@ -22,6 +23,7 @@ func All() []fakeserver.Kind {
 	return []fakeserver.Kind{
 		githubtest.Kind(),
 		gongtest.Kind(),
+		googledrivetest.Kind(),
 		hubspottest.Kind(),
 		intercomtest.Kind(),
 		jiratest.Kind(),
