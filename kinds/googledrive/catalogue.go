@@ -177,6 +177,8 @@ func catalogue() []engine.Entity {
 	perms.Scope = tributary.Parent{Entity: "files", IDField: "id", Param: "fileId", Key: "file"}.Scope(
 		"the permissions of every file of the copy: one walk of GET /files/{fileId}/permissions per file, each with its fileId; then only those of files the changes feed shows changed")
 
+	perms.Scope.PartIDs = true // a permission's id is its user's, the same on every file
+
 	comments := entity("comments", "Comments on one file, each with its replies.", Comment{},
 		map[action][]engine.Route{list: route("/files/{fileId}/comments", "comments"), get: route("/files/{fileId}/comments/{commentId}", "")},
 		map[action][]param{
@@ -195,6 +197,8 @@ func catalogue() []engine.Entity {
 		})
 	revisions.Scope = tributary.Parent{Entity: "files", IDField: "id", Param: "fileId", Key: "file"}.Scope(
 		"the revisions of every file of the copy: one walk of GET /files/{fileId}/revisions per file; then only those of files the changes feed shows changed")
+
+	revisions.Scope.PartIDs = true // a Google Doc's revisions are numbered 1, 2, ... in each file
 
 	return engine.DateTimes([]engine.Entity{
 		files, exports,
