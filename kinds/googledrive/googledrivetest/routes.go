@@ -175,6 +175,12 @@ var defaultFields = parseFields("kind,id,name,mimeType,type,role,nextPageToken,n
 // page answers a list page of recs, by an opaque pageToken bound to the
 // request's query.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, kind, member string, recs []map[string]any, required bool, most int) {
+	s.pageOf(w, r, kind, member, len(recs), func(i int) map[string]any { return recs[i] }, required, most)
+}
+
+// pageOf answers the page of n records that the request's pageToken
+// names, rendering only those (at(i) is the ith).
+func (s *Server) pageOf(w http.ResponseWriter, r *http.Request, kind, member string, n int, at func(int) map[string]any, required bool, most int) {
 	sel, ok := s.fields(w, r, required)
 	if !ok {
 		return
@@ -197,10 +203,14 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind, member strin
 			return
 		}
 	}
-	items, next := fakeserver.PageOf(recs, off, size)
 	list := []any{}
-	for _, it := range items {
-		list = append(list, it)
+	end := min(off+size, n)
+	for i := off; i < end; i++ {
+		list = append(list, at(i))
+	}
+	next := 0
+	if end < n {
+		next = end
 	}
 	out := map[string]any{"kind": kind, member: list}
 	if member == "files" {
@@ -232,21 +242,23 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "invalid", "Invalid Value")
 		return
 	}
-	s.mu.Lock()
-	var recs []map[string]any
+	var found []file
 	for _, row := range s.files.Rows(nil) {
 		f := row.Rec
 		inCorpus := (driveID != "" && f.Drive == driveID) || (driveID == "" && (f.Drive == "" || (all && corpora == "allDrives")))
 		if inCorpus && match(f) {
-			recs = append(recs, s.fileJSON(f))
+			found = append(found, f)
 		}
 	}
-	s.mu.Unlock()
 	most := 1000
 	if f := q.Get("fields"); strings.Contains(f, "*") || strings.Contains(f, "permissions") {
 		most = MaxPage
 	}
-	s.page(w, r, "drive#fileList", "files", recs, false, most)
+	s.pageOf(w, r, "drive#fileList", "files", len(found), func(i int) map[string]any {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.fileJSON(found[i])
+	}, false, most)
 }
 
 // getFile is files.get: the metadata, or the bytes with alt=media.
