@@ -109,6 +109,14 @@ func TestChangesFeed(t *testing.T) {
 	if again := sync(); again.Mode != replica.Incremental || again.Inserted+again.Updated+again.Deleted != 0 {
 		t.Errorf("a sync after the full walk: %+v", again)
 	}
+
+	// The user leaves a shared drive: its part leaves the copy's scope,
+	// and a full walk finds its files gone.
+	must(t, s.LeaveDrive(googledrivetest.DriveID(0)))
+	left := sync()
+	if left.Mode != replica.Full || left.Deleted != 10 || !strings.Contains(left.Reason, "drive "+googledrivetest.DriveID(0)) {
+		t.Errorf("after leaving a shared drive: %+v", left)
+	}
 }
 
 // The feed refuses what it cannot follow, before any request.

@@ -110,3 +110,14 @@ func (s *Server) ForgetTokens() {
 	defer s.mu.Unlock()
 	s.forgot = len(s.log) + 1
 }
+
+// LeaveDrive takes the user out of the shared drive id: it and its files
+// are no longer listed, and its changes and start token answer 404.
+func (s *Server) LeaveDrive(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.drives.Delete(id, s.now()) {
+		return fmt.Errorf("%w: shared drive %s", ErrNoRecord, id)
+	}
+	return nil
+}
