@@ -136,9 +136,8 @@ func (s *Server) reachable(w http.ResponseWriter, r *http.Request) (file, bool) 
 
 // answer writes one record, cut to the request's fields.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, rec map[string]any, required bool) {
-	sel, ok := s.fields(w, r, required)
-	if ok {
-		writeJSON(w, http.StatusOK, sel.apply(rec))
+	if sel, explicit, ok := s.fields(w, r, required); ok {
+		write(w, sel, explicit, rec)
 	}
 }
 
@@ -155,22 +154,40 @@ func (s *Server) one(w http.ResponseWriter, r *http.Request, recs []map[string]a
 
 // fields reads the request's partial-response selection: nil (every
 // field) for *; a few fields by default; a 400 where Drive requires it.
-func (s *Server) fields(w http.ResponseWriter, r *http.Request, required bool) (selection, bool) {
+func (s *Server) fields(w http.ResponseWriter, r *http.Request, required bool) (sel selection, explicit, ok bool) {
 	f, ok := r.URL.Query()["fields"]
 	if !ok {
 		if required {
 			writeErr(w, http.StatusBadRequest, "required", "The 'fields' parameter is required for this method.")
-			return nil, false
+			return nil, false, false
 		}
-		return defaultFields, true
+		return nil, false, true
 	}
-	return parseFields(f[0]), true
+	return parseFields(f[0]), true, true
 }
 
-// defaultFields are what Drive answers when a request names no fields.
-var defaultFields = parseFields("kind,id,name,mimeType,type,role,nextPageToken,newStartPageToken,incompleteSearch,files(kind,id,name,mimeType)," +
-	"drives(kind,id,name),permissions(kind,id,type,role),revisions(kind,id,mimeType,modifiedTime)," +
-	"changes(kind,changeType,time,removed,fileId,driveId,file(kind,id,name,mimeType))")
+// defaultFields are what Drive answers, by the answer's kind, when a
+// request names no fields.
+var defaultFields = map[string]selection{}
+
+func init() {
+	for kind, f := range map[string]string{
+		"file": "kind,id,name,mimeType", "permission": "kind,id,type,role", "drive": "kind,id,name", "revision": "kind,id,mimeType,modifiedTime",
+	} {
+		defaultFields["drive#"+kind] = parseFields(f)
+		defaultFields["drive#"+kind+"List"] = parseFields("kind,nextPageToken,incompleteSearch," + kind + "s(" + f + ")")
+	}
+	defaultFields["drive#changeList"] = parseFields("kind,nextPageToken,newStartPageToken,changes(kind,changeType,time,removed,fileId,driveId,file(kind,id,name,mimeType))")
+}
+
+// write answers v cut to sel, or to the default fields of its kind.
+func write(w http.ResponseWriter, sel selection, explicit bool, v map[string]any) {
+	if !explicit {
+		kind, _ := v["kind"].(string)
+		sel = defaultFields[kind]
+	}
+	writeJSON(w, http.StatusOK, sel.apply(v))
+}
 
 // page answers a list page of recs, by an opaque pageToken bound to the
 // request's query.
@@ -181,7 +198,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind, member strin
 // pageOf answers the page of n records that the request's pageToken
 // names, rendering only those (at(i) is the ith).
 func (s *Server) pageOf(w http.ResponseWriter, r *http.Request, kind, member string, n int, at func(int) map[string]any, required bool, most int) {
-	sel, ok := s.fields(w, r, required)
+	sel, explicit, ok := s.fields(w, r, required)
 	if !ok {
 		return
 	}
@@ -219,7 +236,7 @@ func (s *Server) pageOf(w http.ResponseWriter, r *http.Request, kind, member str
 	if next > 0 {
 		out["nextPageToken"] = fakeserver.Cursor(bound, next)
 	}
-	writeJSON(w, http.StatusOK, sel.apply(out))
+	write(w, sel, explicit, out)
 }
 
 // listFiles is files.list: the corpus, then the query, in creation order.
@@ -313,7 +330,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) {
 	if driveID != "" && !s.driveOK(w, r, driveID) {
 		return
 	}
-	sel, ok := s.fields(w, r, false)
+	sel, explicit, ok := s.fields(w, r, false)
 	if !ok {
 		return
 	}
@@ -358,7 +375,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) {
 	} else {
 		out["newStartPageToken"] = strconv.Itoa(len(s.log) + 1)
 	}
-	writeJSON(w, http.StatusOK, sel.apply(out))
+	write(w, sel, explicit, out)
 }
 
 // selection is a parsed partial-response fields value: nil selects every
