@@ -234,8 +234,8 @@ func (s *Server) grant(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, s.issue(false))
 	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
-		if err := s.checkAssertion(r.PostForm.Get("assertion")); err != nil {
-			tokenErr("invalid_grant", err.Error())
+		if why := s.checkAssertion(r.PostForm.Get("assertion")); why != "" {
+			tokenErr("invalid_grant", why)
 			return
 		}
 		writeJSON(w, http.StatusOK, s.issue(false))
@@ -273,19 +273,20 @@ func ServiceAccountKey() string {
 
 // checkAssertion verifies a service account's JWT: signed RS256 by the
 // service account's key, issued by it for Google's token endpoint, with
-// the drive.readonly scope, not expired.
-func (s *Server) checkAssertion(jwt string) error {
+// the drive.readonly scope: "" when it is, else Google's description of
+// what is wrong.
+func (s *Server) checkAssertion(jwt string) string {
 	parts := strings.Split(jwt, ".")
 	if len(parts) != 3 {
-		return fmt.Errorf("Invalid JWT: Token must be a short-lived token and in a reasonable timeframe")
+		return "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe"
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil {
-		return fmt.Errorf("Invalid JWT Signature.")
+		return "Invalid JWT Signature."
 	}
 	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	if rsa.VerifyPKCS1v15(&serviceKey().PublicKey, crypto.SHA256, sum[:], sig) != nil {
-		return fmt.Errorf("Invalid JWT Signature.")
+		return "Invalid JWT Signature."
 	}
 	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	var claims struct {
@@ -293,12 +294,12 @@ func (s *Server) checkAssertion(jwt string) error {
 		Exp             int64
 	}
 	if json.Unmarshal(raw, &claims) != nil || claims.Iss != ServiceAccountEmail || !strings.HasSuffix(claims.Aud, TokenPath) {
-		return fmt.Errorf("Invalid JWT: the claims do not name this service account and endpoint")
+		return "Invalid JWT: the claims do not name this service account and endpoint"
 	}
 	if !strings.Contains(claims.Scope, "drive") {
-		return fmt.Errorf("Invalid OAuth scope or ID token audience provided.")
+		return "Invalid OAuth scope or ID token audience provided."
 	}
-	return nil
+	return ""
 }
 
 // authorized reports whether r carries a token the fake accepts, and
