@@ -103,3 +103,26 @@ func DateTimes(es []Entity, names ...string) []Entity {
 	}
 	return es
 }
+
+// NewEntity builds a catalogue entity from its routes by action: its
+// actions are those with routes, in the catalogue's order (list, get,
+// api_search, download), and, when record is not nil, search, with the
+// searchable fields of record's type (FieldsOf) merged with extra. params
+// are the actions' parameters; search's are set here.
+func NewEntity(name, doc string, record any, routes map[tributary.Action][]Route, params map[tributary.Action][]tributary.Param, extra ...tributary.Field) Entity {
+	if params == nil {
+		params = map[tributary.Action][]tributary.Param{}
+	}
+	e := Entity{Entity: tributary.Entity{Name: name, Doc: doc, Params: params}, Routes: routes}
+	for _, a := range []tributary.Action{tributary.ActionList, tributary.ActionGet, tributary.ActionAPISearch, tributary.ActionDownload} {
+		if routes[a] != nil {
+			e.Actions = append(e.Actions, a)
+		}
+	}
+	if record != nil {
+		e.Actions = append(e.Actions, tributary.ActionSearch)
+		e.Params[tributary.ActionSearch] = tributary.SearchParams()
+		e.Searchable = MergeFields(FieldsOf(record), extra)
+	}
+	return e
+}

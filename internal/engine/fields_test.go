@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/tributary-dev/tributary"
@@ -27,5 +28,25 @@ func TestDateTimes(t *testing.T) {
 	}
 	if es[2].Searchable != nil {
 		t.Errorf("an entity without searchable fields got %v", es[2].Searchable)
+	}
+}
+
+// NewEntity: the actions of the routes given, in the catalogue's order,
+// search added with the record's fields (an extra field replacing one of
+// the same name) only for a record type.
+func TestNewEntity(t *testing.T) {
+	type rec struct {
+		ID   string `json:"id"`
+		Size string `json:"size"`
+	}
+	rt := []Route{{Path: "/x"}}
+	e := NewEntity("xs", "Xs.", rec{}, map[tributary.Action][]Route{tributary.ActionDownload: rt, tributary.ActionGet: rt, tributary.ActionList: rt},
+		map[tributary.Action][]tributary.Param{tributary.ActionList: nil}, tributary.Field{Name: "size", Type: tributary.TypeInteger})
+	want := []tributary.Action{tributary.ActionList, tributary.ActionGet, tributary.ActionDownload, tributary.ActionSearch}
+	if !slices.Equal(e.Actions, want) || len(e.Params[tributary.ActionSearch]) == 0 || len(e.Searchable) != 2 || e.Searchable[1].Type != tributary.TypeInteger {
+		t.Errorf("%+v", e)
+	}
+	if e := NewEntity("ys", "Ys.", nil, map[tributary.Action][]Route{tributary.ActionGet: rt}, nil); !slices.Equal(e.Actions, []tributary.Action{tributary.ActionGet}) || e.Searchable != nil {
+		t.Errorf("without a record: %+v", e)
 	}
 }
