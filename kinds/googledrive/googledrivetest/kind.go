@@ -10,7 +10,7 @@ import (
 // that the cost of a copy measured on it is that of one changes token.
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "google-drive", Main: "files",
+		Type: "google-drive", Main: "files", Probe: fakeserver.Probe{Entity: "drives"},
 		Start: func(n int) fakeserver.Fake {
 			if n > 0 {
 				return New(WithFiles(n), WithDrives(0, 0))
