@@ -46,6 +46,13 @@ type OAuthConfig struct {
 	// Store, when set, takes every refresh, so that processes holding the
 	// same credentials spend each refresh token once (see TokenStore).
 	Store TokenStore
+	// Grant, when set, obtains each new access token in place of the
+	// refresh token: a grant that needs none, such as a service account's
+	// signed JWT (golang.org/x/oauth2/jwt's Config.TokenSource). ctx is
+	// the request's, carrying HTTPClient as oauth2.HTTPClient; the token
+	// is cached, serialized, retried and its failures classified as a
+	// refresh's.
+	Grant func(ctx context.Context) oauth2.TokenSource
 }
 
 // TokenStore shares OAuth tokens between processes that hold the same
@@ -76,7 +83,7 @@ func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
 		ClientSecret: cfg.ClientSecret,
 		Endpoint:     oauth2.Endpoint{TokenURL: cfg.TokenURL, AuthStyle: cfg.AuthStyle},
 	}
-	refresher := &rotating{conf: conf, hc: hc, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh, onToken: cfg.OnToken, store: cfg.Store}
+	refresher := &rotating{conf: conf, hc: hc, refresh: cfg.RefreshToken, onRefresh: cfg.OnRefresh, onToken: cfg.OnToken, store: cfg.Store, grant: cfg.Grant}
 	c := &tokenCache{src: refresher, now: time.Now, turn: make(chan struct{}, 1)}
 	if cfg.AccessToken != "" {
 		c.tok = &oauth2.Token{AccessToken: cfg.AccessToken, RefreshToken: cfg.RefreshToken, Expiry: cfg.Expiry, TokenType: "Bearer"}
@@ -251,6 +258,7 @@ type rotating struct {
 	onRefresh func(*oauth2.Token)
 	onToken   func(*oauth2.Token)
 	store     TokenStore
+	grant     func(context.Context) oauth2.TokenSource
 }
 
 // obtain returns the token to use in place of stale: refreshed by this
@@ -333,14 +341,18 @@ func (r *rotating) refreshWith(ctx context.Context, rt string) (*oauth2.Token, e
 	if rt != "" {
 		r.refresh = rt
 	}
-	if r.refresh == "" {
+	if r.refresh == "" && r.grant == nil {
 		return nil, errors.New("the access token expired and no refresh token was given")
 	}
 	hctx := context.WithValue(ctx, oauth2.HTTPClient, r.hc)
 	var tok *oauth2.Token
 	var err error
 	for attempt := range tokenAttempts {
-		tok, err = r.conf.TokenSource(hctx, &oauth2.Token{RefreshToken: r.refresh}).Token()
+		if r.grant != nil {
+			tok, err = r.grant(hctx).Token()
+		} else {
+			tok, err = r.conf.TokenSource(hctx, &oauth2.Token{RefreshToken: r.refresh}).Token()
+		}
 		if err == nil || !transientTokenError(ctx, err) || attempt == tokenAttempts-1 {
 			break
 		}

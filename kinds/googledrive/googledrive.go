@@ -184,11 +184,8 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 		key = sa.PrivateKey
 		cfg := &jwt.Config{Email: sa.ClientEmail, PrivateKey: []byte(sa.PrivateKey), PrivateKeyID: sa.PrivateKeyID,
 			Scopes: []string{ReadOnlyScope}, TokenURL: engine.TokenURL(o, GoogleTokenURL), Subject: creds.Subject}
-		ctx := context.Background()
-		if o.HTTPClient != nil {
-			ctx = context.WithValue(ctx, oauth2.HTTPClient, o.HTTPClient)
-		}
-		auth = transport.TokenAuth(oauth2.ReuseTokenSource(nil, cfg.TokenSource(ctx)))
+		auth, _ = transport.OAuth(transport.OAuthConfig{TokenURL: cfg.TokenURL, HTTPClient: o.HTTPClient, Timeouts: engine.Timeouts(o),
+			Grant: func(ctx context.Context) oauth2.TokenSource { return cfg.TokenSource(ctx) }})
 	}
 	conn, err := engine.Open(engine.Setup{
 		Kind: &engine.Kind{

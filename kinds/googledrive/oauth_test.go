@@ -127,6 +127,23 @@ func TestServiceAccount(t *testing.T) {
 	if grants != 1 || bearer != 1 {
 		t.Errorf("%d JWT grants, %d requests with the token they gave", grants, bearer)
 	}
+	// The access token expires: the 401 leads to a new JWT, once.
+	sa, err := googledrive.Open(map[string]any{"service_account_json": googledrivetest.ServiceAccountKey()},
+		tributary.WithBaseURL(srv.URL), tributary.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.List(ctx, "drives", nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.ExpireAccessTokens()
+	srv.ResetRequests()
+	if _, err := sa.List(ctx, "drives", nil); err != nil {
+		t.Fatalf("after the access token expired: %v", err)
+	}
+	if got := len(srv.Requests()); got != 3 { // 401, the grant, the retry
+		t.Errorf("%d requests after the token expired, want 3", got)
+	}
 
 	other, _ := rsa.GenerateKey(rand.Reader, 1024)
 	der, _ := x509.MarshalPKCS8PrivateKey(other)
