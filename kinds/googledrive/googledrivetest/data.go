@@ -59,8 +59,11 @@ func FileID(n int) string { return fmt.Sprintf("1fake%028d", n) }
 // DriveID returns the id of the nth shared drive (from 0).
 func DriveID(n int) string { return fmt.Sprintf("0AFakeDrive%05dUk9PVA", n) }
 
+// generatedAt is when the generated files and shared drives were made.
+var generatedAt = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
 func (s *Server) generate() {
-	base := s.clock.Now().Add(-30 * 24 * time.Hour).Truncate(time.Second)
+	base := generatedAt // fixed: a fake started later serves the same records
 	for d := range s.cfg.drives {
 		s.drives.Put(DriveID(d), drive{ID: DriveID(d), Name: fmt.Sprintf("Team %d", d+1), Created: base}, base)
 	}
