@@ -201,12 +201,16 @@ func (f *Feed) ChangedAt(r Record) (time.Time, bool) {
 // ParseChanged reads a last-modified value as the sources write it: an RFC
 // 3339 string (with or without a colon in the offset: Salesforce's and
 // Jira's +0000), or Unix seconds or milliseconds as a number or a string
-// of digits.
+// of digits, or Unix seconds with a decimal fraction (Slack's ts,
+// "1700000000.000100").
 func ParseChanged(v any) (time.Time, bool) {
 	switch x := v.(type) {
 	case string:
 		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
 			return unixOf(n), true
+		}
+		if t, ok := decimalSeconds(x); ok {
+			return t, true
 		}
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"} {
 			if t, err := time.Parse(layout, x); err == nil {
@@ -223,6 +227,27 @@ func ParseChanged(v any) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// decimalSeconds reads Unix seconds with a decimal fraction, to the
+// microsecond: Slack's ts, "1700000000.000100".
+func decimalSeconds(x string) (time.Time, bool) {
+	sec, frac, ok := strings.Cut(x, ".")
+	if !ok || frac == "" || len(frac) > 9 {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil || n < 0 {
+		return time.Time{}, false
+	}
+	f, err := strconv.ParseUint(frac, 10, 32)
+	if err != nil {
+		return time.Time{}, false
+	}
+	for range 9 - len(frac) {
+		f *= 10
+	}
+	return time.Unix(n, int64(f)).UTC(), true
 }
 
 // unixOf reads n as seconds, or as milliseconds when it is too large to be

@@ -20,6 +20,7 @@ var fuzzStyles = map[string]Style{
 	"NextRecordsURL":  NextRecordsURL{Param: "next_records_url"},
 	"LinkHeader":      LinkHeader{},
 	"PagingNextAfter": PagingNextAfter{},
+	"PageNumber":      PageNumber{Param: "page", Pages: "paging.pages"},
 	"Total":           Total{Field: "total_items"},
 	"None":            None{},
 }

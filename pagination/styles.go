@@ -758,3 +758,52 @@ func (None) Page(*Response) (map[string]any, map[string]any, error) {
 
 // Next implements Resumer.
 func (None) Next(map[string]any, map[string]any, int) map[string]any { return nil }
+
+// PageNumber is paging by page number, with the number of pages in the
+// body (Slack's files.list and search.messages: page, and paging.pages
+// beside the records). The first page is 1 (a request without Param);
+// paging stops at the last page or on an empty one. Meta holds, raw, the
+// top-level member that Pages starts with.
+type PageNumber struct {
+	// Param is the request param of the page number ("page").
+	Param string
+	// Pages is the dot path of the number of pages in the body
+	// ("paging.pages").
+	Pages string
+}
+
+// Page implements Style.
+func (s PageNumber) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (s PageNumber) meta(r *Response) (map[string]any, error) {
+	m := map[string]any{}
+	top, _, _ := strings.Cut(s.Pages, ".")
+	if raw, ok := r.Fields[top]; ok {
+		m[top] = value(raw)
+	}
+	return m, nil
+}
+
+// Next implements Resumer.
+func (s PageNumber) Next(params, meta map[string]any, count int) map[string]any {
+	cur := max(intParam(params, s.Param), 1)
+	pages, ok := asInt(lookup(meta, strings.Split(s.Pages, ".")...))
+	if count == 0 || !ok || cur >= pages {
+		return nil
+	}
+	return with(params, s.Param, cur+1)
+}
+
+// Plan implements Planner: the page numbers after this page, up to the
+// last.
+func (s PageNumber) Plan(params, meta map[string]any, count, n int) []map[string]any {
+	pages, ok := asInt(lookup(meta, strings.Split(s.Pages, ".")...))
+	if !ok || count == 0 {
+		return nil
+	}
+	var out []map[string]any
+	for p := max(intParam(params, s.Param), 1) + 1; p <= pages && len(out) < n; p++ {
+		out = append(out, with(params, s.Param, p))
+	}
+	return out
+}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,6 +114,7 @@ func Open(s Setup) (*Connector, error) {
 	cfg := transport.Config{
 		Origin:           &url.URL{Scheme: base.Scheme, Host: base.Host},
 		Auth:             s.Auth,
+		CredentialHosts:  s.Kind.CredentialHosts,
 		Header:           s.Header,
 		Base:             o.HTTPClient,
 		Logger:           o.Logger,
@@ -124,11 +126,13 @@ func Open(s Setup) (*Connector, error) {
 		Timeouts:         Timeouts(o),
 		MaxConcurrency:   s.MaxConcurrency,
 		Classify:         s.Kind.Retryable,
-		Paces:            paces(s),
 		Budget:           s.Budget,
 	}
 	if o.MaxConcurrency > 0 {
 		cfg.MaxConcurrency = o.MaxConcurrency
+	}
+	if cfg.Paces, err = paces(s); err != nil {
+		return nil, err
 	}
 	if o.OnRetry != nil {
 		cfg.OnRetry = RetryHook(o.OnRetry, c.redact)
@@ -172,12 +176,17 @@ func Open(s Setup) (*Connector, error) {
 	return c, nil
 }
 
-// paces are the kind's own paces, none when the caller turned them off.
-func paces(s Setup) []transport.Pace {
+// paces are the kind's own paces (Setup.Paces, and one per method of a
+// rate tier), none when the caller turned them off.
+func paces(s Setup) ([]transport.Pace, error) {
 	if s.Options.NoPacing {
-		return nil
+		return nil, nil
 	}
-	return s.Paces
+	tiers, err := tierPaces(s.Kind, s.Options.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(s.Paces, tiers), nil
 }
 
 // Timeouts returns the limits on each HTTP attempt that o sets, defaults
@@ -331,9 +340,28 @@ func (c *Connector) Get(ctx context.Context, entity string, p tributary.Params) 
 	}
 	raw, err := jsonx.Object(body, rt.Records)
 	if err != nil {
+		if absentElement(body, rt.Records) {
+			return tributary.Record{}, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrNotFound,
+				Message: "the source's answer holds no record (" + rt.Records + " is absent)"}
+		}
 		return tributary.Record{}, c.unexpected(entity, a, resp.StatusCode, err.Error(), err)
 	}
 	return tributary.NewRecord(raw), nil
+}
+
+// absentElement reports whether records, a dot path that ends with an
+// array index ("messages.0": a get that reads a list of at most one, as
+// Slack's history between a ts and itself), names an element the body's
+// array does not have: the record does not exist.
+func absentElement(body []byte, records string) bool {
+	steps := strings.Split(records, ".")
+	i, err := strconv.Atoi(steps[len(steps)-1])
+	if err != nil || len(steps) < 2 {
+		return false
+	}
+	arr, ok := jsonx.Lookup(body, steps[:len(steps)-1]...)
+	elems, err := jsonx.SplitArray(arr)
+	return ok && err == nil && i >= len(elems)
 }
 
 // Download implements tributary.Connector.
@@ -378,7 +406,7 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		}
 		base := c.base.Load()
 		u, err := base.Parse(fileURL)
-		if err == nil && c.vendor != nil && transport.SameOrigin(u, c.vendor) {
+		if err == nil && c.vendor != nil && (transport.SameOrigin(u, c.vendor) || c.credentialHost(u)) {
 			// The vendor's own URL, read through a base URL that stands
 			// in for the vendor: go where the base URL goes.
 			u.Scheme, u.Host = base.Scheme, base.Host
@@ -416,6 +444,12 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		return nil, c.unexpected(entity, a, 0, err.Error(), err)
 	}
 	return s, nil
+}
+
+// credentialHost reports whether u is on one of the kind's
+// CredentialHosts, over https.
+func (c *Connector) credentialHost(u *url.URL) bool {
+	return u.Scheme == "https" && slices.ContainsFunc(c.kind.CredentialHosts, func(h string) bool { return strings.EqualFold(h, u.Host) })
 }
 
 // prepare validates, picks the route and returns the params its request
@@ -864,6 +898,7 @@ func (e *paramErr) Error() string { return e.param + ": " + e.msg }
 
 // build makes the HTTP request of a route.
 func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*http.Request, error) {
+	ctx = withTier(ctx, rt)
 	method := rt.Method
 	if method == "" {
 		method = http.MethodGet

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -297,4 +299,86 @@ func EndpointBudgetsOf(rls []RateLimitHeaders) []transport.EndpointBudget {
 		}})
 	}
 	return out
+}
+
+// tierKey is the context key under which a request carries the method
+// and path of its route, when the route has a rate tier.
+type tierKey struct{}
+
+// withTier marks ctx as that of a request of rt, for the pace of its
+// tier (tierPaces).
+func withTier(ctx context.Context, rt Route) context.Context {
+	if rt.Tier == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, tierKey{}, methodPath(rt))
+}
+
+func methodPath(rt Route) string {
+	m := rt.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	return m + " " + rt.Path
+}
+
+// tierPaces returns one pace per method and path that a route of k names
+// a tier for (Kind.Tiers), at the tier's rate or the one its setting
+// "<type>.tier.<name>" gives. A route naming a tier k does not declare is
+// an error of the kind.
+func tierPaces(k *Kind, settings map[string]string) ([]transport.Pace, error) {
+	tiers := map[string]string{} // method and path → tier
+	var order []string
+	add := func(rt *Route) error {
+		if rt == nil || rt.Tier == "" {
+			return nil
+		}
+		key := methodPath(*rt)
+		if t, ok := tiers[key]; ok && t != rt.Tier {
+			return fmt.Errorf("engine: %s: %s is in tier %q and tier %q", k.Type, key, t, rt.Tier)
+		}
+		if _, ok := k.Tiers[rt.Tier]; !ok {
+			return fmt.Errorf("engine: %s: %s names tier %q, which Kind.Tiers does not declare", k.Type, key, rt.Tier)
+		}
+		if _, ok := tiers[key]; !ok {
+			order = append(order, key)
+		}
+		tiers[key] = rt.Tier
+		return nil
+	}
+	for _, e := range k.Entities {
+		for _, a := range slices.Sorted(maps.Keys(e.Routes)) {
+			for i := range e.Routes[a] {
+				if err := add(&e.Routes[a][i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, rt := range []*Route{e.FeedRoute, e.DeletionsRoute} {
+			if err := add(rt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rates := map[string]Rate{}
+	for name, def := range k.Tiers {
+		r, err := RateFrom(k.Type, k.Type+".tier."+name, settings, def)
+		if err != nil {
+			return nil, err
+		}
+		rates[name] = r
+	}
+	var out []transport.Pace
+	for _, key := range order {
+		r := rates[tiers[key]]
+		lim := transport.Under(r.N, r.Per)
+		if lim == nil {
+			continue
+		}
+		out = append(out, transport.Pace{Limiter: lim, Match: func(req *http.Request) bool {
+			v, _ := req.Context().Value(tierKey{}).(string)
+			return v == key
+		}})
+	}
+	return out, nil
 }

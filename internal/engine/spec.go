@@ -46,6 +46,23 @@ type Kind struct {
 	// throttled answer when RetryAfter is nil (and the answer has no
 	// Retry-After of its own).
 	RateLimits []RateLimitHeaders
+	// CredentialHosts are the vendor's hosts, besides the base URL's, that
+	// a download's file URL (Route.FileURL) may name and that must receive
+	// the credentials (Slack's files.slack.com serves url_private_download
+	// to the token only). Only https on the default port gets them; every
+	// other host, a redirect's included, gets none. When a base URL stands
+	// in for the vendor (tributary.WithBaseURL: a fake, a proxy), a file
+	// URL on one of them is read through the base URL's origin instead.
+	CredentialHosts []string
+	// Tiers are the vendor's rate tiers (Slack's Web API gives each method
+	// one: Tier 2 is 20 requests a minute, Tier 3 50): the requests per
+	// period one connector, that is one token, may send to each method of
+	// a tier. A route names its tier (Route.Tier) and the engine paces the
+	// requests to its method and path at the tier's rate, each method on
+	// its own. The setting "<type>.tier.<name>" ("n/period" as RateSetting
+	// writes it, or "0" for no pace) replaces a tier's rate, and
+	// tributary.WithoutPacing turns every tier's pace off.
+	Tiers map[string]Rate
 	// Check is the kind's credential check: one cheap authenticated
 	// request, sent without params, that the source answers with 2xx only
 	// for working credentials (GitHub's GET /user). CheckCredentials sends
@@ -136,6 +153,10 @@ type Route struct {
 	// FileURL, for a two-step download, is the path inside the response
 	// of Path to the file's URL; nil means Path answers with the bytes.
 	FileURL []string
+	// Tier, when set, names the rate tier of the vendor method this route
+	// calls (Kind.Tiers): requests with the same method and path are paced
+	// together at the tier's rate, whichever route or action sends them.
+	Tier string
 	// Refs, when set, says that the route's records are references to the
 	// entity's records (Jira's changed worklogs, {worklogId,
 	// updatedTime}), and how each page of them becomes records.

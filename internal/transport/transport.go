@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -89,6 +90,12 @@ type Config struct {
 	Origin *url.URL
 	// Auth applies credentials; nil sends none.
 	Auth Auth
+	// CredentialHosts are further hosts that receive Auth's credentials,
+	// over https on its default port only (Slack's files.slack.com, where
+	// a file's bytes are read with the token): nothing else of Config
+	// applies to them. Every other host, a redirect's included, gets no
+	// credentials.
+	CredentialHosts []string
 	// Header is set on every request to Origin (version headers, Accept).
 	Header http.Header
 	// Base supplies the RoundTripper (and timeout) to use; nil uses a
@@ -377,6 +384,15 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// credentialHost reports whether u is https, on its default port, at one
+// of hosts.
+func credentialHost(u *url.URL, hosts []string) bool {
+	if len(hosts) == 0 || !strings.EqualFold(u.Scheme, "https") || (u.Port() != "" && u.Port() != "443") {
+		return false
+	}
+	return slices.ContainsFunc(hosts, func(h string) bool { return strings.EqualFold(h, u.Hostname()) })
+}
+
 // SameOrigin reports whether u is on origin (scheme, host and port).
 func SameOrigin(u, origin *url.URL) bool {
 	if u == nil || origin == nil {
@@ -410,15 +426,15 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.Header.Set("User-Agent", cfg.UserAgent)
 	own := SameOrigin(r.URL, t.c.origin.Load())
 	var budgets []gatedBudget // the budgets r waited for
+	if (own || credentialHost(r.URL, cfg.CredentialHosts)) && cfg.Auth != nil {
+		if err := cfg.Auth.Apply(r); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrAuth, err)
+		}
+	}
 	if own {
 		for k, v := range cfg.Header {
 			if r.Header.Get(k) == "" {
 				r.Header[k] = v
-			}
-		}
-		if cfg.Auth != nil {
-			if err := cfg.Auth.Apply(r); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrAuth, err)
 			}
 		}
 		if cfg.Limiter != nil {

@@ -1,0 +1,137 @@
+package slacktest
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tributary-dev/tributary/internal/fakeserver"
+)
+
+// ErrNoRecord is returned by Update, Delete, Post and Reply for an id
+// with no live record, and by Create for an entity that is not mutable.
+var ErrNoRecord = errors.New("slacktest: no such record")
+
+// MutableEntities implements fakeserver.Mutable. Messages are not among
+// them: an edit or a deletion of a message is invisible to polling, as at
+// Slack (Post and Reply add messages).
+func (s *Server) MutableEntities() []string { return []string{"users", "channels", "files"} }
+
+// Clock implements fakeserver.Mutable.
+func (s *Server) Clock() *fakeserver.Clock { return s.clock }
+
+// IDs implements fakeserver.Mutable: the ids of the live records, in
+// creation order (a deleted user and an archived channel are live).
+func (s *Server) IDs(entity string) []string {
+	switch entity {
+	case "users":
+		return s.users.IDs()
+	case "channels":
+		return s.channels.IDs()
+	case "files":
+		return s.files.IDs()
+	}
+	return nil
+}
+
+func (s *Server) now() time.Time { return s.clock.Now().Truncate(time.Microsecond) }
+
+// Create implements fakeserver.Mutable: a new user, channel or file.
+func (s *Server) Create(entity string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	switch entity {
+	case "users":
+		u := s.newUser(len(s.users.IDs())+1000, now)
+		s.users.Put(u.ID, u, now)
+		return u.ID, nil
+	case "channels":
+		c := s.newChannel(len(s.channels.IDs())+1000, now)
+		s.channels.Put(c.ID, c, now)
+		return c.ID, nil
+	case "files":
+		f := s.newFile(len(s.files.IDs())+1000, now)
+		s.files.Put(f.ID, f, now)
+		return f.ID, nil
+	}
+	return "", fmt.Errorf("%w: %s is not mutable", ErrNoRecord, entity)
+}
+
+// Update implements fakeserver.Mutable: a user's title, a channel's
+// topic, a file's title, with the record's updated time.
+func (s *Server) Update(entity, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var found bool
+	switch entity {
+	case "users":
+		found = s.users.Update(id, now, func(u *user) { u.Profile.Title, u.Updated = "Updated at "+now.Format(time.RFC3339Nano), now.Unix() })
+	case "channels":
+		found = s.channels.Update(id, now, func(c *channel) {
+			c.Topic = topic{Value: "Updated at " + now.Format(time.RFC3339Nano), Creator: UserID(0), LastSet: now.Unix()}
+			c.Updated = now.UnixMilli()
+		})
+	case "files":
+		found = s.files.Update(id, now, func(f *file) { f.Title = "Updated at " + now.Format(time.RFC3339Nano) })
+	}
+	if !found {
+		return fmt.Errorf("%w: %s %s", ErrNoRecord, entity, id)
+	}
+	return nil
+}
+
+// Delete implements fakeserver.Mutable as Slack does: a user is
+// deactivated (deleted: true, still listed), a channel archived (still
+// listed), a file gone.
+func (s *Server) Delete(entity, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var found bool
+	switch entity {
+	case "users":
+		found = s.users.Update(id, now, func(u *user) { u.Deleted, u.Updated = true, now.Unix() })
+	case "channels":
+		found = s.channels.Update(id, now, func(c *channel) { c.IsArchived, c.Updated = true, now.UnixMilli() })
+	case "files":
+		found = s.files.Delete(id, now)
+	}
+	if !found {
+		return fmt.Errorf("%w: %s %s", ErrNoRecord, entity, id)
+	}
+	return nil
+}
+
+// Post adds a message to channel at the fake's clock and returns its ts.
+func (s *Server) Post(channel, text string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.channels.Live(channel); !ok {
+		return "", fmt.Errorf("%w: channel %s", ErrNoRecord, channel)
+	}
+	now := s.now()
+	m := message{Type: "message", User: UserID(0), Text: text, TS: ts(now), Team: TeamID, channel: channel}
+	s.messages.Put(channel+"/"+m.TS, m, now)
+	return m.TS, nil
+}
+
+// Reply adds a reply to the thread of the message threadTS of channel,
+// which changes the parent's reply_count and latest_reply; it returns the
+// reply's ts.
+func (s *Server) Reply(channel, threadTS, text string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	rep := message{Type: "message", User: UserID(1 % s.cfg.users), Text: text, TS: ts(now), Team: TeamID, ThreadTS: threadTS, channel: channel}
+	found := s.messages.Update(channel+"/"+threadTS, now, func(m *message) {
+		rep.ParentUser = m.User
+		m.ThreadTS, m.ReplyCount, m.LatestReply, m.ReplyUsers = m.TS, m.ReplyCount+1, rep.TS, appendNew(m.ReplyUsers, rep.User)
+	})
+	if !found {
+		return "", fmt.Errorf("%w: message %s of %s", ErrNoRecord, threadTS, channel)
+	}
+	s.replies.Put(channel+"/"+threadTS+"/"+rep.TS, rep, now)
+	return rep.TS, nil
+}
