@@ -20,6 +20,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/linear"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
+	"github.com/tributary-dev/tributary/kinds/slack"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
@@ -64,6 +65,8 @@ func registry() map[string]kind {
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
 		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue, oauth: salesforce.OAuthApp,
 			check: func(m map[string]any) error { _, err := salesforce.CredentialsFromMap(m); return err }},
+		slack.Type: {open: slack.Open, catalogue: slack.Catalogue, oauth: slack.OAuthApp,
+			check: func(m map[string]any) error { _, err := slack.CredentialsFromMap(m); return err }},
 		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue, oauth: zendesk.OAuthApp,
 			check: func(m map[string]any) error { _, err := zendesk.CredentialsFromMap(m); return err }},
 	}

@@ -50,6 +50,8 @@ func kindInfos() map[string]kindInfo {
 			"api_key (data centre from its suffix), or access_token + data_center"},
 		"salesforce": {"Salesforce REST API", []credField{p("client_id"), s("client_secret"), s("refresh_token"), s("access_token"), p("instance_url"), p("login_url"), {name: "sandbox", bool: true}},
 			"client_id + client_secret + refresh_token; sandbox=true or login_url for the login host"},
+		"slack": {"Slack Web API", []credField{s("token"), s("user_token"), p("team_id")},
+			"token (bot xoxb- or user xoxp-); user_token (xoxp-) beside a bot token for api_search"},
 		"zendesk-support": {"Zendesk Support + Help Center", []credField{p("subdomain"), p("email"), s("api_token"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret")},
 			"subdomain, and email + api_token, or access_token (+ refresh_token, client_id, client_secret)"},
 	}

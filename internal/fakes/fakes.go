@@ -15,6 +15,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/linear/lineartest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
+	"github.com/tributary-dev/tributary/kinds/slack/slacktest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -30,6 +31,7 @@ func All() []fakeserver.Kind {
 		lineartest.Kind(),
 		mailchimptest.Kind(),
 		salesforcetest.Kind(),
+		slacktest.Kind(),
 		zendesktest.Kind(),
 	}
 }
