@@ -1,0 +1,71 @@
+package slack_test
+
+import (
+	"testing"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fixture"
+	"github.com/tributary-dev/tributary/internal/vendorspec"
+	"github.com/tributary-dev/tributary/kinds/slack"
+)
+
+// fixtureCredentials maps the fixtures' credential names to the
+// placeholder credentials they were recorded with.
+var fixtureCredentials = map[string]slack.Credentials{
+	"bot":          {Token: "xoxb-TEST-BOT-TOKEN"},
+	"bot_and_user": {Token: "xoxb-TEST-BOT-TOKEN", UserToken: "xoxp-TEST-USER-TOKEN"},
+}
+
+// TestFixtures replays every recorded exchange of testdata/slack: the
+// request must be exactly the recorded one and the records, meta, next
+// params, downloaded bytes, feed or error exactly the expected ones.
+func TestFixtures(t *testing.T) {
+	for _, f := range fixture.LoadDir(t, "../../testdata/slack") {
+		t.Run(f.Name, func(t *testing.T) {
+			creds, ok := fixtureCredentials[f.Credentials]
+			if !ok {
+				t.Fatalf("unknown credentials %q", f.Credentials)
+			}
+			replay := fixture.NewReplay(f)
+			opts := []tributary.Option{tributary.WithHTTPClient(replay.Client()), tributary.WithoutPacing()}
+			if !f.RetriesAllowed() {
+				opts = append(opts, tributary.WithRetry(tributary.RetryPolicy{}))
+			}
+			c, err := slack.New(creds, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fixture.Run(t, f, c, replay)
+		})
+	}
+}
+
+// TestFixturesAgreeWithTheDescription checks every exchange of every
+// fixture against Slack's own description of the Web API (2021).
+func TestFixturesAgreeWithTheDescription(t *testing.T) {
+	vendorspec.OpenAPI(t, "slack").ValidateFixtures(t, "../../testdata/slack")
+}
+
+// TestFixturesCoverCatalogue proves that every entity/action of the
+// catalogue (but search, which runs on a copy) has a fixture, and every
+// feed one.
+func TestFixturesCoverCatalogue(t *testing.T) {
+	have := map[string]bool{}
+	for _, f := range fixture.LoadDir(t, "../../testdata/slack") {
+		if f.Feed != nil {
+			have["feed "+f.Feed.Entity] = true
+			continue
+		}
+		have[f.Operation.Entity+"."+string(f.Operation.Action)] = true
+	}
+	for _, e := range slack.Catalogue() {
+		for _, a := range e.Actions {
+			if a != tributary.ActionSearch && !have[e.Name+"."+string(a)] {
+				t.Errorf("no fixture for %s.%s", e.Name, a)
+			}
+		}
+		if e.Feed != nil && !have["feed "+e.Name] {
+			t.Errorf("no fixture for the feed of %s", e.Name)
+		}
+	}
+}
