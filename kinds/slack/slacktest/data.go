@@ -72,8 +72,6 @@ type channel struct {
 	IsOrgShared        bool     `json:"is_org_shared"`
 	IsPendingExtShared bool     `json:"is_pending_ext_shared"`
 	PendingShared      []string `json:"pending_shared"`
-	ContextTeamID      string   `json:"context_team_id"`
-	Updated            int64    `json:"updated"`
 	Creator            string   `json:"creator"`
 	IsExtShared        bool     `json:"is_ext_shared"`
 	SharedTeamIDs      []string `json:"shared_team_ids"`
@@ -96,6 +94,8 @@ type message struct {
 	ParentUser  string   `json:"parent_user_id,omitempty"`
 	ReplyCount  int      `json:"reply_count,omitempty"`
 	ReplyUsers  []string `json:"reply_users,omitempty"`
+	ReplyUsersN int      `json:"reply_users_count,omitempty"`
+	Subscribed  *bool    `json:"subscribed,omitempty"`
 	LatestReply string   `json:"latest_reply,omitempty"`
 	channel     string
 }
@@ -161,6 +161,7 @@ func (s *Server) generate() {
 					rep.ThreadTS, rep.ParentUser = msg.TS, msg.User
 					s.replies.Put(ch.ID+"/"+msg.TS+"/"+rep.TS, rep, at)
 					msg.ReplyUsers = appendNew(msg.ReplyUsers, rep.User)
+					msg.ReplyUsersN, msg.Subscribed = len(msg.ReplyUsers), new(bool)
 					msg.ThreadTS, msg.ReplyCount, msg.LatestReply = msg.TS, msg.ReplyCount+1, rep.TS
 				}
 			}
@@ -201,7 +202,7 @@ func (s *Server) newChannel(c int, at time.Time) channel {
 		members = append(members, UserID(i))
 	}
 	return channel{ID: ChannelID(c), Name: name, IsChannel: true, IsPrivate: c%5 == 3, Created: at.Unix(), IsGeneral: c == 0,
-		NameNormalized: name, ContextTeamID: TeamID, Updated: at.UnixMilli(), Creator: UserID(0), IsMember: true, PendingShared: []string{},
+		NameNormalized: name, Creator: UserID(0), IsMember: true, PendingShared: []string{},
 		SharedTeamIDs: []string{TeamID}, PreviousNames: []string{}, NumMembers: len(members), members: members,
 		Topic: topic{Value: "Talk about " + name, Creator: UserID(0), LastSet: at.Unix()}, Purpose: topic{Value: "The " + name + " channel", Creator: UserID(0), LastSet: at.Unix()}}
 }

@@ -71,7 +71,6 @@ func (s *Server) Update(entity, id string) error {
 	case "channels":
 		found = s.channels.Update(id, now, func(c *channel) {
 			c.Topic = topic{Value: "Updated at " + now.Format(time.RFC3339Nano), Creator: UserID(0), LastSet: now.Unix()}
-			c.Updated = now.UnixMilli()
 		})
 	case "files":
 		found = s.files.Update(id, now, func(f *file) { f.Title = "Updated at " + now.Format(time.RFC3339Nano) })
@@ -94,7 +93,7 @@ func (s *Server) Delete(entity, id string) error {
 	case "users":
 		found = s.users.Update(id, now, func(u *user) { u.Deleted, u.Updated = true, now.Unix() })
 	case "channels":
-		found = s.channels.Update(id, now, func(c *channel) { c.IsArchived, c.Updated = true, now.UnixMilli() })
+		found = s.channels.Update(id, now, func(c *channel) { c.IsArchived = true })
 	case "files":
 		found = s.files.Delete(id, now)
 	}
@@ -128,10 +127,20 @@ func (s *Server) Reply(channel, threadTS, text string) (string, error) {
 	found := s.messages.Update(channel+"/"+threadTS, now, func(m *message) {
 		rep.ParentUser = m.User
 		m.ThreadTS, m.ReplyCount, m.LatestReply, m.ReplyUsers = m.TS, m.ReplyCount+1, rep.TS, appendNew(m.ReplyUsers, rep.User)
+		m.ReplyUsersN, m.Subscribed = len(m.ReplyUsers), new(bool)
 	})
 	if !found {
 		return "", fmt.Errorf("%w: message %s of %s", ErrNoRecord, threadTS, channel)
 	}
 	s.replies.Put(channel+"/"+threadTS+"/"+rep.TS, rep, now)
 	return rep.TS, nil
+}
+
+// ThreadTS returns the ts of the first message of channel that has
+// replies ("" when none has).
+func (s *Server) ThreadTS(channel string) string {
+	for _, m := range rowsOf(&s.messages, func(m message) bool { return m.channel == channel && m.ReplyCount > 0 }) {
+		return m.TS
+	}
+	return ""
 }
