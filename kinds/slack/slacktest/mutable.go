@@ -12,16 +12,17 @@ import (
 // with no live record, and by Create for an entity that is not mutable.
 var ErrNoRecord = errors.New("slacktest: no such record")
 
-// MutableEntities implements fakeserver.Mutable. Messages are not among
-// them: an edit or a deletion of a message is invisible to polling, as at
-// Slack (Post and Reply add messages).
-func (s *Server) MutableEntities() []string { return []string{"users", "channels", "files"} }
+// MutableEntities implements fakeserver.Mutable: channels and files.
+// Messages are not among them (an edit or a deletion of a message is
+// invisible to polling, as at Slack: Post and Reply add messages), nor
+// users (Slack deletes none: Deactivate sets deleted: true).
+func (s *Server) MutableEntities() []string { return []string{"channels", "files"} }
 
 // Clock implements fakeserver.Mutable.
 func (s *Server) Clock() *fakeserver.Clock { return s.clock }
 
 // IDs implements fakeserver.Mutable: the ids of the live records, in
-// creation order (a deleted user and an archived channel are live).
+// creation order (a deactivated user and an archived channel are live).
 func (s *Server) IDs(entity string) []string {
 	switch entity {
 	case "users":
@@ -81,24 +82,42 @@ func (s *Server) Update(entity, id string) error {
 	return nil
 }
 
-// Delete implements fakeserver.Mutable as Slack does: a user is
-// deactivated (deleted: true, still listed), a channel archived (still
-// listed), a file gone.
+// Delete implements fakeserver.Mutable as Slack does: a channel is
+// deleted (admin.conversations.delete: gone from every list), a file too
+// (files.delete).
 func (s *Server) Delete(entity, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
 	var found bool
 	switch entity {
-	case "users":
-		found = s.users.Update(id, now, func(u *user) { u.Deleted, u.Updated = true, now.Unix() })
 	case "channels":
-		found = s.channels.Update(id, now, func(c *channel) { c.IsArchived = true })
+		found = s.channels.Delete(id, s.now())
 	case "files":
-		found = s.files.Delete(id, now)
+		found = s.files.Delete(id, s.now())
 	}
 	if !found {
 		return fmt.Errorf("%w: %s %s", ErrNoRecord, entity, id)
+	}
+	return nil
+}
+
+// Deactivate deactivates a user: still listed, with deleted: true.
+func (s *Server) Deactivate(userID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if !s.users.Update(userID, now, func(u *user) { u.Deleted, u.Updated = true, now.Unix() }) {
+		return fmt.Errorf("%w: user %s", ErrNoRecord, userID)
+	}
+	return nil
+}
+
+// Archive archives a channel: still listed, with is_archived: true.
+func (s *Server) Archive(channelID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.channels.Update(channelID, s.now(), func(c *channel) { c.IsArchived = true }) {
+		return fmt.Errorf("%w: channel %s", ErrNoRecord, channelID)
 	}
 	return nil
 }

@@ -19,10 +19,11 @@
 // clock; every other method its tier (20, 50 or 100 a minute). A refused
 // request is Slack's 429 with Retry-After.
 //
-// The server implements fakeserver.Mutable for users (a deleted user
-// stays, deleted: true), channels (a deleted channel is archived) and
-// files (gone), at the fake's clock (WithClock); Post adds a message to a
-// channel and Reply a reply to a thread. /oauth/v2/authorize is a consent
+// The server implements fakeserver.Mutable for channels and files (a
+// deleted one is gone), at the fake's clock (WithClock); Deactivate keeps
+// a user with deleted: true and Archive a channel with is_archived: true,
+// as Slack does; Post adds a message to a channel and Reply a reply to a
+// thread. /oauth/v2/authorize is a consent
 // page and /api/oauth.v2.access answers with the bot token, and the user
 // token under authed_user, as Slack's OAuth v2 does. WithFaults injects
 // faults.

@@ -122,7 +122,7 @@ func TestOAuthInstall(t *testing.T) {
 }
 
 // TestMutations: users are deactivated and channels archived, both kept
-// in their lists; a file is gone; each change at the fake's clock.
+// in their lists; a deleted file is gone; each change at the fake's clock.
 func TestMutations(t *testing.T) {
 	clock := fakeserver.NewClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
 	s := slacktest.New(slacktest.WithClock(clock), slacktest.WithUsers(3), slacktest.WithChannels(2), slacktest.WithFiles(2))
@@ -133,11 +133,14 @@ func TestMutations(t *testing.T) {
 	}
 	ctx := context.Background()
 	clock.Advance(time.Hour)
-	if err := s.Delete("users", slacktest.UserID(1)); err != nil {
+	if err := s.Deactivate(slacktest.UserID(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Delete("channels", slacktest.ChannelID(1)); err != nil {
+	if err := s.Archive(slacktest.ChannelID(1)); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.Delete("users", slacktest.UserID(2)); err == nil {
+		t.Error("deleted a user: Slack deletes none")
 	}
 	if err := s.Delete("files", slacktest.FileID(1)); err != nil {
 		t.Fatal(err)
