@@ -11,6 +11,7 @@ require (
 	github.com/google/go-github/v92 v92.0.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/k-capehart/go-salesforce/v3 v3.1.0
+	github.com/slack-go/slack v0.35.0
 	github.com/tributary-dev/tributary v0.0.0
 	google.golang.org/api v0.312.0
 	modernc.org/sqlite v1.62.0
@@ -41,6 +42,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.25 // indirect
 	github.com/googleapis/gax-go/v2 v2.27.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
