@@ -83,22 +83,8 @@ func route(method, records, tier string, p pagination.Style) []engine.Route {
 	return []engine.Route{{Path: "/" + method, Records: records, Paging: p, Tier: tier}}
 }
 
-// entity builds a catalogue entity: its routes by action (search is
-// added with the searchable fields when record is not nil).
-func entity(name, doc string, record any, routes map[action][]engine.Route, params map[action][]param, extra ...tributary.Field) engine.Entity {
-	e := engine.Entity{Entity: tributary.Entity{Name: name, Doc: doc, Params: params}, Routes: routes}
-	for _, a := range []action{list, get, apiSearch, download} {
-		if routes[a] != nil {
-			e.Actions = append(e.Actions, a)
-		}
-	}
-	if record != nil {
-		e.Actions = append(e.Actions, search)
-		e.Params[search] = tributary.SearchParams()
-		e.Searchable = engine.MergeFields(engine.FieldsOf(record), extra)
-	}
-	return e
-}
+// entity builds a catalogue entity (engine.NewEntity).
+var entity = engine.NewEntity
 
 // Catalogue returns the chat catalogue: every entity, its actions and
 // their parameters, its searchable fields and its paging.
