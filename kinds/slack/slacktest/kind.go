@@ -9,7 +9,7 @@ import "github.com/tributary-dev/tributary/internal/fakeserver"
 // own tests check, so the fake offers no Limited.
 func Kind() fakeserver.Kind {
 	return fakeserver.Kind{
-		Type: "slack", Main: "users",
+		Type: "slack", Main: "users", Probe: fakeserver.Probe{Entity: "channels"},
 		Start: func(n int) fakeserver.Fake {
 			if n > 0 {
 				return New(WithUsers(n))
