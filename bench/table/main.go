@@ -1,6 +1,6 @@
 // Command table runs every performance comparison of issue 8 and prints
 // one Markdown table: Tributary beside the best Go client of each vendor
-// (go-github, go-salesforce, go-jira, Google's drive/v3: the peers list) and beside a plain net/http + encoding/json
+// (go-github, go-salesforce, go-jira, Google's drive/v3, slack-go: the peers list) and beside a plain net/http + encoding/json
 // loop for every kind, on the same fake pages in the same run, with the
 // download, prefetch and heap checks.
 //
@@ -173,6 +173,7 @@ var peers = []peerComparison{
 	{"Salesforce SOQL, typed, vs go-salesforce v3", "SalesforceQuery", "Typed", "GoSalesforce", 3, 1.0 / 3},
 	{"Jira issues, typed, vs go-jira v1.16", "JiraIssues", "Typed", "GoJira", 2, 0},
 	{"Drive files, typed, vs google.golang.org/api/drive/v3", "DriveFiles", "Typed", "GoogleAPI", 2, 0},
+	{"Slack messages, typed, vs slack-go v0.35", "SlackMessages", "Typed", "SlackGo", 2, 0},
 }
 
 // peerPattern is the -bench pattern of every peer comparison's walks.
