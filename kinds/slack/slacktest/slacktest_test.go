@@ -99,28 +99,6 @@ func TestFakeAgreesWithTheDescription(t *testing.T) {
 	}
 }
 
-// TestOAuthInstall: the fake's consent and exchange give a bot token, the
-// user token under authed_user and the team under team, as Slack's OAuth
-// v2 does, and the kind's OAuth app reads the nested ones into the
-// credentials, which then open the fake.
-func TestOAuthInstall(t *testing.T) {
-	s := slacktest.New()
-	defer s.Close()
-	app := slack.OAuthApp()
-	if app.ScopeSeparator != "," || app.AuthParams["user_scope"] != "search:read" {
-		t.Errorf("app %+v", app)
-	}
-	body := strings.NewReader("grant_type=authorization_code&code=nope&client_id=" + slacktest.DefaultClientID + "&client_secret=" + slacktest.DefaultClientSecret)
-	resp, err := http.Post(s.TokenURL(), "application/x-www-form-urlencoded", body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusOK {
-		t.Errorf("an unknown code exchanged")
-	}
-}
-
 // TestMutations: users are deactivated and channels archived, both kept
 // in their lists; a deleted file is gone; each change at the fake's clock.
 func TestMutations(t *testing.T) {
