@@ -167,16 +167,24 @@ func window(r *http.Request, msgs []message) []message {
 	})
 }
 
-// cmpTS compares two ts as numbers (seconds, then the fraction).
+// cmpTS compares two ts as numbers (seconds, then the fraction), without
+// parsing them: a client may write one with fewer decimals, or none.
 func cmpTS(a, b string) int {
-	pa, pb := func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }(a), func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }(b)
-	switch {
-	case pa < pb:
-		return -1
-	case pa > pb:
-		return 1
+	as, af, _ := strings.Cut(a, ".")
+	bs, bf, _ := strings.Cut(b, ".")
+	if len(as) != len(bs) {
+		return len(as) - len(bs)
 	}
-	return strings.Compare(a, b)
+	if c := strings.Compare(as, bs); c != 0 {
+		return c
+	}
+	for len(af) < len(bf) {
+		af += "0"
+	}
+	for len(bf) < len(af) {
+		bf += "0"
+	}
+	return strings.Compare(af, bf)
 }
 
 // messagesPage answers a page of msgs as history and replies do: at most
