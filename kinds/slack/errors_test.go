@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,5 +96,32 @@ func TestErrorsFromTheFake(t *testing.T) {
 	}
 	if _, err := c.List(ctx, "files", nil); !errors.Is(err, tributary.ErrForbidden) || !strings.Contains(err.Error(), "needed: files:read") {
 		t.Errorf("missing scope: %v", err)
+	}
+}
+
+// TestNoTokenInErrors: a server that echoes the tokens in its ok:false
+// answer (the code, the scope needed) gets them redacted from the error,
+// and the credentials print without them.
+func TestNoTokenInErrors(t *testing.T) {
+	const bot, user = "xoxb-1111-2222-SECRETBOT", "xoxp-3333-4444-SECRETUSER"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":false,"error":"` + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + `","needed":"` + user + `"}`))
+	}))
+	defer srv.Close()
+	creds := Credentials{Token: bot, UserToken: user, TeamID: "T1"}
+	c, err := New(creds, tributary.WithBaseURL(srv.URL), tributary.WithoutPacing(), tributary.WithRetry(tributary.RetryPolicy{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err1 := c.Get(context.Background(), "team", nil)
+	_, err2 := c.APISearch(context.Background(), "channel_messages", tributary.Params{"query": "x"})
+	for _, s := range []string{fmt.Sprint(err1), fmt.Sprintf("%+v", err2), fmt.Sprintf("%#v", creds), fmt.Sprint(creds), fmt.Sprintf("%+v", c)} {
+		if strings.Contains(s, "SECRET") {
+			t.Errorf("a token in %q", s)
+		}
+	}
+	if err1 == nil || err2 == nil {
+		t.Errorf("errors %v, %v", err1, err2)
 	}
 }
