@@ -139,10 +139,13 @@ func FileID(i int) string    { return fmt.Sprintf("F%08d", i+1) }
 // ts writes t as a message's ts.
 func ts(t time.Time) string { return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000) }
 
-// generate makes the fake's data, the oldest a day before the clock.
+// dataStart is when the generated data begins: a fixed date, so that two
+// fakes started at different times serve the same records.
+var dataStart = time.Date(2025, 1, 6, 9, 0, 0, 0, time.UTC)
+
+// generate makes the fake's data, from dataStart.
 func (s *Server) generate() {
-	now := s.clock.Now().Truncate(time.Second)
-	start := now.Add(-24 * time.Hour)
+	start := dataStart
 	for i := range s.cfg.users {
 		u := s.newUser(i, start)
 		u.Deleted = i > 0 && i%10 == 0
