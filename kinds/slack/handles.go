@@ -71,9 +71,24 @@ func (c *Client) Channels() Entity[Channel, ChannelParams] {
 }
 
 // Messages is the typed handle on channel_messages (get with channel and
-// ts; search.messages: Client.APISearch, whose records are SearchMatch).
+// ts; search.messages: SearchMessages).
 func (c *Client) Messages() tributary.Handle[Message, MessageParams] {
 	return tributary.Handle[Message, MessageParams]{Conn: c, Entity: "channel_messages"}
+}
+
+// SearchMessages is the typed handle on search.messages (a user token's):
+// its APISearch and APISearchAll decode each match, with SearchParams.
+func (c *Client) SearchMessages() tributary.Handle[SearchMatch, SearchParams] {
+	return tributary.Handle[SearchMatch, SearchParams]{Conn: c, Entity: "channel_messages"}
+}
+
+// SearchParams are the params of search.messages: Query is required.
+type SearchParams struct {
+	Query   string `param:"query"`
+	Page    int    `param:"page"`
+	Count   int    `param:"count"`
+	Sort    string `param:"sort"`
+	SortDir string `param:"sort_dir"`
 }
 
 // Threads is the typed handle on threads.

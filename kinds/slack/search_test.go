@@ -45,14 +45,18 @@ func TestAPISearchNeedsUserToken(t *testing.T) {
 	if err != nil || len(page.Records) != 5 {
 		t.Fatalf("search with a user token: %v, %v", page, err)
 	}
-	var m slack.SearchMatch
-	if err := page.Records[0].Decode(&m); err != nil || m.Channel.ID == "" || !strings.Contains(m.Text, "quarterly plan") {
-		t.Errorf("match %+v, %v", m, err)
+	typed, err := both.SearchMessages().APISearch(ctx, slack.SearchParams{Query: "quarterly plan", Count: 5})
+	if err != nil || len(typed.Items) != 5 {
+		t.Fatalf("typed search: %v, %v", typed, err)
+	}
+	if m := typed.Items[0]; m.Channel.ID == "" || !strings.Contains(m.Text, "quarterly plan") || m.Permalink == "" {
+		t.Errorf("match %+v", m)
 	}
 	if _, err := both.Get(ctx, "team", nil); err != nil {
 		t.Fatal(err)
 	}
 	reqs := s.Requests()
+	reqs = append(reqs[:1], reqs[2:]...) // the typed search's request
 	if a := reqs[0].Header.Get("Authorization"); reqs[0].Path != "/search.messages" || a != "Bearer "+slacktest.DefaultUserToken {
 		t.Errorf("search.messages sent with %q", a)
 	}

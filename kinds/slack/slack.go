@@ -50,13 +50,7 @@ type Credentials struct {
 
 // Format prints the credentials with every token redacted.
 func (c Credentials) Format(f fmt.State, verb rune) {
-	red := func(s string) string {
-		if s == "" {
-			return `""`
-		}
-		return "[REDACTED]"
-	}
-	fmt.Fprintf(f, "slack.Credentials{Token: %s, UserToken: %s, TeamID: %q}", red(c.Token), red(c.UserToken), c.TeamID)
+	fmt.Fprintf(f, "slack.Credentials{Token: %s, UserToken: %s, TeamID: %q}", engine.Redacted(c.Token), engine.Redacted(c.UserToken), c.TeamID)
 }
 
 // CredentialsFromMap reads the credentials object of the contract: token,
