@@ -207,11 +207,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "google-drive".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }
 
 // errorRule reads Google's error body, {"error": {"code", "message",

@@ -235,11 +235,7 @@ func normRegion(r Region) Region {
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "intercom".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }
 
 // SettingBudgetPacing is the tributary.WithSetting key of WithBudgetPacing.

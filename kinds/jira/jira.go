@@ -171,11 +171,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "jira".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }
 
 // parseError reads Jira's error bodies: the ErrorCollection

@@ -181,11 +181,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "mailchimp".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }
 
 // SubscriberHash returns Mailchimp's id of a list member: the MD5 hex digest

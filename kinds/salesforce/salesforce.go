@@ -292,11 +292,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "salesforce".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }
 
 // APIVersion returns the REST API version of the connector's paths, e.g.

@@ -206,9 +206,5 @@ func (c *Client) APISearch(ctx context.Context, entity string, p tributary.Param
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "slack".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }

@@ -280,11 +280,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 // Open builds a connector from the contract's credentials object; it is
 // what kinds.Open calls for "zendesk-support".
 func Open(credentials map[string]any, opts ...tributary.Option) (tributary.Connector, error) {
-	creds, err := CredentialsFromMap(credentials)
-	if err != nil {
-		return nil, err
-	}
-	return New(creds, opts...)
+	return engine.OpenFrom(credentials, CredentialsFromMap, New, opts...)
 }
 
 // parseError reads Zendesk's error bodies: {"error": "RecordNotFound",
