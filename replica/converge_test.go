@@ -37,39 +37,45 @@ type kindCase struct {
 	params   func(t *testing.T, c tributary.Connector) map[string]tributary.Params
 }
 
-// kindCases are every kind's (internal/fakes): its fake with its default
-// data, its credentials, no pacing (the fakes do not enforce the vendors'
-// limits), and every searchable entity, except where caseOverrides says
-// otherwise. A new kind is covered without a line here.
+// kindCases are every kind's (internal/fakes.Suite: every kind, or a few
+// under the race detector): its fake with its default data, its
+// credentials, no pacing (the fakes do not enforce the vendors' limits),
+// and every searchable entity, except where caseOverrides says otherwise.
+// A new kind is covered without a line here.
 func kindCases() []kindCase {
 	var out []kindCase
-	for _, k := range fakes.All() {
-		kc := kindCase{kind: k.Type, creds: k.Credentials, opts: []tributary.Option{tributary.WithoutPacing()},
-			start: func() (mutableFake, string) { f := k.Start(0); return f, f.BaseURL() }}
-		entities, err := kinds.Catalogue(k.Type)
-		if err != nil {
-			panic(err)
-		}
-		for _, e := range entities {
-			if slices.Contains(e.Actions, tributary.ActionSearch) {
-				kc.entities = append(kc.entities, e.Name)
-			}
-		}
-		if o, ok := caseOverrides[k.Type]; ok {
-			o(&kc)
-		}
-		out = append(out, kc)
+	for _, k := range fakes.Suite() {
+		out = append(out, caseOf(k))
 	}
 	return out
 }
 
-// kindCaseOf returns the case of kind.
+// caseOf is the case of k.
+func caseOf(k fakeserver.Kind) kindCase {
+	kc := kindCase{kind: k.Type, creds: k.Credentials, opts: []tributary.Option{tributary.WithoutPacing()},
+		start: func() (mutableFake, string) { f := k.Start(0); return f, f.BaseURL() }}
+	entities, err := kinds.Catalogue(k.Type)
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range entities {
+		if slices.Contains(e.Actions, tributary.ActionSearch) {
+			kc.entities = append(kc.entities, e.Name)
+		}
+	}
+	if o, ok := caseOverrides[k.Type]; ok {
+		o(&kc)
+	}
+	return kc
+}
+
+// kindCaseOf returns the case of kind, whether or not the suite walks it.
 func kindCaseOf(kind string) kindCase {
-	i := slices.IndexFunc(kindCases(), func(kc kindCase) bool { return kc.kind == kind })
-	if i < 0 {
+	k, ok := fakes.Of(kind)
+	if !ok {
 		panic("no case of " + kind)
 	}
-	return kindCases()[i]
+	return caseOf(k)
 }
 
 // caseOverrides narrow the seven first kinds' cases to the entities (and

@@ -68,7 +68,7 @@ func costCases() []costCase {
 	// change feed, at 10,000 records, or 100 of the fake's pages when they
 	// are larger than 100 (a full walk of 50 requests at least, or no
 	// incremental pass, a request at least, is within 2% of it).
-	for _, k := range fakes.All() {
+	for _, k := range fakes.Suite() {
 		if slices.ContainsFunc(out, func(c costCase) bool { return c.kind == k.Type }) {
 			continue
 		}

@@ -154,7 +154,7 @@ func rateCases() []rateCase {
 	// (fakeserver.Kind.Limited): 20 requests a second, kept to from the
 	// budget the fake announces, over its main entity's copy: 3,000
 	// records, or 30 of the fake's pages when they are larger than 100.
-	for _, k := range fakes.All() {
+	for _, k := range fakes.Suite() {
 		if k.Limited == nil || slices.ContainsFunc(out, func(rc rateCase) bool { return rc.kc.kind == k.Type }) {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
+	"github.com/tributary-dev/tributary/internal/race"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
@@ -24,7 +25,7 @@ import (
 // for one (20 s, 90 s), and several at once on two cores could outlast
 // them, so those tests run one at a time, as they did.
 func parallelUnlessRace(t *testing.T) {
-	if !underRace {
+	if !race.Enabled {
 		t.Parallel()
 	}
 }

@@ -5,7 +5,10 @@
 package fakes
 
 import (
+	"slices"
+
 	"github.com/tributary-dev/tributary/internal/fakeserver"
+	"github.com/tributary-dev/tributary/internal/race"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/kinds/googledrive/googledrivetest"
@@ -34,6 +37,24 @@ func All() []fakeserver.Kind {
 		slacktest.Kind(),
 		zendesktest.Kind(),
 	}
+}
+
+// Suite returns the kinds a test that covers every kind walks: All, and
+// under the race detector four whose shared mechanisms differ most
+// (Zendesk's cursor export and fan-out, Jira's zoned feed with its sweep,
+// Slack's rate tiers, Google Drive's token feed and downloads). The race
+// detector makes the pure-Go SQLite and the fakes five to ten times
+// slower, every kind's walk runs the same shared code, and each kind's own
+// package runs under the detector too; the plain `go test ./...` walks
+// every kind.
+func Suite() []fakeserver.Kind {
+	all := All()
+	if !race.Enabled {
+		return all
+	}
+	return slices.DeleteFunc(all, func(k fakeserver.Kind) bool {
+		return !slices.Contains([]string{"zendesk-support", "jira", "slack", "google-drive"}, k.Type)
+	})
 }
 
 // Of returns the fake of connectorType; false when there is none.

@@ -64,13 +64,16 @@ type kindCase struct {
 // and those waits should overlap. fn reports through a testing.TB whose
 // messages name the kind; its Fatal ends only that kind's goroutine.
 // TRIBUTARY_RELIABILITY_KINDS (connector types, comma-separated) restricts
-// the kinds, for debugging one of them.
+// the kinds, for debugging one of them; under the race detector the kinds
+// are internal/fakes.Suite's few.
 func forKinds(t *testing.T, cases []kindCase, fn func(t testing.TB, kc kindCase)) {
 	t.Helper()
 	only := os.Getenv("TRIBUTARY_RELIABILITY_KINDS")
+	suite := fakes.Suite() // every kind; a few under the race detector
 	var wg sync.WaitGroup
 	for _, kc := range cases {
-		if only != "" && !slices.Contains(strings.Split(only, ","), kc.typ) {
+		if only != "" && !slices.Contains(strings.Split(only, ","), kc.typ) ||
+			!slices.ContainsFunc(suite, func(k fakeserver.Kind) bool { return k.Type == kc.typ }) {
 			continue
 		}
 		wg.Go(func() { fn(kindTB{TB: t, kind: kc.typ}, kc) })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
+	"github.com/tributary-dev/tributary/internal/race"
 )
 
 // TestPrefetchKeepsRecordsAndHidesLatency walks every kind's main list at
@@ -56,7 +57,7 @@ func TestPrefetchKeepsRecordsAndHidesLatency(t *testing.T) {
 		if planned[kc.typ] && parMost < 2 {
 			t.Errorf("the default prefetch never had two requests in flight")
 		}
-		if planned[kc.typ] && ratio > 0.6 && strictTiming() && !raceEnabled() {
+		if planned[kc.typ] && ratio > 0.6 && strictTiming() && !race.Enabled {
 			t.Errorf("the default prefetch took %.2f of the page-by-page time, want at most 0.6", ratio)
 		}
 	})

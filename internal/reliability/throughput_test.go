@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/race"
 	"github.com/tributary-dev/tributary/kinds"
 )
 
@@ -338,20 +338,6 @@ func cpuTime() time.Duration {
 // machine is busy fails at random.
 func strictTiming() bool { return os.Getenv("TRIBUTARY_STRICT_TIMING") != "" }
 
-// raceEnabled reports whether the binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
 // runThroughputChild downloads job in a new process (this test binary)
 // and returns its result.
 func runThroughputChild(t *testing.T, job throughputJob) throughputResult {
@@ -409,8 +395,7 @@ func TestDownloadThroughput(t *testing.T) {
 	if os.Getenv("TRIBUTARY_LONG") != "" {
 		size, minRatio, rounds = 1<<30, 0.9, 9
 	}
-	race := raceEnabled()
-	if race {
+	if race.Enabled {
 		size, rounds = 16<<20, 1
 	}
 	srv := newSynthServer(t, size)
@@ -470,16 +455,16 @@ func TestDownloadThroughput(t *testing.T) {
 			"best per CPU-second: plain %.1f MB, tributary %.1f MB; peak RSS: tributary %.1f MiB, plain %.1f MiB",
 			size>>20, sink, rounds, geomean(ratios), bestPlain, bestTrib, bestTrib/bestPlain,
 			best(plain, throughputResult.cpuMBps), best(trib, throughputResult.cpuMBps), mib(rss), mib(plainRSS))
-		if strictTiming() && !race && rss >= throughputMaxRSS {
+		if strictTiming() && !race.Enabled && rss >= throughputMaxRSS {
 			t.Errorf("to %s: tributary's peak RSS is %.1f MiB, want under %d MiB", sink, mib(rss), throughputMaxRSS>>20)
 		}
 	}
 	ratio := geomean(pairs)
 	t.Logf("%d MiB: tributary's throughput is %.3f× plain io.Copy's (geometric mean of %d pairs; want at least %.2f×)", size>>20, ratio, len(pairs), minRatio)
-	if strictTiming() && !race && ratio < minRatio {
+	if strictTiming() && !race.Enabled && ratio < minRatio {
 		t.Errorf("tributary's throughput is %.3f× plain io.Copy's (geometric mean of %d pairs), want at least %.2f×", ratio, len(pairs), minRatio)
 	}
-	if race {
+	if race.Enabled {
 		t.Log("built with -race: the race detector's slowdown and shadow memory make the ratio and the RSS meaningless, so only the bytes, their checksum and the RSS growth are checked")
 	}
 }
