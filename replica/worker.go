@@ -142,6 +142,8 @@ type Worker struct {
 
 	mu       sync.Mutex
 	replicas map[string]*Replica // by connector
+
+	wake chan struct{} // Wake's signal to an idle Run: look again now
 }
 
 type copyKey struct{ connector, entity string }
@@ -236,7 +238,7 @@ func WithFailureEvents(f func(connector, entity string, err error) []store.Event
 // current, opening their connectors with open.
 func NewWorker(st *store.Store, open Opener, opts ...WorkerOption) *Worker {
 	w := &Worker{st: st, open: open, every: 5 * time.Minute, ttl: time.Minute,
-		replicas: map[string]*Replica{}}
+		replicas: map[string]*Replica{}, wake: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(w)
 	}
@@ -302,10 +304,24 @@ func (w *Worker) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-t.C:
+		case <-w.wake:
 		}
 		t.Stop()
 	}
 	return nil
+}
+
+// Wake makes an idle Run look for a due copy now rather than at the end
+// of its WithPoll wait: a service calls it when it has made copies due
+// (a connector's failures reset by new credentials, say), so that they
+// resume at once. A Run busy with a copy looks again when it is done;
+// Wake never blocks, and wakes one waiting Run once however often it is
+// called before that Run looks.
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 }
 
 // RunOnce claims and syncs due copies until none is left (each at most

@@ -838,3 +838,39 @@ func TestWorkerForgetReopens(t *testing.T) {
 		t.Errorf("default owner %q", w.Owner())
 	}
 }
+
+// A worker waiting out a long idle poll looks for due copies as soon as
+// Wake is called: a copy registered while it waits is synchronized at
+// once, not an hour later; and Wake never blocks, however often called.
+func TestWorkerWake(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, urls := startWorkerFakes(t)
+	var opens atomic.Int64
+	w := replica.NewWorker(st, workerOpener(urls, &opens), replica.WithEvery(time.Hour), replica.WithPoll(time.Hour),
+		replica.WithReplicaOptionsFor(workerReplicaOptions(t)))
+	for range 3 {
+		w.Wake() // before Run: remembered once, never blocking
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(50 * time.Millisecond) // Run finds nothing due and waits its hour
+	if err := st.Register(ctx, "zd-a", "groups"); err != nil {
+		t.Fatal(err)
+	}
+	w.Wake()
+	deadline := time.Now().Add(20 * time.Second)
+	for opens.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the copy registered during the idle wait was not synchronized after Wake")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -219,6 +219,7 @@ func (s *Server) createConnector(ctx context.Context, sc scope, in newConnector,
 		if err := s.st.Register(ctx, id, ents...); err != nil {
 			return nil, err
 		}
+		s.wakeWorkers() // its copies are due: their first sync starts now
 	}
 	created.Sealed = nil
 	s.mu.Lock()

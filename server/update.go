@@ -168,12 +168,26 @@ func (s *Server) removeWorker(w *replica.Worker) {
 
 // forget tells this process's background workers to drop their replica of
 // connector id: their next claim of its copies opens it again, with the
-// connector as it is now.
+// connector as it is now; and to look for due copies now, since a change
+// of credentials or scope may have made some due (a failing copy's
+// failures reset), rather than at the end of their idle wait.
 func (s *Server) forget(id string) {
 	s.workersMu.Lock()
 	defer s.workersMu.Unlock()
 	for w := range s.workers {
 		w.Forget(id)
+		w.Wake()
+	}
+}
+
+// wakeWorkers tells this process's background workers that copies are
+// due now (a new connector's), so that they look without waiting out
+// their idle poll.
+func (s *Server) wakeWorkers() {
+	s.workersMu.Lock()
+	defer s.workersMu.Unlock()
+	for w := range s.workers {
+		w.Wake()
 	}
 }
 
