@@ -96,7 +96,7 @@ func startConnect(t *testing.T, st *store.Store, keys, publicURL string, zd *zen
 		SyncEvery: -1, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		Delivery: server.DeliveryConfig{Poll: 20 * time.Millisecond, Backoff: 10 * time.Millisecond},
 		ConnectorOptions: map[string][]tributary.Option{
-			zendesk.Type: {tributary.WithBaseURL(zd.URL), zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0)},
+			zendesk.Type: {tributary.WithBaseURL(zd.URL), zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0), zendesk.WithBudgetPacing(false)},
 			hubspot.Type: {tributary.WithBaseURL(hs.URL), hubspot.WithAPIRateLimit(0, 0)},
 		},
 		PublicURL: publicURL,
@@ -286,6 +286,7 @@ func (cs *connectService) connected(t *testing.T, p page) string {
 // the events say connect.completed; no secret of the flow is in the store
 // or the log.
 func TestConnectSessionFlow(t *testing.T) {
+	parallelUnlessRace(t)
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -348,6 +349,7 @@ func TestConnectSessionFlow(t *testing.T) {
 // Several processes share the sessions through one PostgreSQL store: the
 // page is served by one, the vendor's callback reaches the other.
 func TestConnectAcrossProcesses(t *testing.T) {
+	parallelUnlessRace(t)
 	dsn := pgDSNFor(t)
 	zd, hs := zendesktest.New(), hubspottest.New()
 	defer zd.Close()

@@ -54,7 +54,7 @@ func childServe() {
 	srv, err := server.New(server.Config{Store: st, Keys: os.Getenv(envChildKeys), Clients: []server.Client{clientA},
 		SyncEvery: time.Minute, SyncWorkers: 2, LeaseTTL: time.Second,
 		ConnectorOptions: map[string][]tributary.Option{zendesk.Type: {tributary.WithBaseURL(os.Getenv(envChildFake)),
-			zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0)}}})
+			zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0), zendesk.WithBudgetPacing(false)}}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child: server:", err)
 		os.Exit(3)

@@ -413,6 +413,7 @@ func grepStore(t *testing.T, path string, b []byte) bool {
 // or the token any more (they did before the delete); on PostgreSQL the
 // rows are gone. The hosted client deletes too.
 func TestDeleteRemovesCredentialsAndCopies(t *testing.T) {
+	parallelUnlessRace(t)
 	const token = "RECOGNISABLE_TOKEN_7f3a9c5e1d"
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -533,6 +534,7 @@ func copyNamed(a answer, entity string) map[string]any {
 // changes at the vendor, an incremental one that updated it. The hosted
 // client reads the same.
 func TestConnectorStatusLastSync(t *testing.T) {
+	parallelUnlessRace(t)
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			zd := zendesktest.New()

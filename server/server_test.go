@@ -133,10 +133,13 @@ func start(t *testing.T, st *store.Store, zd *zendesktest.Server, mod func(*serv
 		t.Cleanup(zd.Close)
 	}
 	logs := &logBuffer{}
+	// No pacing: the fake enforces no limit, and the 700 requests a minute
+	// it announces would make a test of a thousand executes wait a minute
+	// for the next window (TestServeBudget covers the pacing).
 	cfg := server.Config{Store: st, Keys: newKeys(t, "k1"), Clients: []server.Client{clientA, clientB},
 		SyncEvery: -1, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		ConnectorOptions: map[string][]tributary.Option{zendesk.Type: {tributary.WithBaseURL(zd.URL),
-			zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0)}}}
+			zendesk.WithAPIRateLimit(0, 0), zendesk.WithExportRateLimit(0, 0), zendesk.WithBudgetPacing(false)}}}
 	if mod != nil {
 		mod(&cfg)
 	}
