@@ -56,8 +56,11 @@ type EntityReport struct {
 	// Since is the copy's checkpoint after the sync: changes at or after
 	// it are read next time (zero without a change feed).
 	Since time.Time `json:"since,omitzero"`
-	// Took is how long the entity took.
-	Took time.Duration `json:"took"`
+	// Started is when the entity's sync began, and Took how long it took:
+	// it ended at Started plus Took (a worker's claim of the copy is
+	// released after that, and WithReport called after the release).
+	Started time.Time     `json:"started,omitzero"`
+	Took    time.Duration `json:"took"`
 	// Swept, when set, says what the sweep for deletions cost (see
 	// tributary.Feed.Sweep): the deletions it found are among Deleted.
 	Swept *Sweep `json:"swept,omitempty"`
@@ -193,7 +196,7 @@ func (r *Replica) usage() tributary.Usage {
 // lopts (store.Fenced under a claim).
 func (r *Replica) syncOne(ctx context.Context, entity string, full bool, lopts []store.LoadOption) (EntityReport, error) {
 	start, u0 := time.Now(), r.usage()
-	rep := EntityReport{Entity: entity, Mode: Full}
+	rep := EntityReport{Entity: entity, Mode: Full, Started: start}
 	schema, id, err := r.schemaOf(entity)
 	if err != nil {
 		return rep, err

@@ -373,7 +373,7 @@ func (w *Worker) check() error {
 // handle syncs the copy c claims and releases the claim, recording in the
 // store how it went.
 func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
-	rep := EntityReport{Entity: c.Entity, Mode: Full}
+	rep := EntityReport{Entity: c.Entity, Mode: Full, Started: time.Now()}
 	r, err := w.replica(ctx, c.Connector)
 	if err == nil {
 		var extra []store.LoadOption

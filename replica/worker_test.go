@@ -100,8 +100,9 @@ func (l *syncLog) add(connector, entity string, s span) {
 // report is a WithReport callback for worker owner.
 func (l *syncLog) report(owner string) func(string, replica.EntityReport, error) {
 	return func(connector string, rep replica.EntityReport, err error) {
-		end := time.Now()
-		l.add(connector, rep.Entity, span{owner: owner, start: end.Add(-rep.Took), end: end, err: err})
+		// The sync's own span: the report comes after the claim's
+		// release, when another worker may have claimed the copy.
+		l.add(connector, rep.Entity, span{owner: owner, start: rep.Started, end: rep.Started.Add(rep.Took), err: err})
 	}
 }
 
@@ -553,12 +554,13 @@ func TestReplicaWorkerChild(t *testing.T) {
 		replica.WithOwner(id), replica.WithLeaseTTL(workerTTL), replica.WithEvery(300*time.Millisecond), replica.WithPoll(50*time.Millisecond),
 		replica.WithReplicaOptionsFor(optsFor),
 		replica.WithReport(func(connector string, rep replica.EntityReport, err error) {
-			end := time.Now()
 			res := "ok"
 			if err != nil {
 				res = "error " + strings.ReplaceAll(err.Error(), "\n", " ")
 			}
-			say("synced %s %s %d %d %s", connector, rep.Entity, end.Add(-rep.Took).UnixNano(), end.UnixNano(), res)
+			// The sync's own span: the report comes after the claim's
+			// release, when another worker may have claimed the copy.
+			say("synced %s %s %d %d %s", connector, rep.Entity, rep.Started.UnixNano(), rep.Started.Add(rep.Took).UnixNano(), res)
 		}))
 	go func() {
 		for {
