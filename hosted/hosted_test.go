@@ -18,6 +18,7 @@ import (
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/hosted/hostedtest"
 	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/internal/testmain"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
@@ -25,7 +26,10 @@ import (
 	"github.com/tributary-dev/tributary/replica"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	testmain.WaitingParallel(4)
+	goleak.VerifyTestMain(pgtest.Main(m))
+}
 
 var zdCreds = map[string]any{"subdomain": "acme", "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}
 

@@ -83,71 +83,79 @@ func sameRecords(t *testing.T, what string, got, want map[string]string) {
 // followed the feed sync after sync holds the copy too.
 func TestFeedReplaysEveryKind(t *testing.T) {
 	t.Parallel()
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		feedEveryKind(t, t.TempDir()+"/feed.db")
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		feedEveryKind(t, pgtest.DSN(t))
-	})
+	for _, b := range []struct {
+		name string
+		db   func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return t.TempDir() + "/feed.db" }},
+		{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			for i, kc := range kindCases() {
+				t.Run(kc.kind, func(t *testing.T) {
+					t.Parallel()
+					feedOfKind(t, kc, b.db(t), uint64(i))
+				})
+			}
+		})
+	}
 }
 
-func feedEveryKind(t *testing.T, db string) {
+// feedOfKind is TestFeedReplaysEveryKind for kc, on its own database.
+func feedOfKind(t *testing.T, kc kindCase, db string, seed uint64) {
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(29, 29))
-	for _, kc := range kindCases() {
-		fake, url := kc.start()
-		defer fake.Close()
-		conn := openKind(t, kc, url)
-		var opts []replica.Option
-		if kc.params != nil {
-			for e, p := range kc.params(t, conn) {
-				opts = append(opts, replica.WithParams(e, p))
-			}
+	rng := rand.New(rand.NewPCG(29, seed))
+	fake, url := kc.start()
+	defer fake.Close()
+	conn := openKind(t, kc, url)
+	var opts []replica.Option
+	if kc.params != nil {
+		for e, p := range kc.params(t, conn) {
+			opts = append(opts, replica.WithParams(e, p))
 		}
-		r, err := replica.Open(ctx, conn, backendOf(db), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		followers, cursors := map[string]map[string]string{}, map[string]int64{}
-		for _, e := range kc.entities {
-			followers[e] = map[string]string{}
-		}
-		gone := map[string]map[string]bool{}
-		for round := range 4 {
-			if round > 0 {
-				mutate(t, rng, fake, kc.entities, gone)
-			}
-			if _, err := r.Sync(ctx, kc.entities...); err != nil {
-				t.Fatalf("%s round %d: %v", kc.kind, round, err)
-			}
-			for _, e := range kc.entities {
-				feedAgrees(t, kc.kind, r, e)
-				cursors[e] = replayFeed(t, r, e, cursors[e], 1+rng.IntN(40), followers[e])
-				want, _ := contents(t, r.Store(), kc.kind, e)
-				sameRecords(t, kc.kind+" follower "+e, followers[e], want)
-			}
-		}
-		// A full walk (reconciling) of every copy: its changes are the
-		// difference against the copy it replaces.
-		mutate(t, rng, fake, kc.entities, gone)
-		full, err := replica.Open(ctx, conn, backendOf(db), append(opts, replica.WithReconcile(1))...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := full.Sync(ctx, kc.entities...); err != nil {
-			t.Fatalf("%s full: %v", kc.kind, err)
-		}
-		for _, e := range kc.entities {
-			feedAgrees(t, kc.kind+" after a full walk", full, e)
-			cursors[e] = replayFeed(t, full, e, cursors[e], 1+rng.IntN(40), followers[e])
-			want, _ := contents(t, full.Store(), kc.kind, e)
-			sameRecords(t, kc.kind+" follower after a full walk "+e, followers[e], want)
-		}
-		full.Close()
 	}
+	r, err := replica.Open(ctx, conn, backendOf(db), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	followers, cursors := map[string]map[string]string{}, map[string]int64{}
+	for _, e := range kc.entities {
+		followers[e] = map[string]string{}
+	}
+	gone := map[string]map[string]bool{}
+	for round := range 4 {
+		if round > 0 {
+			mutate(t, rng, fake, kc.entities, gone)
+		}
+		if _, err := r.Sync(ctx, kc.entities...); err != nil {
+			t.Fatalf("%s round %d: %v", kc.kind, round, err)
+		}
+		for _, e := range kc.entities {
+			feedAgrees(t, kc.kind, r, e)
+			cursors[e] = replayFeed(t, r, e, cursors[e], 1+rng.IntN(40), followers[e])
+			want, _ := contents(t, r.Store(), kc.kind, e)
+			sameRecords(t, kc.kind+" follower "+e, followers[e], want)
+		}
+	}
+	// A full walk (reconciling) of every copy: its changes are the
+	// difference against the copy it replaces.
+	mutate(t, rng, fake, kc.entities, gone)
+	full, err := replica.Open(ctx, conn, backendOf(db), append(opts, replica.WithReconcile(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := full.Sync(ctx, kc.entities...); err != nil {
+		t.Fatalf("%s full: %v", kc.kind, err)
+	}
+	for _, e := range kc.entities {
+		feedAgrees(t, kc.kind+" after a full walk", full, e)
+		cursors[e] = replayFeed(t, full, e, cursors[e], 1+rng.IntN(40), followers[e])
+		want, _ := contents(t, full.Store(), kc.kind, e)
+		sameRecords(t, kc.kind+" follower after a full walk "+e, followers[e], want)
+	}
+	full.Close()
 }
 
 // A replica's feed honours the store's retention: a cursor behind it

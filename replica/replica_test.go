@@ -12,6 +12,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/internal/testmain"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/kinds/intercom/intercomtest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
@@ -19,7 +20,10 @@ import (
 	"github.com/tributary-dev/tributary/search"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	testmain.WaitingParallel(4)
+	goleak.VerifyTestMain(pgtest.Main(m))
+}
 
 // open connects to the Zendesk fake without pacing: at the exports'
 // default of 10 requests a minute, each sync after the first would wait

@@ -23,13 +23,17 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/keyring"
 	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/internal/testmain"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/server"
 	"github.com/tributary-dev/tributary/store"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	testmain.WaitingParallel(4)
+	goleak.VerifyTestMain(pgtest.Main(m))
+}
 
 // The API clients of the tests: two tenants.
 var (

@@ -17,12 +17,16 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/internal/testmain"
 	"github.com/tributary-dev/tributary/search"
 	"github.com/tributary-dev/tributary/store"
 	"github.com/tributary-dev/tributary/webhook"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	testmain.WaitingParallel(4)
+	goleak.VerifyTestMain(pgtest.Main(m))
+}
 
 // A fixed secret of the tests (32 bytes).
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
