@@ -60,15 +60,15 @@ func kindOptions(t *testing.T, kc kindCase, conn tributary.Connector) []replica.
 
 func TestKilledSyncEveryKind(t *testing.T) {
 	t.Parallel()
-	killEveryKind(t, t.TempDir()+"/kinds.db", crashTrials(len(kindCases())))
+	killEveryKind(t, t.TempDir()+"/kinds.db", kindCases(), crashTrials(len(kindCases())))
 }
 
 func TestKilledSyncEveryKindPostgres(t *testing.T) {
 	t.Parallel()
-	killEveryKind(t, pgtest.DSN(t), crashTrials(3))
+	killEveryKind(t, pgtest.DSN(t), pgCases(), crashTrials(3))
 }
 
-func killEveryKind(t *testing.T, db string, trials int) {
+func killEveryKind(t *testing.T, db string, cases []kindCase, trials int) {
 	ctx := context.Background()
 	type running struct {
 		kc    kindCase
@@ -78,7 +78,7 @@ func killEveryKind(t *testing.T, db string, trials int) {
 		since map[string]time.Time // by entity: the checkpoint seen last
 	}
 	var all []*running
-	for _, kc := range kindCases() {
+	for _, kc := range cases {
 		fake, url := kc.start()
 		defer fake.Close()
 		all = append(all, &running{kc: kc, fake: fake, url: url, gone: map[string]map[string]bool{}, since: map[string]time.Time{}})
