@@ -144,6 +144,7 @@ func dlCases() []dlCase {
 // the right SHA-256, each cut resumed by a ranged request from the byte
 // reached.
 func TestDownloadResume(t *testing.T) {
+	parallelWhenWaiting(t)
 	var mu sync.Mutex
 	var rows []string
 	cases := dlCases()
@@ -458,6 +459,7 @@ func TestDownloadRangeResume(t *testing.T) {
 // faults (the kind's rate limit, its 5xx, a connection cut): the file
 // arrives with the right SHA-256.
 func TestDownloadUnderFaults(t *testing.T) {
+	parallelWhenWaiting(t)
 	var rows cancelRows
 	cases := []dlCase{}
 	for _, dc := range dlCases() {

@@ -72,6 +72,7 @@ func TestRateLimitBeyondPolicy(t *testing.T) {
 // fetched ahead hangs in the fake: the loop exits at once, the fetch ahead
 // is abandoned, and no goroutine is left behind (goleak, TestMain).
 func TestBreakMidWalk(t *testing.T) {
+	parallelWhenWaiting(t)
 	// Every answer takes 6 s: a loop that waited for the fetch ahead would
 	// take seconds to end, far beyond what a loaded machine adds.
 	const latency = 6 * time.Second

@@ -19,6 +19,7 @@ import (
 // the page-by-page time (checked with TRIBUTARY_STRICT_TIMING, without
 // -race).
 func TestPrefetchKeepsRecordsAndHidesLatency(t *testing.T) {
+	parallelWhenWaiting(t)
 	if testing.Short() {
 		t.Skip("walks every kind twice at 20 ms a page")
 	}

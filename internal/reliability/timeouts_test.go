@@ -43,6 +43,7 @@ func stallCases(n int) []stallCase {
 // the time of the limit that ended the bad attempt. The limits are short
 // but not so short that a loaded machine trips them on healthy pages.
 func TestTimeoutsWalkRecovers(t *testing.T) {
+	parallelWhenWaiting(t)
 	limits := tributary.Timeouts{ResponseHeader: 2 * time.Second, Stall: 2 * time.Second, Attempt: 4 * time.Second}
 	forKinds(t, kindCases(), func(t testing.TB, kc kindCase) {
 		f := kc.start(t, 300)
@@ -101,6 +102,7 @@ func sameRecords(a, b []recKey) bool {
 // fails at once with ErrUnexpectedResponse naming the page size cap. Every
 // call returns within a few times its limits.
 func TestTimeoutsErrorAfterRetries(t *testing.T) {
+	parallelWhenWaiting(t)
 	const retries = 2
 	// Each limit is far from the others and from the drip's pace, so
 	// that a loaded machine cannot make one fault end at another limit.
@@ -204,6 +206,7 @@ func TestEndlessPageMemory(t *testing.T) {
 // and arrives whole; a caller that reads slowly, for longer than the
 // attempt ceiling, is not cut off (downloads have no ceiling).
 func TestDownloadStallResumes(t *testing.T) {
+	parallelWhenWaiting(t)
 	const size = 1 << 20
 	s := githubtest.New(githubtest.WithRepos(1), githubtest.WithIssues(1), githubtest.WithFileSize(size))
 	register(t, s)
