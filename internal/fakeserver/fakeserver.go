@@ -11,6 +11,7 @@ package fakeserver
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -564,6 +565,22 @@ func WriteJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// JSON writes v, encoded as JSON, as a response with the given status
+// (WriteJSON).
+func JSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	WriteJSON(w, status, b)
+}
+
+// ReadJSON decodes the JSON body of r, at most 1 MiB of it, into v.
+func ReadJSON(r *http.Request, v any) error {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }
 
 // Transport returns an http.RoundTripper that serves requests to the two

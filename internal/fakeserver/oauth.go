@@ -247,8 +247,7 @@ func (o *OAuthServer) tokenError(w http.ResponseWriter, r *http.Request, status 
 	if o.cfg.FormUnlessJSON {
 		status = http.StatusOK
 	}
-	b, _ := json.Marshal(map[string]string{"error": code, "error_description": desc})
-	WriteJSON(w, status, b)
+	JSON(w, status, map[string]string{"error": code, "error_description": desc})
 }
 
 func wantsJSON(r *http.Request) bool {
@@ -310,8 +309,7 @@ func (o *OAuthServer) token(w http.ResponseWriter, r *http.Request, p url.Values
 		_, _ = io.WriteString(w, v.Encode())
 		return
 	}
-	b, _ := json.Marshal(fields)
-	WriteJSON(w, http.StatusOK, b)
+	JSON(w, http.StatusOK, fields)
 }
 
 // s256 is PKCE's S256 code challenge of verifier.
