@@ -36,8 +36,6 @@ package jiratest
 
 import (
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -91,15 +89,14 @@ type Server struct {
 	oauth *fakeserver.OAuthServer
 	win   *fakeserver.Window
 
-	mu       sync.Mutex // serializes mutations and token changes
+	tokens fakeserver.Tokens
+
+	mu       sync.Mutex // serializes mutations
 	issues   fakeserver.Table[issue]
 	comments fakeserver.Table[comment]
 	worklogs fakeserver.Table[worklog]
 	nextID   int
 	keys     map[string]string // issue key → id
-	access   map[string]time.Time
-	refresh  map[string]bool
-	seq      int
 }
 
 type config struct {
@@ -182,7 +179,8 @@ func New(opts ...Option) *Server {
 		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
 	}
 	s := &Server{cfg: cfg, zone: zone, clock: cfg.clock, keys: map[string]string{},
-		access: map[string]time.Time{cfg.accessToken: {}}, refresh: map[string]bool{cfg.refreshToken: true}}
+		tokens: fakeserver.Tokens{Now: cfg.clock.Now, TTL: cfg.tokenTTL}}
+	s.tokens.Accept(cfg.accessToken, cfg.refreshToken)
 	if cfg.rateLimit > 0 {
 		s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}
 	}
@@ -208,32 +206,21 @@ func (s *Server) TokenURL() string { return s.URL + TokenPath }
 
 // issue issues a new access and refresh token pair.
 func (s *Server) issue() map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	at, rt := fmt.Sprintf("fake-access-%d", s.seq), fmt.Sprintf("fake-refresh-%d", s.seq)
-	s.access[at] = s.clock.Now().Add(s.cfg.tokenTTL)
-	s.refresh[rt] = true
+	at, rt := s.tokens.Mint()
 	return map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
 		"expires_in": int(s.cfg.tokenTTL / time.Second), "scope": "read:jira-work read:jira-user offline_access"}
 }
 
 // ExpireAccessTokens makes every access token issued so far, and the
 // default one, invalid: the next request with one gets 401.
-func (s *Server) ExpireAccessTokens() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range s.access {
-		s.access[k] = s.clock.Now().Add(-time.Second)
-	}
-}
+func (s *Server) ExpireAccessTokens() { s.tokens.ExpireAll() }
 
 // refreshGrant answers grant_type=refresh_token: a new pair, the used
 // refresh token spent.
 func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request) {
 	var p map[string]string
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-		_ = json.NewDecoder(r.Body).Decode(&p)
+		_ = fakeserver.ReadJSON(r, &p)
 	} else {
 		_ = r.ParseForm()
 		p = map[string]string{}
@@ -242,18 +229,14 @@ func (s *Server) refreshGrant(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if p["grant_type"] != "refresh_token" || p["client_id"] != s.cfg.clientID || p["client_secret"] != s.cfg.clientSecret {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "access_denied", "error_description": "Unauthorized"})
+		fakeserver.JSON(w, http.StatusUnauthorized, map[string]any{"error": "access_denied", "error_description": "Unauthorized"})
 		return
 	}
-	s.mu.Lock()
-	ok := s.refresh[p["refresh_token"]]
-	delete(s.refresh, p["refresh_token"])
-	s.mu.Unlock()
-	if !ok {
-		writeJSON(w, http.StatusForbidden, map[string]any{"error": "unauthorized_client", "error_description": "refresh_token is invalid"})
+	if !s.tokens.Redeem(p["refresh_token"]) {
+		fakeserver.JSON(w, http.StatusForbidden, map[string]any{"error": "unauthorized_client", "error_description": "refresh_token is invalid"})
 		return
 	}
-	writeJSON(w, http.StatusOK, s.issue())
+	fakeserver.JSON(w, http.StatusOK, s.issue())
 }
 
 // authorized reports whether r carries credentials the fake accepts, and
@@ -268,15 +251,10 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		_, _ = w.Write([]byte("Client must be authenticated to access this resource."))
 		return false
 	}
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		s.mu.Lock()
-		exp, known := s.access[tok]
-		s.mu.Unlock()
-		if known && (exp.IsZero() || s.clock.Now().Before(exp)) {
-			return true
-		}
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokens.Valid(tok) {
+		return true
 	}
-	writeJSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "message": "Unauthorized"})
+	fakeserver.JSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "message": "Unauthorized"})
 	return false
 }
 
@@ -317,15 +295,9 @@ func (s *Server) limit(w http.ResponseWriter) bool {
 	return true
 }
 
-// writeJSON answers v as JSON.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	fakeserver.WriteJSON(w, status, b)
-}
-
 // writeErr answers Jira's ErrorCollection.
 func writeErr(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]any{"errorMessages": []string{msg}, "errors": map[string]string{}})
+	fakeserver.JSON(w, status, map[string]any{"errorMessages": []string{msg}, "errors": map[string]string{}})
 }
 
 // sign makes the signature of a media URL.

@@ -1,9 +1,7 @@
 package jiratest
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -36,7 +34,7 @@ func (s *Server) routes() http.Handler {
 				sel = map[string]bool{"__none": true}
 			}
 		}
-		writeJSON(w, http.StatusOK, s.issueJSON(is, sel))
+		fakeserver.JSON(w, http.StatusOK, s.issueJSON(is, sel))
 	}))
 	api("GET "+v3+"/issue/{issue}/comment", s.withIssue(func(w http.ResponseWriter, r *http.Request, is issue) {
 		ids := slices.Clone(is.Comments)
@@ -54,7 +52,7 @@ func (s *Server) routes() http.Handler {
 			writeErr(w, http.StatusNotFound, "Can not find a comment for the id: "+r.PathValue("id")+".")
 			return
 		}
-		writeJSON(w, http.StatusOK, s.commentJSON(c))
+		fakeserver.JSON(w, http.StatusOK, s.commentJSON(c))
 	}))
 	api("GET "+v3+"/issue/{issue}/worklog", s.withIssue(func(w http.ResponseWriter, r *http.Request, is issue) {
 		s.offsetPage(w, r, "worklogs", 5000, 5000, len(is.Worklogs), false, func(i int) any {
@@ -68,7 +66,7 @@ func (s *Server) routes() http.Handler {
 			writeErr(w, http.StatusNotFound, "Cannot find worklog with id: "+r.PathValue("id")+".")
 			return
 		}
-		writeJSON(w, http.StatusOK, s.worklogJSON(wl))
+		fakeserver.JSON(w, http.StatusOK, s.worklogJSON(wl))
 	}))
 	api("GET "+v3+"/issue/{issue}/changelog", s.withIssue(func(w http.ResponseWriter, r *http.Request, is issue) {
 		s.offsetPage(w, r, "values", 100, 100, 1, true, func(int) any {
@@ -85,11 +83,11 @@ func (s *Server) routes() http.Handler {
 					"hasScreen": false, "isGlobal": true, "isInitial": false, "isAvailable": true, "isConditional": false, "isLooped": false})
 			}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"transitions": ts})
+		fakeserver.JSON(w, http.StatusOK, map[string]any{"transitions": ts})
 	}))
 	api("GET "+v3+"/attachment/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if is, ok := s.attached(w, r); ok {
-			writeJSON(w, http.StatusOK, s.attachment(is, true))
+			fakeserver.JSON(w, http.StatusOK, s.attachment(is, true))
 		}
 	})
 	api("GET "+v3+"/attachment/content/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -116,7 +114,7 @@ func (s *Server) routes() http.Handler {
 	api("GET "+v3+"/project/{key}", func(w http.ResponseWriter, r *http.Request) {
 		for p := range s.cfg.projects {
 			if k := r.PathValue("key"); k == projectKey(p) || k == strconv.Itoa(10000+p) {
-				writeJSON(w, http.StatusOK, s.project(p))
+				fakeserver.JSON(w, http.StatusOK, s.project(p))
 				return
 			}
 		}
@@ -126,7 +124,7 @@ func (s *Server) routes() http.Handler {
 		start, size, ok := s.startAndSize(w, r, 50, 1000)
 		if ok {
 			page, _ := fakeserver.PageOf(s.usersList(), start, size)
-			writeJSON(w, http.StatusOK, page)
+			fakeserver.JSON(w, http.StatusOK, page)
 		}
 	})
 	api("GET "+v3+"/user", func(w http.ResponseWriter, r *http.Request) {
@@ -135,22 +133,22 @@ func (s *Server) routes() http.Handler {
 			writeErr(w, http.StatusNotFound, "Specified user does not exist or you do not have required permissions")
 			return
 		}
-		writeJSON(w, http.StatusOK, s.user(u))
+		fakeserver.JSON(w, http.StatusOK, s.user(u))
 	})
-	api("GET "+v3+"/myself", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.user(0)) })
-	api("GET "+v3+"/field", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, fields()) })
+	api("GET "+v3+"/myself", func(w http.ResponseWriter, _ *http.Request) { fakeserver.JSON(w, http.StatusOK, s.user(0)) })
+	api("GET "+v3+"/field", func(w http.ResponseWriter, _ *http.Request) { fakeserver.JSON(w, http.StatusOK, fields()) })
 	static := func(path, what string, n int, one func(int) map[string]any, match func(int, string) bool) {
 		api("GET "+v3+path, func(w http.ResponseWriter, _ *http.Request) {
 			out := make([]any, n)
 			for i := range n {
 				out[i] = one(i)
 			}
-			writeJSON(w, http.StatusOK, out)
+			fakeserver.JSON(w, http.StatusOK, out)
 		})
 		api("GET "+v3+path+"/{id}", func(w http.ResponseWriter, r *http.Request) {
 			for i := range n {
 				if match(i, r.PathValue("id")) {
-					writeJSON(w, http.StatusOK, one(i))
+					fakeserver.JSON(w, http.StatusOK, one(i))
 					return
 				}
 			}
@@ -176,7 +174,7 @@ func (s *Server) routes() http.Handler {
 	})
 	api("GET "+agile+"/board/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if b, ok := s.boardOf(w, r.PathValue("id")); ok {
-			writeJSON(w, http.StatusOK, s.board(b))
+			fakeserver.JSON(w, http.StatusOK, s.board(b))
 		}
 	})
 	api("GET "+agile+"/board/{id}/sprint", func(w http.ResponseWriter, r *http.Request) {
@@ -196,13 +194,13 @@ func (s *Server) routes() http.Handler {
 			writeErr(w, http.StatusNotFound, "Sprint does not exist or you do not have permission to see it.")
 			return
 		}
-		writeJSON(w, http.StatusOK, s.sprint(n/100, n%100))
+		fakeserver.JSON(w, http.StatusOK, s.sprint(n/100, n%100))
 	})
 	mux.HandleFunc("GET /oauth/token/accessible-resources", func(w http.ResponseWriter, r *http.Request) {
 		if _, _, basic := r.BasicAuth(); !basic && s.authorized(w, r) {
-			writeJSON(w, http.StatusOK, s.cfg.sites)
+			fakeserver.JSON(w, http.StatusOK, s.cfg.sites)
 		} else if basic {
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "message": "Unauthorized"})
+			fakeserver.JSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "message": "Unauthorized"})
 		}
 	})
 	mux.HandleFunc("POST "+TokenPath, s.refreshGrant)
@@ -210,7 +208,7 @@ func (s *Server) routes() http.Handler {
 		if rest, ok := strings.CutPrefix(r.URL.Path, "/ex/jira/"); ok {
 			cloud, path, _ := strings.Cut(rest, "/")
 			if !slices.ContainsFunc(s.cfg.sites, func(st Site) bool { return st.ID == cloud }) {
-				writeJSON(w, http.StatusNotFound, map[string]any{"code": 404, "message": "Not Found"})
+				fakeserver.JSON(w, http.StatusNotFound, map[string]any{"code": 404, "message": "Not Found"})
 				return
 			}
 			r.URL.Path, r.URL.RawPath = "/"+path, ""
@@ -320,7 +318,7 @@ func (s *Server) offsetPage(w http.ResponseWriter, r *http.Request, key string, 
 	if strings.HasSuffix(r.URL.Path, "/sprint") {
 		delete(out, "total")
 	}
-	writeJSON(w, http.StatusOK, out)
+	fakeserver.JSON(w, http.StatusOK, out)
 }
 
 // changedWorklogs answers worklog/updated (or deleted): the worklogs
@@ -351,7 +349,7 @@ func (s *Server) changedWorklogs(deleted bool) http.HandlerFunc {
 		if next >= 0 {
 			out["nextPage"] = s.self(fmt.Sprintf("%s?since=%d", r.URL.Path, until))
 		}
-		writeJSON(w, http.StatusOK, out)
+		fakeserver.JSON(w, http.StatusOK, out)
 	}
 }
 
@@ -361,7 +359,7 @@ func (s *Server) worklogList(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		IDs []int64 `json:"ids"`
 	}
-	if err := decodeBody(r, &body); err != nil || body.IDs == nil {
+	if err := fakeserver.ReadJSON(r, &body); err != nil || body.IDs == nil {
 		writeErr(w, http.StatusBadRequest, "Request must contain a list of worklog ids.")
 		return
 	}
@@ -375,13 +373,5 @@ func (s *Server) worklogList(w http.ResponseWriter, r *http.Request) {
 			out = append(out, s.worklogJSON(wl))
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func decodeBody(r *http.Request, v any) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
+	fakeserver.JSON(w, http.StatusOK, out)
 }

@@ -125,7 +125,7 @@ type searchParams struct {
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	var p searchParams
 	if r.Method == http.MethodPost {
-		if err := decodeBody(r, &p); err != nil {
+		if err := fakeserver.ReadJSON(r, &p); err != nil {
 			writeErr(w, http.StatusBadRequest, "Invalid request payload. Refer to the REST API documentation and try again.")
 			return
 		}
@@ -188,7 +188,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if next >= 0 {
 		out["nextPageToken"] = makeToken(sortKey(page[len(page)-1], q.order), s.clock.Now(), bound)
 	}
-	writeJSON(w, http.StatusOK, out)
+	fakeserver.JSON(w, http.StatusOK, out)
 }
 
 // hits returns the issues q finds, in its order, and the order's
@@ -241,7 +241,7 @@ func (s *Server) searchV2(w http.ResponseWriter, r *http.Request) {
 		}
 		list[i] = m
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": size, "total": len(hits), "issues": list})
+	fakeserver.JSON(w, http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": size, "total": len(hits), "issues": list})
 }
 
 func all(preds []func(issue) bool, is issue) bool {
