@@ -57,8 +57,6 @@ package lineartest
 
 import (
 	_ "embed"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -168,17 +166,14 @@ func WithRateLimit(requests, complexity int, per time.Duration) Option {
 type Server struct {
 	*fakeserver.Server
 
-	clock    *fakeserver.Clock
-	creds    Credentials
-	tokenTTL time.Duration
-	limits   [2]*fakeserver.Window
-	gql      *fakeserver.GraphQL
-	d        *data
+	clock  *fakeserver.Clock
+	creds  Credentials
+	limits [2]*fakeserver.Window
+	gql    *fakeserver.GraphQL
+	d      *data
+	tokens fakeserver.Tokens // what the token endpoint issued, and the default refresh token
 
 	mu       sync.Mutex
-	minted   map[string]time.Time // access token -> expiry
-	refresh  map[string]bool      // live refresh tokens
-	nToken   int
 	counters [2]int // roll-over counts when no budget is enforced
 }
 
@@ -193,9 +188,13 @@ func New(opts ...Option) *Server {
 	if c.clock == nil {
 		c.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
 	}
-	s := &Server{clock: c.clock, creds: c.creds, tokenTTL: c.tokenTTL, limits: c.limits,
-		gql:    &fakeserver.GraphQL{Schema: Schema(), Code: "GRAPHQL_VALIDATION_FAILED"},
-		minted: map[string]time.Time{}, refresh: map[string]bool{c.creds.RefreshToken: c.creds.RefreshToken != ""}}
+	s := &Server{clock: c.clock, creds: c.creds, limits: c.limits,
+		gql: &fakeserver.GraphQL{Schema: Schema(), Code: "GRAPHQL_VALIDATION_FAILED"},
+		tokens: fakeserver.Tokens{Now: c.clock.Now, TTL: c.tokenTTL,
+			AccessFormat: "lin_oauth_fake_access_%d", RefreshFormat: "lin_refresh_fake_%d"}}
+	// The default access token is checked apart (authorized): it never
+	// expires, not even by ExpireAccessTokens.
+	s.tokens.Accept("", c.creds.RefreshToken)
 	s.d = newData(c.counts, c.clock.Now())
 	oauth := fakeserver.NewOAuthServer(fakeserver.OAuthConfig{
 		Vendor: "Linear", AuthorizePath: "/oauth/authorize", TokenPath: "/oauth/token",
@@ -220,13 +219,7 @@ func (s *Server) Clock() *fakeserver.Clock { return s.clock }
 
 // ExpireAccessTokens makes every access token the token endpoint has
 // issued expired; refresh tokens stay valid.
-func (s *Server) ExpireAccessTokens() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for t := range s.minted {
-		s.minted[t] = time.Time{}
-	}
-}
+func (s *Server) ExpireAccessTokens() { s.tokens.ExpireAll() }
 
 // lerr is an error of Linear's errors[], with its extensions.
 func lerr(code, typ, msg string, status int) *fakeserver.GraphQLError {
@@ -246,8 +239,7 @@ func notFound(typeName string) *fakeserver.GraphQLError {
 }
 
 func writeErrors(w http.ResponseWriter, status int, errs ...*fakeserver.GraphQLError) {
-	b, _ := json.Marshal(map[string]any{"errors": errs})
-	fakeserver.WriteJSON(w, status, b)
+	fakeserver.JSON(w, status, map[string]any{"errors": errs})
 }
 
 // serve answers the API origin (the OAuth server took its own paths).
@@ -303,13 +295,7 @@ func (s *Server) authorized(h string) bool {
 	if !ok || token == "" || token == s.creds.APIKey {
 		return false
 	}
-	if token == s.creds.AccessToken {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exp, ok := s.minted[token]
-	return ok && s.clock.Now().Before(exp)
+	return token == s.creds.AccessToken || s.tokens.Valid(token)
 }
 
 // take counts a request of cost points against the budgets and sets the
@@ -392,8 +378,7 @@ func complexity(call *fakeserver.GraphQLCall, set ast.SelectionSet, times float6
 // stops working.
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, code, desc string) {
-		b, _ := json.Marshal(map[string]string{"error": code, "error_description": desc})
-		fakeserver.WriteJSON(w, status, b)
+		fakeserver.JSON(w, status, map[string]string{"error": code, "error_description": desc})
 	}
 	if r.Method != http.MethodPost || r.ParseForm() != nil {
 		fail(http.StatusBadRequest, "invalid_request", "POST a form")
@@ -404,35 +389,22 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	if !basic {
 		id, secret = f.Get("client_id"), f.Get("client_secret")
 	}
-	s.mu.Lock()
-	live := s.refresh[f.Get("refresh_token")]
-	s.mu.Unlock()
 	switch {
 	case f.Get("grant_type") != "refresh_token":
 		fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
 	case s.creds.ClientID == "" || id != s.creds.ClientID || secret != s.creds.ClientSecret:
 		fail(http.StatusUnauthorized, "invalid_client", "Invalid client credentials")
-	case !live:
+	case !s.tokens.Redeem(f.Get("refresh_token")):
 		fail(http.StatusBadRequest, "invalid_grant", "Invalid refresh token")
 	default:
-		s.mu.Lock()
-		delete(s.refresh, f.Get("refresh_token"))
-		s.mu.Unlock()
-		b, _ := json.Marshal(s.mint())
-		fakeserver.WriteJSON(w, http.StatusOK, b)
+		fakeserver.JSON(w, http.StatusOK, s.mint())
 	}
 }
 
 // mint issues an access token and a new refresh token: Linear's token
 // answer.
 func (s *Server) mint() map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nToken++
-	access := fmt.Sprintf("lin_oauth_fake_access_%d", s.nToken)
-	refresh := fmt.Sprintf("lin_refresh_fake_%d", s.nToken)
-	s.minted[access] = s.clock.Now().Add(s.tokenTTL)
-	s.refresh[refresh] = true
-	return map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(s.tokenTTL / time.Second),
+	access, refresh := s.tokens.Mint()
+	return map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(s.tokens.TTL / time.Second),
 		"scope": "read", "refresh_token": refresh}
 }
