@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -24,8 +25,20 @@ var _ fakeserver.Mutable = (*googledrivetest.Server)(nil)
 
 func get(t *testing.T, srv *googledrivetest.Server, path string) (int, map[string]any) {
 	t.Helper()
+	return getAs(t, srv, googledrivetest.DefaultAccessToken, path)
+}
+
+// getAs is get with token.
+func getAs(t *testing.T, srv *googledrivetest.Server, token, path string) (int, map[string]any) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+googledrivetest.DefaultAccessToken)
+	req.Header.Set("Authorization", "Bearer "+token)
+	return do(t, srv, req)
+}
+
+// do sends req to srv and reads its JSON answer.
+func do(t *testing.T, srv *googledrivetest.Server, req *http.Request) (int, map[string]any) {
+	t.Helper()
 	res, err := srv.Transport().RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +157,46 @@ func TestChanges(t *testing.T) {
 	srv.ForgetTokens()
 	if status, _ := get(t, srv, "/changes?pageToken="+tok); status != 400 {
 		t.Errorf("a forgotten token: %d", status)
+	}
+}
+
+// Google keeps refresh tokens: one refreshes again and again, and the
+// answer carries none; ExpireAccessTokens refuses every access token so
+// far, the default one too, and a refresh mends it.
+func TestRefreshKeepsTheRefreshToken(t *testing.T) {
+	srv := googledrivetest.New(googledrivetest.WithFiles(1), googledrivetest.WithDrives(0, 0))
+	defer srv.Close()
+	refresh := func() (int, map[string]any) {
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {googledrivetest.DefaultRefreshToken},
+			"client_id": {googledrivetest.DefaultClientID}, "client_secret": {googledrivetest.DefaultClientSecret}}
+		req, _ := http.NewRequest(http.MethodPost, srv.TokenURL(), strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return do(t, srv, req)
+	}
+	files := func(token string) int {
+		status, _ := getAs(t, srv, token, "/files")
+		return status
+	}
+	var minted []string
+	for i := range 2 {
+		status, tok := refresh()
+		at, _ := tok["access_token"].(string)
+		if status != 200 || !strings.HasPrefix(at, "ya29.") || tok["refresh_token"] != nil {
+			t.Fatalf("refresh %d: %d %v", i+1, status, tok)
+		}
+		if status := files(at); status != 200 {
+			t.Errorf("refresh %d's access token: %d", i+1, status)
+		}
+		minted = append(minted, at)
+	}
+	srv.ExpireAccessTokens()
+	for _, at := range append(minted, googledrivetest.DefaultAccessToken) {
+		if status := files(at); status != 401 {
+			t.Errorf("%s after ExpireAccessTokens: %d, want 401", at, status)
+		}
+	}
+	if status, tok := refresh(); status != 200 || files(tok["access_token"].(string)) != 200 {
+		t.Errorf("refresh after ExpireAccessTokens: %d %v", status, tok)
 	}
 }
 
