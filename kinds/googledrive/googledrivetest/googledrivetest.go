@@ -84,16 +84,15 @@ type Server struct {
 	oauth *fakeserver.OAuthServer
 	win   *fakeserver.Window
 
-	mu      sync.Mutex // serializes mutations, the log and tokens
-	files   fakeserver.Table[file]
-	drives  fakeserver.Table[drive]
-	log     []change
-	forgot  int
-	nextID  int
-	access  map[string]time.Time
-	refresh map[string]bool
-	seq     int
-	sums    map[string]string // md5 of a file version's bytes
+	tokens fakeserver.Tokens
+
+	mu     sync.Mutex // serializes mutations and the log
+	files  fakeserver.Table[file]
+	drives fakeserver.Table[drive]
+	log    []change
+	forgot int
+	nextID int
+	sums   map[string]string // md5 of a file version's bytes
 }
 
 type config struct {
@@ -158,8 +157,10 @@ func New(opts ...Option) *Server {
 	if cfg.clock == nil {
 		cfg.clock = fakeserver.NewClock(time.Now().UTC().Truncate(time.Second))
 	}
-	s := &Server{cfg: cfg, clock: cfg.clock, access: map[string]time.Time{cfg.accessToken: {}},
-		refresh: map[string]bool{cfg.refreshTok: true}, sums: map[string]string{}}
+	s := &Server{cfg: cfg, clock: cfg.clock, sums: map[string]string{},
+		tokens: fakeserver.Tokens{Now: cfg.clock.Now, TTL: cfg.tokenTTL, Reusable: true,
+			AccessFormat: "ya29.fake-access-%d", RefreshFormat: "1//fake-refresh-%d"}}
+	s.tokens.Accept(cfg.accessToken, cfg.refreshTok)
 	if cfg.rateLimit > 0 {
 		s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}
 	}
@@ -182,30 +183,19 @@ func (s *Server) TokenURL() string { return s.URL + TokenPath }
 
 // issue issues a new access token, with a refresh token when asked.
 func (s *Server) issue(withRefresh bool) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	at := fmt.Sprintf("ya29.fake-access-%d", s.seq)
-	s.access[at] = s.clock.Now().Add(s.cfg.tokenTTL)
-	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.cfg.tokenTTL / time.Second),
+	out := map[string]any{"token_type": "Bearer", "expires_in": int(s.cfg.tokenTTL / time.Second),
 		"scope": "https://www.googleapis.com/auth/drive.readonly"}
 	if withRefresh {
-		rt := fmt.Sprintf("1//fake-refresh-%d", s.seq)
-		s.refresh[rt] = true
-		out["refresh_token"] = rt
+		out["access_token"], out["refresh_token"] = s.tokens.Mint()
+	} else {
+		out["access_token"] = s.tokens.MintAccess()
 	}
 	return out
 }
 
 // ExpireAccessTokens makes every access token issued so far, and the
 // default one, invalid: the next request with one gets 401.
-func (s *Server) ExpireAccessTokens() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range s.access {
-		s.access[k] = s.clock.Now().Add(-time.Second)
-	}
-}
+func (s *Server) ExpireAccessTokens() { s.tokens.ExpireAll() }
 
 // grant answers the token endpoint's other grants: refresh_token (Google
 // keeps the refresh token: none comes back) and a service account's
@@ -213,7 +203,7 @@ func (s *Server) ExpireAccessTokens() {
 func (s *Server) grant(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	tokenErr := func(code, desc string) {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": code, "error_description": desc})
+		fakeserver.JSON(w, http.StatusBadRequest, map[string]any{"error": code, "error_description": desc})
 	}
 	switch r.PostForm.Get("grant_type") {
 	case "refresh_token":
@@ -222,23 +212,20 @@ func (s *Server) grant(w http.ResponseWriter, r *http.Request) {
 			id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 		}
 		if id != s.cfg.clientID || secret != s.cfg.clientSecret {
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "Unauthorized"})
+			fakeserver.JSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "Unauthorized"})
 			return
 		}
-		s.mu.Lock()
-		ok = s.refresh[r.PostForm.Get("refresh_token")]
-		s.mu.Unlock()
-		if !ok {
+		if !s.tokens.Redeem(r.PostForm.Get("refresh_token")) {
 			tokenErr("invalid_grant", "Token has been expired or revoked.")
 			return
 		}
-		writeJSON(w, http.StatusOK, s.issue(false))
+		fakeserver.JSON(w, http.StatusOK, s.issue(false))
 	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
 		if why := s.checkAssertion(r.PostForm.Get("assertion")); why != "" {
 			tokenErr("invalid_grant", why)
 			return
 		}
-		writeJSON(w, http.StatusOK, s.issue(false))
+		fakeserver.JSON(w, http.StatusOK, s.issue(false))
 	default:
 		tokenErr("unsupported_grant_type", "Invalid grant_type: "+r.PostForm.Get("grant_type"))
 	}
@@ -305,16 +292,11 @@ func (s *Server) checkAssertion(jwt string) string {
 // authorized reports whether r carries a token the fake accepts, and
 // answers Google's 401 when not.
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		s.mu.Lock()
-		exp, known := s.access[tok]
-		s.mu.Unlock()
-		if known && (exp.IsZero() || s.clock.Now().Before(exp)) {
-			return true
-		}
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokens.Valid(tok) {
+		return true
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/", error="invalid_token"`)
-	writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401,
+	fakeserver.JSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401,
 		"message": "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
 		"errors":  []any{map[string]any{"message": "Invalid Credentials", "domain": "global", "reason": "authError", "location": "Authorization", "locationType": "header"}},
 		"status":  "UNAUTHENTICATED"}})
@@ -334,18 +316,12 @@ func (s *Server) limit(w http.ResponseWriter) bool {
 	return true
 }
 
-// writeJSON answers v as JSON.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	fakeserver.WriteJSON(w, status, b)
-}
-
 // writeErr answers Google's error body.
 func writeErr(w http.ResponseWriter, status int, reason, msg string) {
 	domain := "global"
 	if strings.Contains(reason, "RateLimit") {
 		domain = "usageLimits"
 	}
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg,
+	fakeserver.JSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg,
 		"errors": []any{map[string]any{"message": msg, "domain": domain, "reason": reason}}}})
 }

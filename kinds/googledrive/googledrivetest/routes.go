@@ -96,7 +96,7 @@ func (s *Server) routes() http.Handler {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		writeJSON(w, http.StatusOK, map[string]any{"kind": "drive#startPageToken", "startPageToken": strconv.Itoa(len(s.log) + 1)})
+		fakeserver.JSON(w, http.StatusOK, map[string]any{"kind": "drive#startPageToken", "startPageToken": strconv.Itoa(len(s.log) + 1)})
 	})
 	api("/changes", s.changes)
 	return mux
@@ -186,7 +186,7 @@ func write(w http.ResponseWriter, sel selection, explicit bool, v map[string]any
 		kind, _ := v["kind"].(string)
 		sel = defaultFields[kind]
 	}
-	writeJSON(w, http.StatusOK, sel.apply(v))
+	fakeserver.JSON(w, http.StatusOK, sel.apply(v))
 }
 
 // page answers a list page of recs, by an opaque pageToken bound to the
