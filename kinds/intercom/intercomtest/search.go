@@ -6,12 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
 
 // Limits of Intercom's search bodies.
@@ -345,9 +346,8 @@ func (s *Server) rowsOf(entity string) ([]searchRow, int64) {
 
 func (s *Server) search(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		var body searchBody
-		if err != nil || json.Unmarshal(b, &body) != nil {
+		if fakeserver.ReadJSON(r, &body) != nil {
 			s.writeError(w, http.StatusBadRequest, "parameter_invalid", "Invalid JSON body", "")
 			return
 		}

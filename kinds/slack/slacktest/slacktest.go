@@ -30,7 +30,6 @@
 package slacktest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -181,7 +180,7 @@ func New(opts ...Option) *Server {
 		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, Now: s.clock.Now, Issue: s.issue})
 	s.Server = fakeserver.New(s.oauth.Wrap(http.HandlerFunc(s.serve)), nil, cfg.faults,
 		fakeserver.Vendor{RateLimited: s.throttled, ServerError: func(w http.ResponseWriter, _ *http.Request) {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "service_unavailable"})
+			fakeserver.JSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": "service_unavailable"})
 		}})
 	return s
 }
@@ -220,13 +219,7 @@ func (s *Server) token(r *http.Request) (tok string, known, user bool) {
 func (s *Server) throttled(w http.ResponseWriter, _ *http.Request, retryAfter time.Duration) {
 	secs := max(int((retryAfter+time.Second-1)/time.Second), 1)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeJSON(w, http.StatusTooManyRequests, map[string]any{"ok": false, "error": "ratelimited"})
-}
-
-// writeJSON answers v as JSON.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	fakeserver.WriteJSON(w, status, b)
+	fakeserver.JSON(w, http.StatusTooManyRequests, map[string]any{"ok": false, "error": "ratelimited"})
 }
 
 // fail answers Slack's ok:false, with HTTP 200 as Slack does.
@@ -235,11 +228,11 @@ func fail(w http.ResponseWriter, code string, extra ...any) {
 	for i := 0; i+1 < len(extra); i += 2 {
 		body[extra[i].(string)] = extra[i+1]
 	}
-	writeJSON(w, http.StatusOK, body)
+	fakeserver.JSON(w, http.StatusOK, body)
 }
 
 // ok answers a success: members of v (an object) beside ok: true.
 func ok(w http.ResponseWriter, v map[string]any) {
 	v["ok"] = true
-	writeJSON(w, http.StatusOK, v)
+	fakeserver.JSON(w, http.StatusOK, v)
 }
