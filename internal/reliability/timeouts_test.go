@@ -43,7 +43,7 @@ func stallCases(n int) []stallCase {
 // the time of the limit that ended the bad attempt. The limits are short
 // but not so short that a loaded machine trips them on healthy pages.
 func TestTimeoutsWalkRecovers(t *testing.T) {
-	parallelWhenWaiting(t)
+	// Alone, as TestTimeoutsErrorAfterRetries.
 	limits := tributary.Timeouts{ResponseHeader: 2 * time.Second, Stall: 2 * time.Second, Attempt: 4 * time.Second}
 	forKinds(t, kindCases(), func(t testing.TB, kc kindCase) {
 		f := kc.start(t, 300)
@@ -102,7 +102,9 @@ func sameRecords(a, b []recKey) bool {
 // fails at once with ErrUnexpectedResponse naming the page size cap. Every
 // call returns within a few times its limits.
 func TestTimeoutsErrorAfterRetries(t *testing.T) {
-	parallelWhenWaiting(t)
+	// Alone: its limits are half a second to a second and a half, which
+	// the other tests' walks of every kind at once could push a healthy
+	// answer past on two cores.
 	const retries = 2
 	// Each limit is far from the others and from the drip's pace, so
 	// that a loaded machine cannot make one fault end at another limit.
