@@ -114,9 +114,12 @@ func (tt *timeoutTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := tt.base.RoundTrip(req.WithContext(ctx))
 	headerFired := header != nil && !header.Stop()
 	if err == nil && headerFired {
-		// The headers came as the limit passed: the body is already
-		// cancelled, so the attempt has failed.
+		// The headers came as the limit passed: the body is (or is about
+		// to be) cancelled, so the attempt has failed. Stop reported the
+		// timer fired, but its function may not have cancelled ctx yet:
+		// wait for it, so that the cause is the limit's, never nil.
 		resp.Body.Close()
+		<-ctx.Done()
 		resp, err = nil, context.Cause(ctx)
 	}
 	if err != nil {

@@ -339,3 +339,38 @@ func TestClosedBodyReleasesAttempt(t *testing.T) {
 		t.Errorf("served %d", served)
 	}
 }
+
+// headersAtTheLimit is a RoundTripper whose answer comes as the
+// response-header limit passes: it waits until a moment around d, then
+// answers 200 with an empty body.
+type headersAtTheLimit struct{ d time.Duration }
+
+func (h headersAtTheLimit) RoundTrip(req *http.Request) (*http.Response, error) {
+	time.Sleep(h.d)
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("")), Request: req}, nil
+}
+
+// Headers that arrive as the response-header limit fires end the attempt
+// with that limit's TimeoutError, never with no response and no error:
+// the timer's function may not have cancelled the attempt yet when Stop
+// reports that it fired (the transport dereferenced a nil response then,
+// once in a while on a loaded machine).
+func TestHeadersAtTheLimit(t *testing.T) {
+	t.Parallel()
+	for range 300 {
+		rt := withTimeouts(headersAtTheLimit{d: 50 * time.Microsecond}, Timeouts{ResponseHeader: 50 * time.Microsecond})
+		req, _ := http.NewRequest(http.MethodGet, "http://example.invalid/", nil)
+		resp, err := rt.RoundTrip(req)
+		switch {
+		case err == nil && resp == nil:
+			t.Fatal("no response and no error")
+		case err == nil:
+			resp.Body.Close()
+		default:
+			var te *TimeoutError
+			if !errors.As(err, &te) || te.Limit != LimitResponseHeader {
+				t.Fatalf("error %v, want the response-header TimeoutError", err)
+			}
+		}
+	}
+}
