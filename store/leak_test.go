@@ -6,10 +6,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tributary-dev/tributary/internal/pgtest"
-	"github.com/tributary-dev/tributary/internal/testmain"
 )
 
-func TestMain(m *testing.M) {
-	testmain.WaitingParallel(4)
-	goleak.VerifyTestMain(pgtest.Main(m))
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
