@@ -308,10 +308,10 @@ func diffRequests(t *testing.T, st *store.Store, ix *search.Index, count int, ge
 
 // diffQueryCount is how many requests the differential tests run: 30 in
 // the README's test command (and in CI's run of it under -race), and
-// TRIBUTARY_DIFF_QUERIES in CI's longer run of them (.ci/run: 5000,
+// TRIBUTARY_DIFF_QUERIES in CI's longer run of them (.ci/run: 2000,
 // without -race), where the number of requests is what finds a rare
 // disagreement. The generators are seeded: the README's 30 are the first
-// 30 of CI's 5,000. The queries, not the loads, are the tests' time (at
+// 30 of CI's 2,000. The queries, not the loads, are the tests' time (at
 // 100 they took 48 s of CPU, at 1 five).
 func diffQueryCount() int {
 	if s := os.Getenv("TRIBUTARY_DIFF_QUERIES"); s != "" {
