@@ -173,11 +173,11 @@ func (s *Server) removeWorker(w *replica.Worker) {
 // failures reset), rather than at the end of their idle wait.
 func (s *Server) forget(id string) {
 	s.workersMu.Lock()
-	defer s.workersMu.Unlock()
 	for w := range s.workers {
 		w.Forget(id)
-		w.Wake()
 	}
+	s.workersMu.Unlock()
+	s.wakeWorkers()
 }
 
 // wakeWorkers tells this process's background workers that copies are
