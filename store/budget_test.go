@@ -109,13 +109,23 @@ func TestClaimsSerializeConnectorsUnderRace(t *testing.T) {
 			overlaps   []string
 			mostAtOnce int
 		)
-		deadline := time.Now().Add(2 * time.Second)
+		// The workers go on for at least two seconds and until they have
+		// raced enough to prove something (50 claims, two connectors held
+		// at once), bounded by a minute: a loaded machine under -race gets
+		// through far fewer claims a second than an idle one.
+		start := time.Now()
+		enough := func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			since := time.Since(start)
+			return since > time.Minute || since > 2*time.Second && claims >= 50 && mostAtOnce >= 2
+		}
 		var wg sync.WaitGroup
 		for p, st := range stores {
 			for w := range perPool {
 				owner := fmt.Sprintf("p%d-w%d", p, w)
 				wg.Go(func() {
-					for i := 0; time.Now().Before(deadline); i++ {
+					for i := 0; !enough(); i++ {
 						var c *store.Claim
 						var err error
 						if i%5 == 4 { // now and then an explicit claim
