@@ -81,6 +81,9 @@ type Connector struct {
 
 	zoneMu sync.Mutex
 	zones  map[string]zoneRead // by Feed.Zone path, for ZoneTTL
+
+	streamMu sync.Mutex
+	streams  map[string]*streamRead // the last read of each Feed.Stream
 }
 
 // Open builds a Connector.
