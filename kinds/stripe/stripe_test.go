@@ -293,7 +293,9 @@ func TestOneEventsReadFeedsThreeCopies(t *testing.T) {
 	if rep.Entities[0].Deleted != 1 {
 		t.Errorf("customers: %d deleted, want 1", rep.Entities[0].Deleted)
 	}
-	byID := func(id string) search.Request { return search.Request{Query: search.Query{Filter: search.Eq("id", id).Ptr()}} }
+	byID := func(id string) search.Request {
+		return search.Request{Query: search.Query{Filter: search.Eq("id", id).Ptr()}}
+	}
 	res, err := r.Search(ctx, "customers", byID(cus))
 	if err != nil || len(res.Hits) != 1 {
 		t.Errorf("the new customer: %v, %+v", err, res)
