@@ -88,8 +88,10 @@ func (c Credentials) validate() error {
 	switch {
 	case c.APIKey == "":
 		return bad("give api_key: a secret key (sk_…) or a restricted key (rk_…)")
-	case !strings.HasPrefix(c.APIKey, "sk_") && !strings.HasPrefix(c.APIKey, "rk_"):
-		return bad("api_key must be a secret key (sk_…) or a restricted key (rk_…); a publishable key (pk_…) cannot read")
+	case strings.HasPrefix(c.APIKey, "pk_"):
+		// Any other key is Stripe's to judge: it answers 401 for one it
+		// does not know.
+		return bad("api_key is a publishable key (pk_…), which cannot read: give a secret key (sk_…) or a restricted key (rk_…)")
 	case c.StripeAccount != "" && !strings.HasPrefix(c.StripeAccount, "acct_"):
 		return bad("stripe_account must be a connected account's id (acct_…)")
 	}
@@ -189,6 +191,9 @@ func parseError(_ int, h http.Header, body []byte, e *tributary.Error) {
 		return
 	}
 	e.Code, e.Message = b.Error.Code, b.Error.Message
+	if m, _, masked := strings.Cut(e.Message, ": "); masked && strings.HasPrefix(m, "Invalid API Key provided") {
+		e.Message = m // Stripe echoes part of the key: not repeated
+	}
 	if e.Code == "" {
 		e.Code = b.Error.Type
 	}
