@@ -16,7 +16,7 @@
 // with a Request-Id header: 401 without a key or with an unknown one, 404
 // resource_missing, 400 parameter_unknown, parameter_invalid_integer and
 // search_query_invalid; a refused request (WithRateLimit, or
-// Faults.RateLimitFirst) is a 429 rate_limit.
+// Faults.RateLimitFirst) is a 429 rate_limit with Retry-After.
 //
 // The server implements fakeserver.Mutable for customers, invoices,
 // subscriptions, products and prices at the fake's clock (WithClock):
@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -207,8 +208,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// throttled writes Stripe's 429.
-func (s *Server) throttled(w http.ResponseWriter, r *http.Request, _ time.Duration) {
+// throttled writes Stripe's 429, with the wait in Retry-After (which
+// Stripe's own clients honour where an answer has one).
+func (s *Server) throttled(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
+	if retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(int((retryAfter+time.Second-1)/time.Second), 1)))
+	}
 	s.fail(w, r, http.StatusTooManyRequests, "invalid_request_error", "rate_limit",
 		"Too many requests hit the API too quickly. We recommend an exponential backoff of your requests.", "")
 }
