@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -82,19 +81,7 @@ func TestStreamFeedsEveryEntityFromOneRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(entity string, from tributary.Checkpoint) (recs, dels []string, cp tributary.Checkpoint, err error) {
-		for ch, err := range c.Changes(context.Background(), entity, tributary.Params{}, from) {
-			if err != nil {
-				return recs, dels, cp, err
-			}
-			for _, r := range ch.Records {
-				recs = append(recs, string(r.Raw()))
-			}
-			for _, r := range ch.Deleted {
-				dels = append(dels, string(r.Raw()))
-			}
-			cp = ch.Checkpoint
-		}
-		return recs, dels, cp, nil
+		return readFeed(c, entity, tributary.Params{}, from)
 	}
 	from := tributary.Checkpoint{Since: now.Add(-10 * time.Minute)}
 	recs, dels, cp, err := read("customers", from)

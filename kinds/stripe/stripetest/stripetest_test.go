@@ -2,63 +2,17 @@ package stripetest_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakeserver"
-	"github.com/tributary-dev/tributary/internal/fixture"
 	"github.com/tributary-dev/tributary/internal/vendorspec"
 	"github.com/tributary-dev/tributary/kinds/stripe"
 	"github.com/tributary-dev/tributary/kinds/stripe/stripetest"
 )
-
-// described checks each exchange of the fake against Stripe's
-// description, with its URL standing for https://api.stripe.com, and keeps
-// the differences that are not the description's known faults (those of
-// testdata/vendor-specs/allow-stripe.txt, by text).
-type described struct {
-	d *vendorspec.Description
-
-	mu       sync.Mutex
-	problems []string
-}
-
-var descriptionFaults = []string{`invalid serialization method: style="deepObject", explode=true`}
-
-func (c *described) RoundTrip(req *http.Request) (*http.Response, error) {
-	reqBody, resp, body, err := fixture.Capture(http.DefaultTransport, req)
-	if err != nil {
-		return nil, err
-	}
-	q := map[string]any{}
-	for k, v := range req.URL.Query() {
-		q[k] = v[0]
-	}
-	ex := fixture.Exchange{
-		Request:  fixture.Request{Method: req.Method, URL: "https://api.stripe.com" + req.URL.Path, Query: q, Headers: map[string]string{}, Body: reqBody},
-		Response: fixture.Response{Status: resp.StatusCode, Headers: map[string]string{"Content-Type": resp.Header.Get("Content-Type")}, Body: json.RawMessage(body)},
-	}
-	if len(reqBody) == 0 {
-		ex.Request.Body = nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-next:
-	for _, p := range c.d.CheckExchange(ex) {
-		for _, f := range descriptionFaults {
-			if strings.Contains(p, f) {
-				continue next
-			}
-		}
-		c.problems = append(c.problems, p)
-	}
-	return resp, nil
-}
 
 // TestFakeAgreesWithTheDescription: every list, get and search the kind
 // sends, the events after mutations, and the fake's errors agree with
@@ -78,7 +32,9 @@ func TestFakeAgreesWithTheDescription(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	chk := &described{d: vendorspec.OpenAPI(t, "stripe")}
+	// Stripe declares its array params in deepObject style, which
+	// kin-openapi cannot decode (allow-stripe.txt).
+	chk := vendorspec.OpenAPI(t, "stripe").Transport(t, http.DefaultTransport, s.URL, `invalid serialization method: style="deepObject", explode=true`)
 	c, err := stripe.New(stripe.Credentials{APIKey: stripetest.DefaultKey}, tributary.WithBaseURL(s.URL), tributary.WithoutPacing(),
 		tributary.WithHTTPClient(&http.Client{Transport: chk}), tributary.WithRetry(tributary.RetryPolicy{}))
 	if err != nil {
@@ -110,9 +66,6 @@ func TestFakeAgreesWithTheDescription(t *testing.T) {
 	}
 	if _, err := c.Get(ctx, "customers", tributary.Params{"customer": "cus_missing"}); err == nil {
 		t.Error("a missing customer was found")
-	}
-	for _, p := range chk.problems {
-		t.Error(p)
 	}
 }
 
