@@ -127,11 +127,13 @@ type Feed struct {
 	// entity. Params gives the stream's params for a time (the same for
 	// every entity that shares the stream); Changed is the event's time;
 	// Unwrap the entity's record in an event; Deleted the events that are
-	// deletions. The copies of a connector share the stream's reads: one
-	// read, from the earliest checkpoint that asks, feeds each copy its
-	// events, oldest first, the latest state of a record winning. A copy's
-	// first read (a zero checkpoint) notes the stream's newest event, then
-	// walks the entity's list in full.
+	// deletions. The copies of a connector share the stream's reads: a
+	// read from one copy's checkpoint feeds, for a while (the engine's
+	// StreamFresh), every other copy whose checkpoint it covers, each its
+	// own events, oldest first, the latest state of a record winning; a
+	// copy it has fed, or one with an older checkpoint, reads the stream
+	// again. A copy's first read (a zero checkpoint) notes the stream's
+	// newest event, then walks the entity's list in full.
 	Stream *Stream
 	// Retention, when positive, is how long the source keeps its changes
 	// (Stripe's events: 30 days): a checkpoint older than that cannot be
