@@ -121,6 +121,25 @@ type Feed struct {
 	// record to unwrap (a removed Drive change has only its fileId): the
 	// deletion is then the entity's IDField set to it.
 	DeletedID string
+	// Stream, when set, says that the feed is read from an event stream
+	// that carries the changes of several entities at once (Stripe's
+	// /v1/events): the list of the stream's entity, not a route of this
+	// entity. Params gives the stream's params for a time (the same for
+	// every entity that shares the stream); Changed is the event's time;
+	// Unwrap the entity's record in an event; Deleted the events that are
+	// deletions. The copies of a connector share the stream's reads: a
+	// read from one copy's checkpoint feeds, for a while (the engine's
+	// StreamFresh), every other copy whose checkpoint it covers, each its
+	// own events, oldest first, the latest state of a record winning; a
+	// copy it has fed, or one with an older checkpoint, reads the stream
+	// again. A copy's first read (a zero checkpoint) notes the stream's
+	// newest event, then walks the entity's list in full.
+	Stream *Stream
+	// Retention, when positive, is how long the source keeps its changes
+	// (Stripe's events: 30 days): a checkpoint older than that cannot be
+	// read on from, and the feed fails with ErrCursorExpired instead, so
+	// that the copy is walked in full again, never left incomplete.
+	Retention time.Duration
 	// Sweep, when set, finds the deletions the feed cannot show: a cheap
 	// walk of every id the source still has, now and then, whose absent
 	// ids become deletions of the copy (Jira's search never shows a
@@ -168,6 +187,18 @@ type TokenFeed struct {
 	// ExpiredToken, when set, is the dot path of a fresh token in the body
 	// of such an answer ("sync").
 	ExpiredToken string
+}
+
+// Stream names an event stream shared by several entities' feeds
+// (Feed.Stream) and which of its events are an entity's.
+type Stream struct {
+	// Entity is the entity whose list is the stream ("events"); the feeds
+	// that name one entity share its reads.
+	Entity string
+	// Field is the dot path, in an event, of what says whose event it is
+	// ("data.object.object"), and Value this entity's value there
+	// ("customer"); an empty Field takes every event.
+	Field, Value string
 }
 
 // Sweep is a walk of every id an entity still has at the source

@@ -21,6 +21,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/slack"
+	"github.com/tributary-dev/tributary/kinds/stripe"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 )
 
@@ -67,6 +68,8 @@ func registry() map[string]kind {
 			check: func(m map[string]any) error { _, err := salesforce.CredentialsFromMap(m); return err }},
 		slack.Type: {open: slack.Open, catalogue: slack.Catalogue, oauth: slack.OAuthApp,
 			check: func(m map[string]any) error { _, err := slack.CredentialsFromMap(m); return err }},
+		stripe.Type: {open: stripe.Open, catalogue: stripe.Catalogue, oauth: stripe.OAuthApp,
+			check: func(m map[string]any) error { _, err := stripe.CredentialsFromMap(m); return err }},
 		zendesk.Type: {open: zendesk.Open, catalogue: zendesk.Catalogue, oauth: zendesk.OAuthApp,
 			check: func(m map[string]any) error { _, err := zendesk.CredentialsFromMap(m); return err }},
 	}

@@ -22,6 +22,9 @@ type Response struct {
 	Fields map[string][]byte
 	// Count is the number of records on the page.
 	Count int
+	// Last is the page's last record, raw (nil on an empty page), for
+	// styles whose cursor is a record's own id (LastID).
+	Last []byte
 }
 
 // Style is one vendor paging scheme.
@@ -395,6 +398,53 @@ func (StartingAfter) Next(params, meta map[string]any, _ int) map[string]any {
 		return with(params, "starting_after", cur)
 	}
 	return nil
+}
+
+// LastID is paging by the id of a page's last record (Stripe's lists:
+// `starting_after` = the id of the last object, while `has_more` is true).
+// The cursor comes from the records, not from a member beside them.
+// Meta: {More: the boolean, Param: the last record's id}, so that a
+// client that sees only Meta resumes the same way.
+type LastID struct {
+	// Param is the request param the id goes into ("starting_after").
+	Param string
+	// ID is the record's id member ("id").
+	ID string
+	// More is the boolean top-level member that is false on the last page
+	// ("has_more"); the list ends too on an empty page.
+	More string
+}
+
+// Page implements Style.
+func (s LastID) Page(r *Response) (map[string]any, map[string]any, error) { return page(s, r) }
+
+func (s LastID) meta(r *Response) (map[string]any, error) {
+	m := map[string]any{}
+	raw, ok := r.Fields[s.More]
+	more, isBool := jsonx.Bool(raw)
+	if !ok || !isBool {
+		return nil, fmt.Errorf("pagination: %s is %s, not a boolean", s.More, raw)
+	}
+	m[s.More] = more
+	if r.Last != nil {
+		id, _ := jsonx.Lookup(r.Last, s.ID)
+		cur, ok := jsonx.String(id)
+		if !ok || cur == "" {
+			return nil, fmt.Errorf("pagination: the page's last record has no string %s to page on from", s.ID)
+		}
+		m[s.Param] = cur
+	}
+	return m, nil
+}
+
+// Next implements Resumer.
+func (s LastID) Next(params, meta map[string]any, count int) map[string]any {
+	more, _ := meta[s.More].(bool)
+	cur := str(meta[s.Param])
+	if !more || count == 0 || cur == "" {
+		return nil
+	}
+	return with(params, s.Param, cur)
 }
 
 // NextRecordsURL is Salesforce's query paging: while `done` is false,

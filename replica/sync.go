@@ -392,10 +392,15 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
 		return r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
 	case errors.Is(err, tributary.ErrCursorExpired):
-		// A feed of tokens whose token the source no longer accepts: the
-		// copy is walked in full again, from a new token.
+		// A feed of tokens whose token the source no longer accepts, or a
+		// checkpoint older than the source keeps its changes
+		// (Feed.Retention): the copy is walked in full again.
+		reason := "the source no longer accepts the feed's token"
+		if feed.Token == nil {
+			reason = "the copy's checkpoint is older than the changes the source keeps"
+		}
 		inc := *rep
-		*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the source no longer accepts the feed's token"}
+		*rep = EntityReport{Entity: entity, Mode: Full, Reason: reason}
 		err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
 		rep.Pages += inc.Pages
 		return err

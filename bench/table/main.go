@@ -1,6 +1,6 @@
 // Command table runs every performance comparison of issue 8 and prints
 // one Markdown table: Tributary beside the best Go client of each vendor
-// (go-github, go-salesforce, go-jira, Google's drive/v3, slack-go: the peers list) and beside a plain net/http + encoding/json
+// (go-github, go-salesforce, go-jira, Google's drive/v3, slack-go, stripe-go: the peers list) and beside a plain net/http + encoding/json
 // loop for every kind, on the same fake pages in the same run, with the
 // download, prefetch and heap checks.
 //
@@ -174,6 +174,7 @@ var peers = []peerComparison{
 	{"Jira issues, typed, vs go-jira v1.16", "JiraIssues", "Typed", "GoJira", 2, 0},
 	{"Drive files, typed, vs google.golang.org/api/drive/v3", "DriveFiles", "Typed", "GoogleAPI", 2, 0},
 	{"Slack messages, typed, vs slack-go v0.35", "SlackMessages", "Typed", "SlackGo", 2, 0},
+	{"Stripe customers, typed, vs stripe-go v82.5", "StripeCustomers", "Typed", "StripeGo", 2, 0},
 }
 
 // peerPattern is the -bench pattern of every peer comparison's walks.

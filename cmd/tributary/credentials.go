@@ -52,6 +52,8 @@ func kindInfos() map[string]kindInfo {
 			"client_id + client_secret + refresh_token; sandbox=true or login_url for the login host"},
 		"slack": {"Slack Web API", []credField{s("token"), s("user_token"), p("team_id")},
 			"token (bot xoxb- or user xoxp-); user_token (xoxp-) beside a bot token for api_search"},
+		"stripe": {"Stripe API (2023-08-16)", []credField{s("api_key"), p("stripe_account"), p("stripe_user_id")},
+			"api_key (secret sk_ or restricted rk_); stripe_account (acct_) to read a connected account"},
 		"zendesk-support": {"Zendesk Support + Help Center", []credField{p("subdomain"), p("email"), s("api_token"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret")},
 			"subdomain, and email + api_token, or access_token (+ refresh_token, client_id, client_secret)"},
 	}

@@ -81,6 +81,9 @@ type Connector struct {
 
 	zoneMu sync.Mutex
 	zones  map[string]zoneRead // by Feed.Zone path, for ZoneTTL
+
+	streamMu sync.Mutex
+	streams  map[string]*streamRead // the last read of each Feed.Stream
 }
 
 // Open builds a Connector.
@@ -519,7 +522,11 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	if style == nil {
 		style = pagination.None{}
 	}
-	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: count})
+	var last []byte
+	if len(split.Records) > 0 {
+		last = split.Records[len(split.Records)-1]
+	}
+	meta, next, err := style.Page(&pagination.Response{Params: norm, Header: resp.Header, Fields: split.Fields, Count: count, Last: last})
 	if err != nil {
 		return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrPaging, Message: err.Error(), Cause: err}
 	}
@@ -959,6 +966,12 @@ func (c *Connector) build(ctx context.Context, rt Route, p tributary.Params) (*h
 			body[name] = v
 			continue
 		}
+		if rt.DeepObject {
+			if err := deepObject(q, name, v); err != nil {
+				return nil, &paramErr{k, err.Error()}
+			}
+			continue
+		}
 		if arr, ok := v.([]any); ok && rt.RepeatArrays {
 			for _, e := range arr {
 				s, err := queryValue(e)
@@ -1061,6 +1074,36 @@ func expandPath(tmpl string, p tributary.Params) (string, map[string]bool, error
 		tmpl = tmpl[i+j+1:]
 	}
 	return b.String(), used, nil
+}
+
+// deepObject adds v to q under name in OpenAPI's deepObject style: an
+// object's members as name[member] (nested objects one bracket deeper), an
+// array's elements as name[], anything else as queryValue writes it.
+func deepObject(q url.Values, name string, v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if err := deepObject(q, name+"["+k+"]", e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case []any:
+		for _, e := range x {
+			s, err := queryValue(e)
+			if err != nil {
+				return err
+			}
+			q.Add(name+"[]", s)
+		}
+		return nil
+	}
+	s, err := queryValue(v)
+	if err != nil {
+		return err
+	}
+	q.Set(name, s)
+	return nil
 }
 
 func queryValue(v any) (string, error) {

@@ -45,6 +45,15 @@ func (c *Connector) Changes(ctx context.Context, entity string, base tributary.P
 			c.tokenChanges(ctx, e, f, base, from, yield)
 			return
 		}
+		if f.Retention > 0 && !from.Since.IsZero() && !from.Walking && c.now().Sub(from.Since) > f.Retention {
+			yield(nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: tributary.ActionList, Err: tributary.ErrCursorExpired,
+				Message: fmt.Sprintf("the checkpoint (%s) is older than the %s the source keeps its changes", from.Since.Format(time.RFC3339), f.Retention)})
+			return
+		}
+		if f.Stream != nil {
+			c.streamChanges(ctx, e, f, base, from, yield)
+			return
+		}
 		cp := from
 		resumed := false
 		if cp.Next != nil {

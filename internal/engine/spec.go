@@ -112,6 +112,11 @@ type Route struct {
 	// RepeatArrays sends array params as repeated query parameters instead
 	// of one comma-separated value.
 	RepeatArrays bool
+	// DeepObject sends the object and array params that go in the query
+	// in OpenAPI's deepObject style, as Stripe's form encoding writes them:
+	// an object's members as name[member]=value (created[gt]=1700000000),
+	// an array's elements as repeated name[]=value (expand[]=data.customer).
+	DeepObject bool
 	// Header is added to the request (Accept for raw downloads, ...).
 	Header http.Header
 	// URLParam names a param that, when present, holds the URL of the next

@@ -87,6 +87,13 @@ func (c *Connector) tokenWalk(ctx context.Context, e *Entity, f *tributary.Feed,
 		}
 		cp.Token, cp.Next = tok, nil
 	}
+	c.walkList(ctx, e, base, cp, yield)
+}
+
+// walkList is a feed's full read from cp (cp.Next, when a walk was under
+// way): every record of the entity's list, each page with cp, Walking
+// until the last page.
+func (c *Connector) walkList(ctx context.Context, e *Entity, base tributary.Params, cp tributary.Checkpoint, yield func(*tributary.Changes, error) bool) {
 	cp.Walking = true
 	p := cp.Next
 	if p == nil {

@@ -15,6 +15,24 @@ import (
 	"github.com/tributary-dev/tributary/pagination"
 )
 
+// readFeed reads entity's feed from a checkpoint to its end: the raw
+// records and deletions, and the last checkpoint.
+func readFeed(c *engine.Connector, entity string, base tributary.Params, from tributary.Checkpoint) (recs, dels []string, cp tributary.Checkpoint, err error) {
+	for ch, err := range c.Changes(context.Background(), entity, base, from) {
+		if err != nil {
+			return recs, dels, cp, err
+		}
+		for _, r := range ch.Records {
+			recs = append(recs, string(r.Raw()))
+		}
+		for _, r := range ch.Deleted {
+			dels = append(dels, string(r.Raw()))
+		}
+		cp = ch.Checkpoint
+	}
+	return recs, dels, cp, nil
+}
+
 // A feed of tokens shaped as Asana's events: the first call, with no
 // token, answers 412 with one; a pass pages while has_more; the token of
 // the last page is kept; an expired token is ErrCursorExpired.
@@ -58,19 +76,7 @@ func TestTokenFeedFromAnExpiredAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(from tributary.Checkpoint) (recs, dels []string, cp tributary.Checkpoint, err error) {
-		for ch, err := range c.Changes(context.Background(), "tasks", tributary.Params{"project": "p1"}, from) {
-			if err != nil {
-				return recs, dels, cp, err
-			}
-			for _, r := range ch.Records {
-				recs = append(recs, string(r.Raw()))
-			}
-			for _, r := range ch.Deleted {
-				dels = append(dels, string(r.Raw()))
-			}
-			cp = ch.Checkpoint
-		}
-		return recs, dels, cp, nil
+		return readFeed(c, "tasks", tributary.Params{"project": "p1"}, from)
 	}
 	recs, _, cp, err := read(tributary.Checkpoint{})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/slack/slacktest"
+	"github.com/tributary-dev/tributary/kinds/stripe/stripetest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )
 
@@ -35,6 +36,7 @@ func All() []fakeserver.Kind {
 		mailchimptest.Kind(),
 		salesforcetest.Kind(),
 		slacktest.Kind(),
+		stripetest.Kind(),
 		zendesktest.Kind(),
 	}
 }
