@@ -116,8 +116,9 @@ func catalogue() []engine.Entity {
 	sections.Scope = tributary.Parent{Entity: "projects", IDField: "gid", Param: "project_gid", Key: "project"}.Scope(
 		"the sections of every project: one walk of GET /projects/{gid}/sections per project")
 
-	tasks := entity("tasks", "Tasks of a project, section, tag, or of one assignee in a workspace; api_search is Asana's task search (premium workspaces only).", Task{},
-		rows("tasks", "/tasks", "/tasks/{task_gid}"),
+	taskRoutes := rows("tasks", "/tasks", "/tasks/{task_gid}")
+	taskRoutes[apiSearch] = []engine.Route{{Path: "/workspaces/{workspace_gid}/tasks/search", Records: "data", Prepare: withFields("tasks"), Rename: searchRename(), Tier: tierSearch}}
+	tasks := entity("tasks", "Tasks of a project, section, tag, or of one assignee in a workspace; api_search is Asana's task search (premium workspaces only).", Task{}, taskRoutes,
 		map[action][]param{
 			list: append([]param{str("project", "a project's gid"), str("section", "a section's gid"), str("tag", "a tag's gid"),
 				str("assignee", "a user's gid, or me (with workspace)"), workspace,
@@ -126,7 +127,6 @@ func catalogue() []engine.Entity {
 			get:       gets("task_gid", "the task's gid"),
 			apiSearch: searchParams,
 		})
-	tasks.Routes[apiSearch] = []engine.Route{{Path: "/workspaces/{workspace_gid}/tasks/search", Records: "data", Prepare: withFields("tasks"), Rename: searchRename(), Tier: tierSearch}}
 	tasks.Rules = map[action]func(tributary.Params) (string, string){list: func(p tributary.Params) (string, string) {
 		_, a := p["assignee"]
 		_, w := p["workspace"]
@@ -148,17 +148,21 @@ func catalogue() []engine.Entity {
 			get:  {{Path: "/tasks/{task_gid}", Records: "data", Prepare: withFields("tasks")}},
 		},
 		map[action][]param{list: append([]param{req("task_gid", "the parent task's gid")}, paged...), get: gets("task_gid", "the subtask's gid")})
-	subtasks.Scope = tributary.Parent{Entity: "tasks", IDField: "gid", Param: "task_gid", Key: "task"}.Scope(
-		"the subtasks of every task of the copy: one walk of GET /tasks/{gid}/subtasks per task; then only those of tasks the events show changed")
+	subtasks.Scope = perTask("task_gid", "the subtasks of every task: one walk of GET /tasks/{gid}/subtasks per task")
 
 	stories := entity("stories", "Comments on a task, and the changes Asana recorded on it (assigned, section changed, ...).", Story{},
 		rows("stories", "/tasks/{task_gid}/stories", "/stories/{story_gid}"),
 		map[action][]param{list: append([]param{req("task_gid", "the task's gid")}, paged...), get: gets("story_gid", "the story's gid")})
-	stories.Scope = tributary.Parent{Entity: "tasks", IDField: "gid", Param: "task_gid", Key: "task"}.Scope(
-		"the stories of every task of the copy: one walk of GET /tasks/{gid}/stories per task; then only those of tasks the events show changed")
+	stories.Scope = perTask("task_gid", "the stories of every task: one walk of GET /tasks/{gid}/stories per task")
 
-	attachments := entity("attachments", "Files attached to a task (or a project, a project brief); download streams one, its download_url read right before (it lives about two minutes).", Attachment{},
-		rows("attachments", "/attachments", "/attachments/{attachment_gid}"),
+	attachmentRoutes := rows("attachments", "/attachments", "/attachments/{attachment_gid}")
+	attachmentRoutes[download] = []engine.Route{{Path: "/attachments/{attachment_gid}", FileURL: []string{"data", "download_url"},
+		Prepare: func(p tributary.Params) tributary.Params {
+			out := p.Clone()
+			out["opt_fields"] = "download_url"
+			return out
+		}}}
+	attachments := entity("attachments", "Files attached to a task (or a project, a project brief); download streams one, its download_url read right before (it lives about two minutes).", Attachment{}, attachmentRoutes,
 		map[action][]param{
 			list:     append([]param{req("parent", "the gid of the task, project or project brief the files are attached to")}, paged...),
 			get:      gets("attachment_gid", "the attachment's gid"),
@@ -170,8 +174,7 @@ func catalogue() []engine.Entity {
 			out["opt_fields"] = "download_url"
 			return out
 		}}}
-	attachments.Scope = tributary.Parent{Entity: "tasks", IDField: "gid", Param: "parent", Key: "task", Field: "task_gid"}.Scope(
-		"the attachments of every task of the copy: one walk of GET /attachments?parent={gid} per task; then only those of tasks the events show changed")
+	attachments.Scope = perTask("parent", "the attachments of every task: one walk of GET /attachments?parent={gid} per task")
 
 	all := []engine.Entity{
 		entity("workspaces", "Workspaces and organizations the user belongs to.", Workspace{},

@@ -60,23 +60,62 @@ func taskFeed() *tributary.Feed {
 	}
 }
 
+// projectParts yields a part per project the user can see.
+func projectParts(ctx context.Context, c tributary.Connector, yield func(tributary.Part, error) bool) bool {
+	for p, err := range tributary.All(ctx, c, "projects", tributary.Params{"limit": int64(MaxLimit), "opt_fields": "gid"}) {
+		if err != nil {
+			yield(tributary.Part{}, err)
+			return false
+		}
+		if gid, ok := p.StringAt("gid"); ok && !yield(tributary.Part{Key: "project " + gid, Params: tributary.Params{"project": gid}}, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// perTask copies a child of tasks one part per task of every project,
+// param taking the task's gid, each part versioned by the task's
+// modified_at: a sync lists the tasks (gid and modified_at, 100 a
+// request) and reads again the children of the tasks whose modified_at
+// moved. Asana does not move it for every change of a child (a comment
+// added), so such a change waits for a task's next edit.
+func perTask(param, doc string) *tributary.Scope {
+	return &tributary.Scope{
+		Doc: doc + "; read again for the tasks whose modified_at moved",
+		Parts: func(ctx context.Context, c tributary.Connector, _ map[string]any) iter.Seq2[tributary.Part, error] {
+			return func(yield func(tributary.Part, error) bool) {
+				projectParts(ctx, c, func(pp tributary.Part, err error) bool {
+					if err != nil {
+						yield(tributary.Part{}, err)
+						return false
+					}
+					p := tributary.Params{"project": pp.Params["project"], "limit": int64(MaxLimit), "opt_fields": "gid,modified_at"}
+					for t, err := range tributary.All(ctx, c, "tasks", p) {
+						if err != nil {
+							yield(tributary.Part{}, err)
+							return false
+						}
+						gid, _ := t.StringAt("gid")
+						at, _ := t.StringAt("modified_at")
+						if !yield(tributary.Part{Key: "task " + gid, Params: tributary.Params{param: gid}, Fields: map[string]any{"task_gid": gid}, Version: at}, nil) {
+							return false
+						}
+					}
+					return true
+				})
+			}
+		},
+	}
+}
+
 // tasksScope copies the tasks of every project the user can see, one part
 // per project, each kept current by the project's own events.
 func tasksScope() *tributary.Scope {
 	return &tributary.Scope{
 		Doc: "the tasks of every project of the user's workspaces (GET /projects), one part per project, each kept current from the project's events",
 		Parts: func(ctx context.Context, c tributary.Connector, _ map[string]any) iter.Seq2[tributary.Part, error] {
-			return func(yield func(tributary.Part, error) bool) {
-				for p, err := range tributary.All(ctx, c, "projects", tributary.Params{"limit": int64(MaxLimit), "opt_fields": "gid"}) {
-					if err != nil {
-						yield(tributary.Part{}, err)
-						return
-					}
-					if gid, ok := p.StringAt("gid"); ok && !yield(tributary.Part{Key: "project " + gid, Params: tributary.Params{"project": gid}}, nil) {
-						return
-					}
-				}
-			}
+			return func(yield func(tributary.Part, error) bool) { projectParts(ctx, c, yield) }
 		},
 	}
 }
