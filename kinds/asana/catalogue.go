@@ -31,17 +31,17 @@ const MaxLimit = 100
 // needs its lists and gets to answer the same record. An attachment's
 // download_url is left out: it expires in about two minutes.
 var Fields = map[string]string{
-	"workspaces": "gid,resource_type,name,email_domains,is_organization",
-	"users":      "gid,resource_type,name,email,photo,workspaces",
-	"teams":      "gid,resource_type,name,description,organization,permalink_url,visibility",
-	"projects": "gid,resource_type,name,archived,color,notes,public,completed,completed_at,created_at,modified_at,due_on,start_on," +
+	"workspaces": "name,email_domains,is_organization",
+	"users":      "name,email,photo,workspaces",
+	"teams":      "name,description,organization,permalink_url,visibility",
+	"projects": "name,archived,color,notes,public,completed,completed_at,created_at,modified_at,due_on,start_on," +
 		"owner,team,workspace,members,followers,permalink_url",
-	"sections": "gid,resource_type,name,created_at,project",
-	"tasks": "gid,resource_type,resource_subtype,name,notes,completed,completed_at,created_at,modified_at,due_on,due_at,start_on," +
+	"sections": "name,created_at,project",
+	"tasks": "resource_subtype,name,notes,completed,completed_at,created_at,modified_at,due_on,due_at,start_on," +
 		"assignee,assignee_status,num_subtasks,parent,projects,memberships,tags,followers,workspace,permalink_url",
-	"stories":     "gid,resource_type,resource_subtype,type,text,created_at,created_by,target,is_pinned,is_edited",
-	"tags":        "gid,resource_type,name,color,notes,created_at,workspace,permalink_url",
-	"attachments": "gid,resource_type,resource_subtype,name,created_at,host,parent,size,permanent_url,view_url",
+	"stories":     "resource_subtype,type,text,created_at,created_by,target,is_pinned,is_edited",
+	"tags":        "name,color,notes,created_at,workspace,permalink_url",
+	"attachments": "resource_subtype,name,created_at,host,parent,size,permanent_url,view_url",
 }
 
 func str(name, doc string, enum ...string) param {
