@@ -21,7 +21,7 @@ import (
 // page named; a list without a project is refused before any request.
 func TestRequests(t *testing.T) {
 	ctx := context.Background()
-	s := asanatest.New()
+	s := asanatest.New(asanatest.WithProjects(3))
 	defer s.Close()
 	c := open(t, s)
 	project := asanatest.GID("project", 0)

@@ -52,7 +52,7 @@ const (
 // Default volumes.
 const (
 	DefaultUsers    = 8
-	DefaultProjects = 3
+	DefaultProjects = 6
 	DefaultTasks    = 60 // in all, spread over the projects
 	DefaultFileSize = 2048
 )
@@ -110,7 +110,7 @@ type Option func(*config)
 // WithUsers sets the number of users (default 8).
 func WithUsers(n int) Option { return func(c *config) { c.users = max(n, 1) } }
 
-// WithProjects sets the number of projects (default 3).
+// WithProjects sets the number of projects (default 6).
 func WithProjects(n int) Option { return func(c *config) { c.projects = max(n, 0) } }
 
 // WithTasks sets the number of tasks, spread over the projects in turn

@@ -80,7 +80,8 @@ var (
 
 // generate fills the tables: one organization, its users and two teams,
 // the projects (three sections each, in turn in each team), the tasks in
-// turn in each project and section, a subtask under every tenth task,
+// turn in each project and section, a subtask under every fifth task of
+// each project (its second, seventh, ...),
 // two stories on each of the first 50 tasks, three tags, and an
 // attachment on every third of the first 30 tasks.
 func (s *Server) generate() {
@@ -128,7 +129,7 @@ func (s *Server) generate() {
 		}
 		s.tasks.Put(t["gid"].(string), t, at(i))
 		n++
-		if i%10 == 5 {
+		if (i/len(projects))%5 == 1 {
 			sub := s.newTask(gid(kTask, n), "Subtask of "+t["name"].(string), nil, nil, at(i))
 			sub["parent"] = ref(t)
 			t["num_subtasks"] = 1

@@ -2,6 +2,8 @@ package asanatest
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 )
@@ -86,9 +88,11 @@ func (s *Server) Update(entity, id string) error {
 	return nil
 }
 
-// Delete implements fakeserver.Mutable: a task is deleted (a "deleted"
-// event); a project is deleted with the tasks that were only in it, as
-// Asana does.
+// Delete implements fakeserver.Mutable: a task is deleted with its
+// subtasks (a "deleted" event in each of its projects); a project is
+// deleted with the tasks that were only in it, as Asana does, and leaves
+// the other projects of the tasks it shared (their modified_at does not
+// move: Asana's does not for a change of container).
 func (s *Server) Delete(entity, id string) error {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -96,9 +100,10 @@ func (s *Server) Delete(entity, id string) error {
 	switch entity {
 	case "tasks":
 		rec, ok := s.tasks.Live(id)
-		if !ok || !s.tasks.Delete(id, now) {
+		if !ok {
 			return fmt.Errorf("asanatest: no task %s", id)
 		}
+		s.deleteTask(id, now)
 		s.event(rec, "deleted", nil)
 		return nil
 	case "projects":
@@ -106,14 +111,35 @@ func (s *Server) Delete(entity, id string) error {
 			return fmt.Errorf("asanatest: no project %s", id)
 		}
 		for _, r := range s.tasks.Rows(nil) {
-			if ps := r.Rec["projects"].([]any); len(ps) == 1 && ps[0].(obj)["gid"] == id {
-				s.tasks.Delete(r.ID, now)
+			ps := r.Rec["projects"].([]any)
+			in := slices.IndexFunc(ps, func(p any) bool { return p.(obj)["gid"] == id })
+			switch {
+			case in < 0:
+			case len(ps) == 1:
+				s.deleteTask(r.ID, now)
+			default:
+				s.tasks.Update(r.ID, r.Modified, func(t *obj) {
+					c := clone(*t)
+					c["projects"] = slices.Delete(slices.Clone(ps), in, in+1)
+					c["memberships"] = slices.DeleteFunc(slices.Clone(c["memberships"].([]any)), func(m any) bool { return m.(obj)["project"].(obj)["gid"] == id })
+					*t = c
+				})
 			}
 		}
 		delete(s.events, id)
 		return nil
 	}
 	return fmt.Errorf("asanatest: cannot delete %s", entity)
+}
+
+// deleteTask deletes task id and, as Asana does, its subtasks; s.mu held.
+func (s *Server) deleteTask(id string, now time.Time) {
+	s.tasks.Delete(id, now)
+	for _, r := range s.tasks.Rows(nil) {
+		if p, _ := r.Rec["parent"].(obj); p != nil && p["gid"] == id {
+			s.deleteTask(r.ID, now)
+		}
+	}
 }
 
 // event logs an event of task t in each of its projects; s.mu held.
