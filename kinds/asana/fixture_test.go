@@ -37,3 +37,27 @@ func TestFixtures(t *testing.T) {
 func TestFixturesAgreeWithTheDescription(t *testing.T) {
 	vendorspec.OpenAPI(t, "asana").ValidateFixtures(t, "../../testdata/asana")
 }
+
+// TestFixturesCoverCatalogue proves that every entity/action of the
+// catalogue (but search, which runs on a copy) has a fixture, and every
+// feed one.
+func TestFixturesCoverCatalogue(t *testing.T) {
+	have := map[string]bool{}
+	for _, f := range fixture.LoadDir(t, "../../testdata/asana") {
+		if f.Feed != nil {
+			have["feed "+f.Feed.Entity] = true
+			continue
+		}
+		have[f.Operation.Entity+"."+string(f.Operation.Action)] = true
+	}
+	for _, e := range asana.Catalogue() {
+		for _, a := range e.Actions {
+			if a != tributary.ActionSearch && !have[e.Name+"."+string(a)] {
+				t.Errorf("no fixture for %s.%s", e.Name, a)
+			}
+		}
+		if e.Feed != nil && !have["feed "+e.Name] {
+			t.Errorf("no fixture for the feed of %s", e.Name)
+		}
+	}
+}
