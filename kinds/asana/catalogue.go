@@ -57,7 +57,7 @@ func flag(name, doc string) param { return param{Name: name, Type: tributary.Typ
 var (
 	byOffset = pagination.Token{Param: "offset", Field: "next_page.offset"}
 	limit    = param{Name: "limit", Type: tributary.TypeInteger, Min: tributary.Bound(1), Max: tributary.Bound(MaxLimit), PageSize: true,
-		Doc: "records per page (1 to 100)"}
+		Doc: "records per page (1 to 100; 100 when omitted)"}
 	offset    = str("offset", "the next_page.offset of the previous page (an opaque token)")
 	optFields = str("opt_fields", "comma-separated fields to return (default: the catalogue's full set; Asana answers gid, resource_type and name without it)")
 	workspace = str("workspace", "a workspace's gid")
@@ -79,11 +79,32 @@ func withFields(entity string) func(tributary.Params) tributary.Params {
 	}
 }
 
-// rows are an entity's list and get routes: GET list (paged by offset,
-// the records in data) and GET get (the record in data).
+// pageDefaults asks for the entity's fields and, where the caller names no
+// limit, for pages of MaxLimit: without a limit Asana answers every record
+// at once, or 400 "The result is too large" past about a thousand.
+func pageDefaults(entity string) func(tributary.Params) tributary.Params {
+	fields := withFields(entity)
+	return func(p tributary.Params) tributary.Params {
+		p = fields(p)
+		if _, ok := p["limit"]; !ok {
+			p = p.Clone()
+			p["limit"] = int64(MaxLimit)
+		}
+		return p
+	}
+}
+
+// listRoute is an entity's list at path: GET, paged by offset, the
+// records in data.
+func listRoute(entity, path string) engine.Route {
+	return engine.Route{Path: path, Records: "data", Paging: byOffset, Prepare: pageDefaults(entity)}
+}
+
+// rows are an entity's list and get routes: GET list (listRoute) and GET
+// get (the record in data).
 func rows(entity, listPath, getPath string) map[action][]engine.Route {
 	return map[action][]engine.Route{
-		list: {{Path: listPath, Records: "data", Paging: byOffset, Prepare: withFields(entity)}},
+		list: {listRoute(entity, listPath)},
 		get:  {{Path: getPath, Records: "data", Prepare: withFields(entity)}},
 	}
 }
@@ -144,7 +165,7 @@ func catalogue() []engine.Entity {
 
 	subtasks := entity("subtasks", "Subtasks of a task (each a task whose parent is it).", Task{},
 		map[action][]engine.Route{
-			list: {{Path: "/tasks/{task_gid}/subtasks", Records: "data", Paging: byOffset, Prepare: withFields("tasks")}},
+			list: {listRoute("tasks", "/tasks/{task_gid}/subtasks")},
 			get:  {{Path: "/tasks/{task_gid}", Records: "data", Prepare: withFields("tasks")}},
 		},
 		map[action][]param{list: append([]param{req("task_gid", "the parent task's gid")}, paged...), get: gets("task_gid", "the subtask's gid")})
@@ -168,12 +189,6 @@ func catalogue() []engine.Entity {
 			get:      gets("attachment_gid", "the attachment's gid"),
 			download: {req("attachment_gid", "the attachment's gid"), {Name: "range_header", Type: tributary.TypeString, Doc: "byte range to download: bytes=<first>-<last>, bytes=<first>- or bytes=-<n>"}},
 		})
-	attachments.Routes[download] = []engine.Route{{Path: "/attachments/{attachment_gid}", FileURL: []string{"data", "download_url"},
-		Prepare: func(p tributary.Params) tributary.Params {
-			out := p.Clone()
-			out["opt_fields"] = "download_url"
-			return out
-		}}}
 	attachments.Scope = perTask("parent", "the attachments of every task: one walk of GET /attachments?parent={gid} per task")
 
 	all := []engine.Entity{
