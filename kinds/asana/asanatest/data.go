@@ -118,11 +118,16 @@ func (s *Server) generate() {
 	if len(projects) == 0 {
 		return
 	}
+	sections := map[any][]obj{} // by project gid
+	for _, r := range s.sections.Rows(nil) {
+		pg := r.Rec["project"].(obj)["gid"]
+		sections[pg] = append(sections[pg], r.Rec)
+	}
 	n := 0
 	for i := range s.cfg.tasks {
 		p := projects[i%len(projects)].Rec
-		sections := s.sections.Rows(func(r rowOf) bool { return !r.Deleted && r.Rec["project"].(obj)["gid"] == p["gid"] })
-		sec := sections[(i/len(projects))%len(sections)].Rec
+		secs := sections[p["gid"]]
+		sec := secs[(i/len(projects))%len(secs)]
 		t := s.newTask(gid(kTask, n), fmt.Sprintf("%s %s", verbs[i%len(verbs)], things[(i/len(verbs))%len(things)]), p, sec, at(i))
 		if i%7 == 0 {
 			t["tags"] = []any{ref(tags[i%len(tags)])}
