@@ -70,23 +70,11 @@ func CredentialsFromMap(m map[string]any) (Credentials, error) {
 }
 
 func (c Credentials) validate() error {
-	bad := func(msg string) error {
-		return &tributary.Error{Kind: Type, Err: tributary.ErrInvalidCredentials, Message: msg}
-	}
-	oauth := c.AccessToken != "" || c.RefreshToken != "" || c.ClientID != "" || c.ClientSecret != ""
-	switch {
-	case c.Token != "" && oauth:
-		return bad("give either token (a personal access token) or OAuth tokens (access_token, refresh_token, client_id, client_secret), not both")
-	case c.Token != "":
-		return nil
-	case !oauth:
-		return bad("give token (a personal access token), or access_token (and refresh_token, client_id, client_secret to refresh it)")
-	case c.AccessToken == "" && c.RefreshToken == "":
-		return bad("OAuth needs access_token, or refresh_token to obtain one")
-	case c.RefreshToken != "" && (c.ClientID == "" || c.ClientSecret == ""):
-		return bad("refreshing an OAuth token needs client_id and client_secret")
-	}
-	return nil
+	return engine.KeyOrOAuth(Type, "token", "a personal access token", c.Token, c.tokens())
+}
+
+func (c Credentials) tokens() engine.Tokens {
+	return engine.Tokens{ClientID: c.ClientID, ClientSecret: c.ClientSecret, AccessToken: c.AccessToken, RefreshToken: c.RefreshToken}
 }
 
 // Client is a direct-mode Asana connector. It implements
@@ -128,8 +116,7 @@ func New(creds Credentials, opts ...tributary.Option) (*Client, error) {
 	o := tributary.NewOptions(opts...)
 	auth := transport.Bearer(creds.Token)
 	if creds.Token == "" {
-		auth = engine.RefreshAuth(o, OAuthApp(), engine.Tokens{ClientID: creds.ClientID, ClientSecret: creds.ClientSecret,
-			AccessToken: creds.AccessToken, RefreshToken: creds.RefreshToken})
+		auth = engine.RefreshAuth(o, OAuthApp(), creds.tokens())
 	}
 	paces, err := engine.PaceFrom(Type, SettingAPIRate, o.Settings, engine.Rate{N: DefaultAPIRate, Per: time.Minute}, engine.AllRequests)
 	if err != nil {
