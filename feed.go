@@ -145,6 +145,25 @@ type Feed struct {
 	// ids become deletions of the copy (Jira's search never shows a
 	// deleted issue; a walk of the ids alone reads 5,000 a request).
 	Sweep *Sweep
+	// Reread, when set, says that a feed of tokens only names the records
+	// that changed (an Asana event carries a task's gid and name, not the
+	// task): the records of a page's changes are read again with the
+	// entity's list (see Reread), never kept as the feed wrote them.
+	Reread *Reread
+}
+
+// Reread reads again, with one walk of the entity's list, the records a
+// page of a feed of tokens names as changed (Feed.Reread): the copy's
+// params, with Param set to the earliest time at At among the page's
+// changes (a "modified since" filter), so that the walk reads every record
+// the page names, and perhaps a few more changed since.
+type Reread struct {
+	// Param is the list's param of the earliest modification time
+	// ("modified_since"), sent in RFC 3339.
+	Param string
+	// At is the dot path of the time of the change in a record of the
+	// feed ("created_at").
+	At string
 }
 
 // Zone names an endpoint whose JSON answer says an account's time zone

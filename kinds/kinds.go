@@ -11,6 +11,7 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/suggest"
+	"github.com/tributary-dev/tributary/kinds/asana"
 	"github.com/tributary-dev/tributary/kinds/github"
 	"github.com/tributary-dev/tributary/kinds/gong"
 	"github.com/tributary-dev/tributary/kinds/googledrive"
@@ -46,6 +47,8 @@ type kind struct {
 // registry lists the kinds this build knows.
 func registry() map[string]kind {
 	return map[string]kind{
+		asana.Type: {open: asana.Open, catalogue: asana.Catalogue, oauth: asana.OAuthApp,
+			check: func(m map[string]any) error { _, err := asana.CredentialsFromMap(m); return err }},
 		github.Type: {open: github.Open, catalogue: github.Catalogue, oauth: github.OAuthApp,
 			check:  func(m map[string]any) error { _, err := github.CredentialsFromMap(m); return err },
 			config: github.ReplicationParams, replication: github.CheckReplicationConfig},

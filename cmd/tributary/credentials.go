@@ -32,6 +32,8 @@ func kindInfos() map[string]kindInfo {
 	s := func(name string) credField { return credField{name: name, secret: true} }
 	p := func(name string) credField { return credField{name: name} }
 	return map[string]kindInfo{
+		"asana": {"Asana REST API 1.0", []credField{s("token"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret")},
+			"token (personal access token), or access_token (+ refresh_token, client_id, client_secret)"},
 		"github": {"GitHub REST API", []credField{s("token"), s("access_token")},
 			"token (personal access token) or access_token (OAuth)"},
 		"gong": {"Gong API v2", []credField{p("access_key"), s("access_key_secret"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret"), p("api_base_url")},

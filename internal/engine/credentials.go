@@ -72,3 +72,30 @@ func Redacted(secret string) string {
 	}
 	return "[REDACTED]"
 }
+
+// KeyOrOAuth checks the credentials of a kind that takes either one key
+// (a personal token or API key, named key and described by keyDoc: "token",
+// "a personal access token") or OAuth tokens, refreshed with the client's
+// id and secret: the one or the other, not both, and a refresh token only
+// with its client. Each failure is an error matching
+// tributary.ErrInvalidCredentials that says what to give; no value
+// appears in it.
+func KeyOrOAuth(kind, key, keyDoc, keyValue string, t Tokens) error {
+	bad := func(msg string) error {
+		return &tributary.Error{Kind: kind, Err: tributary.ErrInvalidCredentials, Message: msg}
+	}
+	oauth := t.AccessToken != "" || t.RefreshToken != "" || t.ClientID != "" || t.ClientSecret != ""
+	switch {
+	case keyValue != "" && oauth:
+		return bad("give either " + key + " or the OAuth fields (access_token, refresh_token, client_id, client_secret), not both")
+	case keyValue != "":
+		return nil
+	case !oauth:
+		return bad("give " + key + " (" + keyDoc + "), or an OAuth access_token (with refresh_token, client_id and client_secret to refresh it)")
+	case t.AccessToken == "" && t.RefreshToken == "":
+		return bad("OAuth needs access_token, or refresh_token with client_id and client_secret")
+	case t.RefreshToken != "" && (t.ClientID == "" || t.ClientSecret == ""):
+		return bad("refreshing an OAuth token needs client_id and client_secret")
+	}
+	return nil
+}

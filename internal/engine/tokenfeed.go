@@ -53,6 +53,9 @@ func (c *Connector) tokenChanges(ctx context.Context, e *Entity, f *tributary.Fe
 			return
 		}
 		ch, err := c.unwrap(e, f, page.Items)
+		if err == nil && f.Reread != nil && len(ch.Records) > 0 {
+			ch.Records, err = c.reread(ctx, e, f, base, page.Items)
+		}
 		if err != nil {
 			yield(nil, err)
 			return
@@ -221,6 +224,39 @@ func (c *Connector) unwrap(e *Entity, f *tributary.Feed, items []tributary.Recor
 		}
 	}
 	return ch, nil
+}
+
+// reread reads the records a page of references names as changed
+// (Feed.Reread): one walk of the entity's list with base and the
+// earliest time of the page's changes.
+func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, items []tributary.Record) ([]tributary.Record, error) {
+	var first time.Time
+	for _, r := range items {
+		if f.Deleted != nil && f.Deleted(r) {
+			continue
+		}
+		v, _ := r.Field(f.Reread.At)
+		t, ok := tributary.ParseChanged(v)
+		if !ok {
+			return nil, c.unexpected(e.Name, tributary.ActionList, 0, "a change of the feed has no time at "+f.Reread.At, nil)
+		}
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	p := maps.Clone(base)
+	if p == nil {
+		p = tributary.Params{}
+	}
+	p[f.Reread.Param] = first.UTC().Format(time.RFC3339Nano)
+	var out []tributary.Record
+	for r, err := range c.Walk(ctx, e.Name, p) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // lookup follows a dot path into decoded meta.

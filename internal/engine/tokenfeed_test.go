@@ -164,3 +164,64 @@ func TestZoneKeptInTheCheckpoint(t *testing.T) {
 		t.Errorf("requests %q, checkpoint %+v", sent, cp)
 	}
 }
+
+// A feed whose records only name what changed (Asana's events: a task's
+// gid and name) has a page's changes read again by one walk of the list,
+// from the earliest change of the page; deletions come from the feed.
+func TestTokenFeedReread(t *testing.T) {
+	var sent []string
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = append(sent, r.URL.Path+"?"+r.URL.RawQuery)
+		switch {
+		case r.URL.Path == "/tasks" && r.URL.Query().Get("modified_since") == "2026-01-02T03:04:00Z":
+			return reply(200, nil, `{"data":[{"gid":"2","name":"two","notes":"full"},{"gid":"3","name":"three","notes":"full"}],"next_page":null}`), nil
+		case r.URL.Path == "/events" && r.URL.Query().Get("sync") == "s1":
+			return reply(200, nil, `{"data":[`+
+				`{"action":"changed","created_at":"2026-01-02T03:05:00Z","resource":{"gid":"3","name":"three"}},`+
+				`{"action":"changed","created_at":"2026-01-02T03:04:00Z","resource":{"gid":"2","name":"two"}},`+
+				`{"action":"deleted","created_at":"2026-01-02T03:01:00Z","resource":{"gid":"1"}}],"sync":"s2","has_more":false}`), nil
+		}
+		return reply(500, nil, `{}`), nil
+	})
+	k := &engine.Kind{Type: "asana-like", Entities: []engine.Entity{{
+		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList}, IDField: "gid",
+			Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {{Name: "project", Type: tributary.TypeString}, {Name: "modified_since", Type: tributary.TypeString}}},
+			Feed: &tributary.Feed{
+				Params: func(base tributary.Params, _ time.Time) tributary.Params {
+					return tributary.Params{"resource": base["project"]}
+				},
+				Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{412}, ExpiredToken: "sync"},
+				Unwrap: "resource", Reread: &tributary.Reread{Param: "modified_since", At: "created_at"},
+				Deleted: func(r tributary.Record) bool { a, _ := r.StringAt("action"); return a == "deleted" },
+			}},
+		Routes:    map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/tasks", Records: "data", Paging: pagination.Token{Param: "offset", Field: "next_page.offset"}}}},
+		FeedRoute: &engine.Route{Path: "/events", Records: "data", Paging: pagination.Token{Param: "sync", Field: "sync", More: "has_more"}},
+	}}}
+	c, err := engine.Open(engine.Setup{Kind: k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: rt})),
+		DefaultBaseURL: "https://app.example.com", Auth: transport.Bearer(secret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs, dels []string
+	for ch, err := range c.Changes(context.Background(), "tasks", tributary.Params{"project": "p1"}, tributary.Checkpoint{Token: "s1"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range ch.Records {
+			recs = append(recs, string(r.Raw()))
+		}
+		for _, r := range ch.Deleted {
+			dels = append(dels, string(r.Raw()))
+		}
+	}
+	if d := cmp.Diff([]string{`{"gid":"2","name":"two","notes":"full"}`, `{"gid":"3","name":"three","notes":"full"}`}, recs); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
+	}
+	if !cmp.Equal([]string{`{"gid":"1"}`}, dels) {
+		t.Errorf("deletions %q", dels)
+	}
+	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1"}
+	if d := cmp.Diff(want, sent); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/internal/race"
+	"github.com/tributary-dev/tributary/kinds/asana/asanatest"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/kinds/googledrive/googledrivetest"
@@ -26,6 +27,7 @@ import (
 // All returns every kind's fake, sorted by type.
 func All() []fakeserver.Kind {
 	return []fakeserver.Kind{
+		asanatest.Kind(),
 		githubtest.Kind(),
 		gongtest.Kind(),
 		googledrivetest.Kind(),

@@ -1,0 +1,141 @@
+package asana_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/kinds/asana"
+	"github.com/tributary-dev/tributary/kinds/asana/asanatest"
+	"github.com/tributary-dev/tributary/replica"
+	"github.com/tributary-dev/tributary/search"
+)
+
+// open connects to the fake in-process, without pacing.
+func open(t *testing.T, s *asanatest.Server, opts ...tributary.Option) *asana.Client {
+	t.Helper()
+	c, err := asana.New(asana.Credentials{Token: asanatest.DefaultToken}, append([]tributary.Option{tributary.WithBaseURL(s.URL),
+		tributary.WithHTTPClient(&http.Client{Transport: s.Transport()}), tributary.WithoutPacing()}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func inCopy(t *testing.T, r *replica.Replica, gid string) (tributary.Record, bool) {
+	t.Helper()
+	res, err := r.Search(context.Background(), "tasks", search.Request{Query: search.Query{Filter: search.Eq("gid", gid).Ptr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 {
+		return tributary.Record{}, false
+	}
+	return tributary.NewRecord(res.Hits[0].Data), true
+}
+
+// countPaths counts the fake's requests by path, and the events requests
+// by their answer: with a sync token or without one.
+func countPaths(s *asanatest.Server) map[string]int {
+	out := map[string]int{}
+	for _, r := range s.Requests() {
+		k := r.Path
+		if k == "/events" && r.Query.Get("sync") == "" {
+			k += " (no sync)"
+		}
+		out[k]++
+	}
+	return out
+}
+
+// The 412 dance of Asana's events: the first sync asks each project's
+// events without a token, is answered 412 with one, and walks the
+// project's tasks; the second reads the events from the token (one
+// request per project), reads the changed tasks again (one list of the
+// project modified since), and keeps a deleted task and one removed from
+// its project as deletions; a token Asana forgot, or one older than 24
+// hours, walks the copy in full again from a fresh token.
+func TestEventsFeed(t *testing.T) {
+	ctx := context.Background()
+	s := asanatest.New(asanatest.WithProjects(2), asanatest.WithTasks(250))
+	defer s.Close()
+	r, err := replica.Open(ctx, open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sync := func() replica.EntityReport {
+		t.Helper()
+		s.ResetRequests()
+		rep, err := r.Sync(ctx, "tasks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Entities[0]
+	}
+	first := sync()
+	n := countPaths(s)
+	if first.Mode != replica.Full || first.Inserted != 250 || n["/events (no sync)"] != 2 || n["/events"] != 0 || n["/tasks"] != 2+2 || n["/projects"] != 1 {
+		t.Fatalf("first sync %+v, requests %v", first, n)
+	}
+	for _, q := range s.Requests() {
+		if q.Path == "/tasks" && (q.Query.Get("opt_fields") != asana.Fields["tasks"] || q.Query.Get("limit") != "100") {
+			t.Errorf("tasks listed with %v, want the catalogue's opt_fields and limit 100", q.Query)
+		}
+	}
+
+	s.Clock().Advance(time.Minute)
+	created, _ := s.Create("tasks")
+	ids := s.IDs("tasks")
+	edited := ids[4]
+	must(t, s.Update("tasks", edited))
+	deleted := ids[7]
+	must(t, s.Delete("tasks", deleted))
+	second := sync()
+	n = countPaths(s)
+	if second.Mode != replica.Incremental || second.Inserted != 1 || second.Updated != 1 || second.Deleted != 1 || n["/events"] != 2 || n["/tasks"] != 1 {
+		t.Fatalf("second sync %+v, requests %v", second, n)
+	}
+	if rec, ok := inCopy(t, r, edited); !ok || !strings.HasPrefix(stringAt(rec, "notes"), "Edited at") {
+		t.Errorf("the edited task in the copy: %s (the whole record, read again, not the event's compact one)", rec.Raw())
+	}
+	if _, ok := inCopy(t, r, created); !ok {
+		t.Errorf("the created task %s is not in the copy", created)
+	}
+	if _, ok := inCopy(t, r, deleted); ok {
+		t.Errorf("the deleted task %s is still in the copy", deleted)
+	}
+
+	// Nothing changed: one events request per project, nothing else.
+	if third := sync(); third.Mode != replica.Incremental || len(s.Requests()) != 1+2 {
+		t.Errorf("a sync with nothing changed: %+v, %d requests (want the projects and two events)", third, len(s.Requests()))
+	}
+
+	// A forgotten token and one older than 24 hours: 412, a full walk.
+	for name, expire := range map[string]func(){"forgotten": s.ForgetTokens, "old": func() { s.Clock().Advance(25 * time.Hour) }} {
+		expire()
+		rep := sync()
+		n = countPaths(s)
+		if rep.Mode != replica.Full || n["/tasks"] != 4 || n["/events"]+n["/events (no sync)"] < 2 {
+			t.Errorf("%s token: %+v, requests %v", name, rep, n)
+		}
+		if again := sync(); again.Mode != replica.Incremental {
+			t.Errorf("%s token: the sync after the walk is %s (%s)", name, again.Mode, again.Reason)
+		}
+	}
+}
+
+func stringAt(r tributary.Record, field string) string {
+	v, _ := r.StringAt(field)
+	return v
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
