@@ -489,7 +489,14 @@ func (c *Connector) route(entity string, a tributary.Action, p tributary.Params)
 // fetchPage fetches and splits one page; with later above zero it also
 // returns the params of up to later pages after Next that the page names.
 func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params, later int) (*tributary.Page, []map[string]any, error) {
-	resp, body, err := c.read(ctx, entity, a, rt, norm)
+	wire := norm
+	if rt.Tree != nil {
+		if _, err := treePending(rt.Tree, norm); err != nil {
+			return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: rt.Tree.Pending, Err: tributary.ErrInvalidParams, Message: err.Error()}
+		}
+		wire = treeWire(rt.Tree, norm)
+	}
+	resp, body, err := c.read(ctx, entity, a, rt, wire)
 	if err != nil {
 		var te *tributary.Error
 		if errors.As(err, &te) && te.StatusCode >= 400 && c.kind.EmptyList != nil && c.kind.EmptyList(te) {
@@ -530,6 +537,12 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	if next != nil {
 		page.Next = tributary.Params(next)
 		more = pagination.Later(style, norm, meta, count, later)
+	}
+	if rt.Tree != nil {
+		more = nil
+		if err := descend(rt.Tree, norm, page); err != nil {
+			return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: rt.Tree.Pending, Err: tributary.ErrInvalidParams, Message: err.Error()}
+		}
 	}
 	return page, more, nil
 }
