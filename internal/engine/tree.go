@@ -109,4 +109,3 @@ func toAny(s []string) []any {
 	}
 	return out
 }
-
