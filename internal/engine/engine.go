@@ -394,38 +394,22 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 			return c.do(ctx, entity, a, req)
 		}
 	} else {
-		resp, body, err := c.read(ctx, entity, a, rt, norm)
+		u, err := c.fileURL(ctx, entity, rt, norm)
 		if err != nil {
 			return nil, err
 		}
-		raw, ok := jsonx.Lookup(body, rt.FileURL...)
-		fileURL, isStr := jsonx.String(raw)
-		if !ok || !isStr || fileURL == "" {
-			return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrNotFound,
-				Message: "the source names no file for this record (no " + strings.Join(rt.FileURL, ".") + ")"}
-		}
-		base := c.base.Load()
-		u, err := base.Parse(fileURL)
-		if err == nil && c.vendor != nil && (transport.SameOrigin(u, c.vendor) || c.credentialHost(u)) {
-			// The vendor's own URL, read through a base URL that stands
-			// in for the vendor: go where the base URL goes.
-			u.Scheme, u.Host = base.Scheme, base.Host
-			if vp, bp := strings.TrimRight(c.vendor.Path, "/"), strings.TrimRight(base.Path, "/"); vp != bp && strings.HasPrefix(u.Path, vp+"/") {
-				u.Path, u.RawPath = bp+strings.TrimPrefix(u.Path, vp), ""
-			}
-		}
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-			got := "a string that is not a URL" // the URL itself may carry a signature: never shown
-			if err == nil {
-				got = fmt.Sprintf("a URL of scheme %q", u.Scheme)
-			}
-			return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("expected an http(s) URL under %q, got %s", strings.Join(rt.FileURL, "."), got), err)
-		}
-		if base.Scheme == "https" && u.Scheme != "https" {
-			return nil, c.unexpected(entity, a, resp.StatusCode, "expected an https file URL from an https source, got an http one (refused)", transport.ErrInsecureRedirect)
-		}
 		fetch = func(ctx context.Context, h http.Header) (*http.Response, error) {
+			if rt.FileURLExpires && u == nil {
+				// Signed and short-lived: read again for every request.
+				var err error
+				if u, err = c.fileURL(ctx, entity, rt, norm); err != nil {
+					return nil, err
+				}
+			}
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+			if rt.FileURLExpires {
+				u = nil
+			}
 			if err != nil {
 				return nil, c.invalid(entity, a, err)
 			}
@@ -444,6 +428,51 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 		return nil, c.unexpected(entity, a, 0, err.Error(), err)
 	}
 	return s, nil
+}
+
+// fileURL reads the URL of a two-step download's file (Route.FileURL):
+// a "{member}" step of the path is the value of that top-level member of
+// the answer (Notion's block type: "{type}.file.url").
+func (c *Connector) fileURL(ctx context.Context, entity string, rt Route, norm tributary.Params) (*url.URL, error) {
+	a := tributary.ActionDownload
+	resp, body, err := c.read(ctx, entity, a, rt, norm)
+	if err != nil {
+		return nil, err
+	}
+	path := slices.Clone(rt.FileURL)
+	for i, step := range path {
+		if name, ok := strings.CutPrefix(step, "{"); ok && strings.HasSuffix(name, "}") {
+			raw, _ := jsonx.Lookup(body, strings.TrimSuffix(name, "}"))
+			path[i], _ = jsonx.String(raw)
+		}
+	}
+	raw, ok := jsonx.Lookup(body, path...)
+	fileURL, isStr := jsonx.String(raw)
+	if !ok || !isStr || fileURL == "" {
+		return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrNotFound,
+			Message: "the source names no file for this record (no " + strings.Join(path, ".") + ")"}
+	}
+	base := c.base.Load()
+	u, err := base.Parse(fileURL)
+	if err == nil && c.vendor != nil && (transport.SameOrigin(u, c.vendor) || c.credentialHost(u)) {
+		// The vendor's own URL, read through a base URL that stands
+		// in for the vendor: go where the base URL goes.
+		u.Scheme, u.Host = base.Scheme, base.Host
+		if vp, bp := strings.TrimRight(c.vendor.Path, "/"), strings.TrimRight(base.Path, "/"); vp != bp && strings.HasPrefix(u.Path, vp+"/") {
+			u.Path, u.RawPath = bp+strings.TrimPrefix(u.Path, vp), ""
+		}
+	}
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		got := "a string that is not a URL" // the URL itself may carry a signature: never shown
+		if err == nil {
+			got = fmt.Sprintf("a URL of scheme %q", u.Scheme)
+		}
+		return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("expected an http(s) URL under %q, got %s", strings.Join(path, "."), got), err)
+	}
+	if base.Scheme == "https" && u.Scheme != "https" {
+		return nil, c.unexpected(entity, a, resp.StatusCode, "expected an https file URL from an https source, got an http one (refused)", transport.ErrInsecureRedirect)
+	}
+	return u, nil
 }
 
 // credentialHost reports whether u is on one of the kind's

@@ -151,8 +151,15 @@ type Route struct {
 	// ("data.issues.nodes"), and paging is pagination.Relay.
 	GraphQL string
 	// FileURL, for a two-step download, is the path inside the response
-	// of Path to the file's URL; nil means Path answers with the bytes.
+	// of Path to the file's URL; nil means Path answers with the bytes. A
+	// step "{member}" is the value of that top-level member of the answer
+	// (Notion's "{type}", "file", "url": a block of type pdf holds
+	// pdf.file.url).
 	FileURL []string
+	// FileURLExpires says that the file URL is signed and soon expires
+	// (Notion's and Asana's, on S3): it is read again before every request
+	// for the bytes, a resume's included, and never kept.
+	FileURLExpires bool
 	// Tier, when set, names the rate tier of the vendor method this route
 	// calls (Kind.Tiers): requests with the same method and path are paced
 	// together at the tier's rate, whichever route or action sends them.
