@@ -19,8 +19,8 @@ import (
 	"github.com/tributary-dev/tributary/kinds/jira"
 	"github.com/tributary-dev/tributary/kinds/linear"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
-	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/notion"
+	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/slack"
 	"github.com/tributary-dev/tributary/kinds/zendesk"
 )

@@ -17,8 +17,8 @@ import (
 	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
 	"github.com/tributary-dev/tributary/kinds/linear/lineartest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
-	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/notion/notiontest"
+	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/slack/slacktest"
 	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 )

@@ -59,7 +59,9 @@ func entityOf[T, P any](c *Client, name, idParam string) Entity[T, P] {
 }
 
 // Users is the typed handle on the workspace's users.
-func (c *Client) Users() Entity[User, PageParams] { return entityOf[User, PageParams](c, "users", "user_id") }
+func (c *Client) Users() Entity[User, PageParams] {
+	return entityOf[User, PageParams](c, "users", "user_id")
+}
 
 // Pages is the typed handle on pages (APISearch: a search of titles).
 func (c *Client) Pages() Entity[Page, SearchParams] {

@@ -114,7 +114,9 @@ func (s *Server) putPage(n int, p page, at time.Time) {
 }
 
 // stamp writes a time as Notion does: UTC, to the minute, milliseconds.
-func stamp(t time.Time) string { return t.UTC().Truncate(time.Minute).Format("2006-01-02T15:04:05.000Z") }
+func stamp(t time.Time) string {
+	return t.UTC().Truncate(time.Minute).Format("2006-01-02T15:04:05.000Z")
+}
 
 func ref(id string) map[string]any { return map[string]any{"object": "user", "id": id} }
 
