@@ -51,7 +51,8 @@ var (
 		Doc: "records per page (1 to 100)"}
 	sortParam = obj("sort", `the order: {"timestamp": "last_edited_time", "direction": "ascending" | "descending"} (default: the most recently edited first)`)
 	query     = str("query", "text matched against page and data source titles (default: every one the integration can read)")
-	searchP   = []param{query, sortParam, cursor, pageSize}
+	filterP   = obj("filter", `set by the connector to the entity's kind of object ({"property": "object", "value": "page"}): Notion's search returns pages and data sources together`)
+	searchP   = []param{query, sortParam, cursor, pageSize, filterP}
 	parentID  = param{Name: "block_id", Type: tributary.TypeString, Doc: "the page or block whose children (blocks) or comments to list"}
 	byParent  = tributary.Field{Name: "block_id", Type: tributary.TypeString}
 )
