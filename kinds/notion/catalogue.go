@@ -151,11 +151,13 @@ func catalogue() []engine.Entity {
 
 // scanFeed is the feed of pages or data sources: Notion has none, so it is
 // a scan of POST /v1/search sorted by last_edited_time, newest first,
-// that stops at the checkpoint; what is in the trash is a deletion, and a
-// daily sweep of the ids finds what dropped out of the search.
+// that stops at the checkpoint. What is moved to the trash leaves the
+// search: a daily sweep of the ids finds it, a deletion of the copy (and
+// the blocks and comments of a trashed page leave theirs with their next
+// full walk, as the feed reports no deletion of its own).
 func scanFeed(kind string) *tributary.Feed {
 	return &tributary.Feed{
-		Doc: "POST /v1/search sorted by last_edited_time descending, stopping at the checkpoint; in_trash records are deletions, and a daily sweep of every id finds those that left the search",
+		Doc: "POST /v1/search sorted by last_edited_time descending, stopping at the checkpoint; pages moved to the trash leave the search, and a daily sweep of every id makes them deletions",
 		Params: func(base tributary.Params, _ time.Time) tributary.Params {
 			p := tributary.Params{"sort": map[string]any{"timestamp": "last_edited_time", "direction": "descending"}, "page_size": int64(MaxPageSize)}
 			if q, ok := base["query"]; ok {
@@ -171,7 +173,6 @@ func scanFeed(kind string) *tributary.Feed {
 		},
 		Changed:    "last_edited_time",
 		Descending: true,
-		Deleted:    trashed,
 		Sweep: &tributary.Sweep{Every: 24 * time.Hour, Params: func(base tributary.Params) tributary.Params {
 			p := tributary.Params{"page_size": int64(MaxPageSize)}
 			if q, ok := base["query"]; ok {
