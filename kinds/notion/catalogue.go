@@ -183,20 +183,30 @@ func scanFeed(kind string) *tributary.Feed {
 	}
 }
 
+// editedSince is a data source query of the rows edited at or after
+// since (every row when it is zero), oldest first.
+func editedSince(base tributary.Params, since time.Time) tributary.Params {
+	p := tributary.Params{"data_source_id": base["data_source_id"], "page_size": int64(MaxPageSize),
+		"sorts": []any{map[string]any{"timestamp": "last_edited_time", "direction": "ascending"}}}
+	if !since.IsZero() {
+		p["filter"] = map[string]any{"timestamp": "last_edited_time", "last_edited_time": map[string]any{"on_or_after": since.Format(time.RFC3339)}}
+	}
+	return p
+}
+
 // rowsFeed is a data source's query filtered on last_edited_time, oldest
 // first: Notion's times are to the minute, so the checkpoint's minute is
-// read again.
+// read again. Rows moved to the trash leave the query: the same query
+// with in_trash lists them, as deletions.
 func rowsFeed() *tributary.Feed {
 	return &tributary.Feed{
-		Doc: `POST /v1/data_sources/{id}/query with {"timestamp": "last_edited_time", "last_edited_time": {"on_or_after": …}}, oldest first; in_trash rows are deletions`,
-		Params: func(base tributary.Params, since time.Time) tributary.Params {
-			p := tributary.Params{"data_source_id": base["data_source_id"], "page_size": int64(MaxPageSize),
-				"sorts": []any{map[string]any{"timestamp": "last_edited_time", "direction": "ascending"}}}
-			if !since.IsZero() {
-				p["filter"] = map[string]any{"timestamp": "last_edited_time", "last_edited_time": map[string]any{"on_or_after": since.Format(time.RFC3339)}}
-			}
+		Doc: `POST /v1/data_sources/{id}/query with {"timestamp": "last_edited_time", "last_edited_time": {"on_or_after": …}}, oldest first; the same query with in_trash lists the rows moved to the trash, deletions`,
+		Params: editedSince,
+		Deletions: &tributary.Feed{Params: func(base tributary.Params, since time.Time) tributary.Params {
+			p := editedSince(base, since.Truncate(time.Minute)) // the feed's Precision: times are to the minute
+			p["in_trash"] = true
 			return p
-		},
+		}},
 		Check: func(base tributary.Params) (string, string) {
 			for _, k := range []string{"filter", "sorts", "in_trash"} {
 				if _, ok := base[k]; ok {

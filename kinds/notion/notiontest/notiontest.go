@@ -16,8 +16,8 @@
 // answers pages and data sources, the most recently edited first unless
 // sort says otherwise, and leaves out what is in the trash. A file block's
 // URL is signed and served by the second origin (FilesURL, standing for
-// S3): it expires an hour after the block was read (WithFileURLTTL), and
-// is then refused with S3's 403.
+// S3): it expires one to two hours after the block was read (signed once
+// an hour, WithFileURLTTL), and is then refused with S3's 403.
 //
 // The server implements fakeserver.Mutable for pages and data source
 // rows: an update edits the title and the edit time, a delete moves the
@@ -261,10 +261,11 @@ func sign(block string, expires int64) string {
 	return hex.EncodeToString(m.Sum(nil))[:32]
 }
 
-// FileURL returns a signed URL of a file block's bytes, valid for the
-// fake's URL TTL from now.
+// fileURL returns a signed URL of a file block's bytes and its expiry.
 func (s *Server) fileURL(block string) (string, time.Time) {
-	exp := s.clock.Now().Add(s.cfg.urlTTL).Truncate(time.Second)
+	// Signed once per TTL: a URL read twice within it is the same (a copy
+	// of the blocks converges), and lives between one and two TTLs.
+	exp := s.clock.Now().Truncate(s.cfg.urlTTL).Add(2 * s.cfg.urlTTL)
 	return fmt.Sprintf("%s/secure/%s/report.pdf?X-Amz-Expires=%d&X-Amz-Signature=%s&expires=%d", s.FilesURL, block,
 		int(s.cfg.urlTTL/time.Second), sign(block, exp.Unix()), exp.Unix()), exp
 }
