@@ -85,6 +85,11 @@ func readArgs(w http.ResponseWriter, r *http.Request) (listArgs, bool) {
 // answer answers one page of items (already rendered, in order) as
 // Notion's list object, the cursor bound to the list named key.
 func answer(w http.ResponseWriter, a listArgs, key, typ string, items []map[string]any) {
+	answerN(w, a, key, typ, len(items), func(i int) map[string]any { return items[i] })
+}
+
+// answerN answers one page of n items, rendering only those of the page.
+func answerN(w http.ResponseWriter, a listArgs, key, typ string, n int, render func(int) map[string]any) {
 	off := 0
 	if a.StartCursor != "" {
 		var ok bool
@@ -93,19 +98,24 @@ func answer(w http.ResponseWriter, a listArgs, key, typ string, items []map[stri
 			return
 		}
 	}
-	n := 100
+	size := 100
 	if a.PageSize != nil {
-		n = *a.PageSize
+		size = *a.PageSize
 	}
-	part, next := fakeserver.PageOf(items, off, n)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	part, next := fakeserver.PageOf(idx, off, size)
 	var cur any
 	if next >= 0 {
 		cur = fakeserver.Cursor(key, next)
 	}
-	if part == nil {
-		part = []map[string]any{}
+	out := make([]map[string]any, len(part))
+	for i, j := range part {
+		out[i] = render(j)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "results": part, "next_cursor": cur, "has_more": next >= 0,
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "results": out, "next_cursor": cur, "has_more": next >= 0,
 		"type": typ, typ: map[string]any{}, "request_id": "fake-list"})
 }
 
@@ -141,10 +151,10 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 
 // edited is a search result with its edit time, for sorting.
 type edited struct {
-	rec  map[string]any
-	at   time.Time
-	seq  int
-	kind int
+	render func() map[string]any
+	at     time.Time
+	seq    int
+	kind   int
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -174,14 +184,14 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if f.Value != "data_source" {
 		for _, row := range s.pages.Rows(nil) {
 			if !row.Rec.trash && match(row.Rec.title) {
-				res = append(res, edited{s.renderPage(row.ID, row.Rec, row.Created, row.Modified), row.Modified, row.Seq, 1})
+				res = append(res, edited{func() map[string]any { return s.renderPage(row.ID, row.Rec, row.Created, row.Modified) }, row.Modified, row.Seq, 1})
 			}
 		}
 	}
 	if f.Value != "page" {
 		for _, row := range s.sources.Rows(nil) {
 			if match(row.Rec.title) {
-				res = append(res, edited{s.renderSource(row.ID, row.Rec, row.Created, row.Modified), row.Modified, row.Seq, 0})
+				res = append(res, edited{func() map[string]any { return s.renderSource(row.ID, row.Rec, row.Created, row.Modified) }, row.Modified, row.Seq, 0})
 			}
 		}
 	}
@@ -196,11 +206,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		return c
 	})
-	out := make([]map[string]any, len(res))
-	for i, e := range res {
-		out[i] = e.rec
-	}
-	answer(w, a, "search", "page_or_data_source", out)
+	answerN(w, a, "search", "page_or_data_source", len(res), func(i int) map[string]any { return res[i].render() })
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request) {
@@ -251,11 +257,9 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	out := make([]map[string]any, len(rows))
-	for i, row := range rows {
-		out[i] = s.renderPage(row.ID, row.Rec, row.Created, row.Modified)
-	}
-	answer(w, a, "query "+id, "page_or_data_source", out)
+	answerN(w, a, "query "+id, "page_or_data_source", len(rows), func(i int) map[string]any {
+		return s.renderPage(rows[i].ID, rows[i].Rec, rows[i].Created, rows[i].Modified)
+	})
 }
 
 // timeFilter reads a filter on last_edited_time; other filters keep
