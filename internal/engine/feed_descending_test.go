@@ -66,7 +66,13 @@ func openDescending(t *testing.T, src *descendingSource) *engine.Connector {
 		Routes:    map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/items", Records: "results", Paging: paging}}},
 		FeedRoute: &engine.Route{Path: "/items", Records: "results", Paging: paging},
 	}}}
-	c, err := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: src}),
+	return openNoRetry(t, k, src)
+}
+
+// openNoRetry opens kind k against rt, with no retries.
+func openNoRetry(t *testing.T, k engine.Kind, rt http.RoundTripper) *engine.Connector {
+	t.Helper()
+	c, err := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: rt}),
 		tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 0})), DefaultBaseURL: "https://api.example.com"})
 	if err != nil {
 		t.Fatal(err)

@@ -57,12 +57,7 @@ func openTree(t *testing.T, src *treeSource) *engine.Connector {
 		Routes: map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/children/{id}", Records: "results",
 			Paging: pagination.Token{Param: "cursor", Field: "next"}, Tree: tr}}},
 	}}}
-	c, err := engine.Open(engine.Setup{Kind: &k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: src}),
-		tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 0})), DefaultBaseURL: "https://api.example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return openNoRetry(t, k, src)
 }
 
 // A tree list reads the children of its parent, then theirs, to the

@@ -200,7 +200,7 @@ func editedSince(base tributary.Params, since time.Time) tributary.Params {
 // with in_trash lists them, as deletions.
 func rowsFeed() *tributary.Feed {
 	return &tributary.Feed{
-		Doc: `POST /v1/data_sources/{id}/query with {"timestamp": "last_edited_time", "last_edited_time": {"on_or_after": …}}, oldest first; the same query with in_trash lists the rows moved to the trash, deletions`,
+		Doc:    `POST /v1/data_sources/{id}/query with {"timestamp": "last_edited_time", "last_edited_time": {"on_or_after": …}}, oldest first; the same query with in_trash lists the rows moved to the trash, deletions`,
 		Params: editedSince,
 		Deletions: &tributary.Feed{Params: func(base tributary.Params, since time.Time) tributary.Params {
 			p := editedSince(base, since.Truncate(time.Minute)) // the feed's Precision: times are to the minute

@@ -48,7 +48,6 @@ type page struct {
 type block struct {
 	parentType, parent string // page_id or block_id
 	typ, text          string
-	fileID             int
 }
 
 type comment struct {
