@@ -50,6 +50,7 @@ func (s *Server) Create(entity string) (string, error) {
 	}
 	s.nextID++
 	s.putPage(n, p, s.clock.Now())
+	s.version.Add(1)
 	return PageID(n), nil
 }
 
@@ -60,6 +61,7 @@ func (s *Server) Update(entity, id string) error {
 		return ErrNoRecord
 	}
 	s.pages.Update(id, s.clock.Now(), func(p *page) { p.title += " (edited)" })
+	s.version.Add(1)
 	return nil
 }
 
@@ -71,6 +73,7 @@ func (s *Server) Delete(entity, id string) error {
 		return ErrNoRecord
 	}
 	s.pages.Update(id, s.clock.Now(), func(p *page) { p.trash = true })
+	s.version.Add(1)
 	return nil
 }
 
@@ -96,6 +99,7 @@ func (s *Server) AppendBlock(parent, text string) (string, error) {
 	s.blocks.Put(id, block{parentType: kind, parent: parent, typ: "paragraph", text: text}, now)
 	s.children[parent] = append(s.children[parent], id)
 	s.pages.Update(pageID, now, func(*page) {})
+	s.version.Add(1)
 	return id, nil
 }
 

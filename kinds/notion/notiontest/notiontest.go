@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tributary-dev/tributary/internal/fakeserver"
@@ -79,6 +80,8 @@ type Server struct {
 	blocks   fakeserver.Table[block]
 	comments fakeserver.Table[comment]
 	children map[string][]string // parent id → block ids, in order
+	orders   map[string][]edited // search orders, by version and query
+	version  atomic.Int64        // moves with every mutation
 	access   map[string]time.Time
 	refresh  map[string]bool
 	seq      int
@@ -142,7 +145,7 @@ func New(opts ...Option) *Server {
 	if cfg.clock == nil {
 		cfg.clock = fakeserver.NewClock(Epoch)
 	}
-	s := &Server{cfg: cfg, clock: cfg.clock, children: map[string][]string{},
+	s := &Server{cfg: cfg, clock: cfg.clock, children: map[string][]string{}, orders: map[string][]edited{},
 		access: map[string]time.Time{DefaultToken: {}}, refresh: map[string]bool{}}
 	if cfg.rateLimit > 0 {
 		s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}

@@ -2,6 +2,7 @@ package notiontest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -177,10 +178,25 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		desc = a.Sort.Direction == "descending"
 	}
-	match := func(title string) bool {
-		return a.Query == "" || strings.Contains(strings.ToLower(title), strings.ToLower(a.Query))
+	res := s.searchOrder(f.Value, a.Query, desc)
+	answerN(w, a, "search", "page_or_data_source", len(res), func(i int) map[string]any { return res[i].render() })
+}
+
+// searchOrder returns the search results of a kind of object ("": both)
+// whose titles match query, in order; kept until the next mutation, so
+// that a walk of many pages sorts once.
+func (s *Server) searchOrder(kind, query string, desc bool) []edited {
+	key := fmt.Sprintf("%d %s %t %s", s.version.Load(), kind, desc, query)
+	s.mu.Lock()
+	res, ok := s.orders[key]
+	s.mu.Unlock()
+	if ok {
+		return res
 	}
-	var res []edited
+	match := func(title string) bool {
+		return query == "" || strings.Contains(strings.ToLower(title), strings.ToLower(query))
+	}
+	f := struct{ Value string }{kind}
 	if f.Value != "data_source" {
 		for _, row := range s.pages.Rows(nil) {
 			if !row.Rec.trash && match(row.Rec.title) {
@@ -206,7 +222,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		return c
 	})
-	answerN(w, a, "search", "page_or_data_source", len(res), func(i int) map[string]any { return res[i].render() })
+	s.mu.Lock()
+	if len(s.orders) > 16 {
+		clear(s.orders)
+	}
+	s.orders[key] = res
+	s.mu.Unlock()
+	return res
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request) {
