@@ -85,6 +85,16 @@ type Feed struct {
 	// Params gets the time the changes were read from (zero on a full
 	// read), which it may ignore to list every deleted record.
 	Deletions *Feed
+	// Descending says that the feed has no time filter the source applies
+	// and reads the records newest-first on Changed (Notion's search
+	// sorted by last_edited_time, descending): a pass reads from the top
+	// and stops at the first record changed before the checkpoint (less
+	// Overlap and Lookback), which it leaves out, with no further request;
+	// the records changed at the checkpoint itself (ties) are read again.
+	// A record changed during the pass moves to the top, which only makes
+	// a later page repeat a record, never skip one: the next pass reads
+	// it. Params gets since, which it may ignore.
+	Descending bool
 	// Whole says that the feed reads every record of the entity, though
 	// the entity's copy scope walks it in parts (Jira's worklogs changed
 	// in any issue, while a worklog list is of one issue): a durable copy

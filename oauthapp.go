@@ -59,6 +59,9 @@ type OAuthApp struct {
 	PKCE bool
 	// ClientAuth says how the client id and secret travel to TokenURL.
 	ClientAuth OAuthClientAuth
+	// TokenJSON says that TokenURL takes its requests (the exchange and
+	// every refresh) as a JSON object rather than a form (Notion's).
+	TokenJSON bool
 	// Inputs are the values the flow needs besides the client and the
 	// redirect URL (a Zendesk subdomain), in the order a form asks them.
 	Inputs []OAuthInput

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/transport"
 	"github.com/tributary-dev/tributary/kinds"
 	"golang.org/x/oauth2"
 )
@@ -278,6 +279,11 @@ func NewFromApp(app tributary.OAuthApp, cfg Config) (*Flow, error) {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	if app.TokenJSON {
+		j := *hc
+		j.Transport = transport.JSONTokenRequests(hc.Transport)
+		hc = &j
 	}
 	return &Flow{
 		app: app,

@@ -20,6 +20,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/jira"
 	"github.com/tributary-dev/tributary/kinds/linear"
 	"github.com/tributary-dev/tributary/kinds/mailchimp"
+	"github.com/tributary-dev/tributary/kinds/notion"
 	"github.com/tributary-dev/tributary/kinds/salesforce"
 	"github.com/tributary-dev/tributary/kinds/slack"
 	"github.com/tributary-dev/tributary/kinds/stripe"
@@ -67,6 +68,8 @@ func registry() map[string]kind {
 			check: func(m map[string]any) error { _, err := linear.CredentialsFromMap(m); return err }},
 		mailchimp.Type: {open: mailchimp.Open, catalogue: mailchimp.Catalogue, oauth: mailchimp.OAuthApp,
 			check: func(m map[string]any) error { _, err := mailchimp.CredentialsFromMap(m); return err }},
+		notion.Type: {open: notion.Open, catalogue: notion.Catalogue, oauth: notion.OAuthApp,
+			check: func(m map[string]any) error { _, err := notion.CredentialsFromMap(m); return err }},
 		salesforce.Type: {open: salesforce.Open, catalogue: salesforce.Catalogue, oauth: salesforce.OAuthApp,
 			check: func(m map[string]any) error { _, err := salesforce.CredentialsFromMap(m); return err }},
 		slack.Type: {open: slack.Open, catalogue: slack.Catalogue, oauth: slack.OAuthApp,

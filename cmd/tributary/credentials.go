@@ -50,6 +50,8 @@ func kindInfos() map[string]kindInfo {
 			"api_key (personal API key), or access_token (+ refresh_token, client_id, client_secret)"},
 		"mailchimp": {"Mailchimp Marketing API 3.0", []credField{s("api_key"), s("access_token"), p("data_center")},
 			"api_key (data centre from its suffix), or access_token + data_center"},
+		"notion": {"Notion API 2025-09-03", []credField{s("token"), s("access_token"), s("refresh_token"), p("client_id"), s("client_secret"), p("workspace_id"), p("bot_id")},
+			"token (an integration's secret), or access_token (+ refresh_token, client_id, client_secret)"},
 		"salesforce": {"Salesforce REST API", []credField{p("client_id"), s("client_secret"), s("refresh_token"), s("access_token"), p("instance_url"), p("login_url"), {name: "sandbox", bool: true}},
 			"client_id + client_secret + refresh_token; sandbox=true or login_url for the login host"},
 		"slack": {"Slack Web API", []credField{s("token"), s("user_token"), p("team_id")},

@@ -397,8 +397,8 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 			return c.do(ctx, entity, a, req)
 		}
 	} else {
-		// A file URL the source signs may expire (Asana's download_url
-		// lives about two minutes): a resume reads it again.
+		// A file URL the source signs may expire (Asana's download_url and Notion's S3 URLs
+		// live minutes to an hour): a resume reads it again.
 		u, err := c.fileURL(ctx, entity, a, rt, norm)
 		if err != nil {
 			return nil, err
@@ -433,19 +433,26 @@ func (c *Connector) Download(ctx context.Context, entity string, p tributary.Par
 	return s, nil
 }
 
-// fileURL reads the URL of a two-step download's file (Route.FileURL)
-// from the record, on the base URL's origin when it stands in for the
-// vendor's.
+// fileURL reads the URL of a two-step download's file (Route.FileURL):
+// a "{member}" step of the path is the value of that top-level member of
+// the answer (Notion's block type: "{type}.file.url").
 func (c *Connector) fileURL(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params) (*url.URL, error) {
 	resp, body, err := c.read(ctx, entity, a, rt, norm)
 	if err != nil {
 		return nil, err
 	}
-	raw, ok := jsonx.Lookup(body, rt.FileURL...)
+	path := slices.Clone(rt.FileURL)
+	for i, step := range path {
+		if name, ok := strings.CutPrefix(step, "{"); ok && strings.HasSuffix(name, "}") {
+			raw, _ := jsonx.Lookup(body, strings.TrimSuffix(name, "}"))
+			path[i], _ = jsonx.String(raw)
+		}
+	}
+	raw, ok := jsonx.Lookup(body, path...)
 	fileURL, isStr := jsonx.String(raw)
 	if !ok || !isStr || fileURL == "" {
 		return nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, StatusCode: resp.StatusCode, Err: tributary.ErrNotFound,
-			Message: "the source names no file for this record (no " + strings.Join(rt.FileURL, ".") + ")"}
+			Message: "the source names no file for this record (no " + strings.Join(path, ".") + ")"}
 	}
 	base := c.base.Load()
 	u, err := base.Parse(fileURL)
@@ -462,7 +469,7 @@ func (c *Connector) fileURL(ctx context.Context, entity string, a tributary.Acti
 		if err == nil {
 			got = fmt.Sprintf("a URL of scheme %q", u.Scheme)
 		}
-		return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("expected an http(s) URL under %q, got %s", strings.Join(rt.FileURL, "."), got), err)
+		return nil, c.unexpected(entity, a, resp.StatusCode, fmt.Sprintf("expected an http(s) URL under %q, got %s", strings.Join(path, "."), got), err)
 	}
 	if base.Scheme == "https" && u.Scheme != "https" {
 		return nil, c.unexpected(entity, a, resp.StatusCode, "expected an https file URL from an https source, got an http one (refused)", transport.ErrInsecureRedirect)
@@ -513,7 +520,14 @@ func (c *Connector) route(entity string, a tributary.Action, p tributary.Params)
 // fetchPage fetches and splits one page; with later above zero it also
 // returns the params of up to later pages after Next that the page names.
 func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Action, rt Route, norm tributary.Params, later int) (*tributary.Page, []map[string]any, error) {
-	resp, body, err := c.read(ctx, entity, a, rt, norm)
+	wire := norm
+	if rt.Tree != nil {
+		if _, err := treePending(rt.Tree, norm); err != nil {
+			return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: rt.Tree.Pending, Err: tributary.ErrInvalidParams, Message: err.Error()}
+		}
+		wire = treeWire(rt.Tree, norm)
+	}
+	resp, body, err := c.read(ctx, entity, a, rt, wire)
 	if err != nil {
 		var te *tributary.Error
 		if errors.As(err, &te) && te.StatusCode >= 400 && c.kind.EmptyList != nil && c.kind.EmptyList(te) {
@@ -558,6 +572,12 @@ func (c *Connector) fetchPage(ctx context.Context, entity string, a tributary.Ac
 	if next != nil {
 		page.Next = tributary.Params(next)
 		more = pagination.Later(style, norm, meta, count, later)
+	}
+	if rt.Tree != nil {
+		more = nil
+		if err := descend(rt.Tree, norm, page); err != nil {
+			return nil, nil, &tributary.Error{Kind: c.kind.Type, Entity: entity, Action: a, Param: rt.Tree.Pending, Err: tributary.ErrInvalidParams, Message: err.Error()}
+		}
 	}
 	return page, more, nil
 }

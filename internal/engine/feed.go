@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,11 +138,16 @@ func (c *Connector) startPass(ctx context.Context, e *Entity, f *tributary.Feed,
 func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base, p tributary.Params, window time.Time, cp *tributary.Checkpoint, yield func(*tributary.Changes, error) bool) (bool, error) {
 	pg := c.feedPager(e, f, p)
 	n := 0 // records read by the current query
+	floor := cp.Since
+	if !floor.IsZero() {
+		floor = floor.Add(-f.Overlap - f.Lookback)
+	}
 	for pg.More() {
 		page, err := pg.Next(ctx)
 		if err != nil {
 			return false, err
 		}
+		below := f.Descending && !floor.IsZero() && cut(page, f.Changed, floor)
 		n += len(page.Items)
 		ch, err := c.unwrap(e, f, page.Items)
 		if err != nil {
@@ -153,6 +159,9 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base
 			}
 		}
 		next := tributary.Params(page.Next)
+		if below {
+			next = nil // the rest of a descending feed is older still
+		}
 		if next != nil && f.Keyset && cp.High.After(window) && (f.Cap <= 0 || n < f.Cap) {
 			// Offsets shift when records change during the pass: a new
 			// query from the latest time read instead.
@@ -188,8 +197,26 @@ func (c *Connector) pass(ctx context.Context, e *Entity, f *tributary.Feed, base
 		if !yield(ch, nil) {
 			return false, nil
 		}
+		if below {
+			break
+		}
 	}
 	return true, nil
+}
+
+// cut leaves out of a page of a descending feed (Feed.Descending) the
+// records changed before floor, and every one after the first of them;
+// it reports whether it found one: the pass ends there.
+func cut(page *pagination.Page[tributary.Record], changed string, floor time.Time) bool {
+	i := slices.IndexFunc(page.Items, func(r tributary.Record) bool {
+		t, ok := changedAt(r, changed)
+		return ok && t.Before(floor)
+	})
+	if i < 0 {
+		return false
+	}
+	page.Items = page.Items[:i]
+	return true
 }
 
 // deletions reads a deletions feed from since (from its endpoint,

@@ -38,7 +38,7 @@ func RefreshAuth(o tributary.Options, app tributary.OAuthApp, t Tokens) transpor
 		TokenURL: TokenURL(o, app.TokenURL), AuthStyle: style,
 		ClientID: t.ClientID, ClientSecret: t.ClientSecret,
 		AccessToken: t.AccessToken, RefreshToken: t.RefreshToken,
-		HTTPClient: o.HTTPClient, Timeouts: Timeouts(o), OnRefresh: o.OnTokenRefresh, Store: o.TokenStore,
+		HTTPClient: o.HTTPClient, Timeouts: Timeouts(o), JSONBody: app.TokenJSON, OnRefresh: o.OnTokenRefresh, Store: o.TokenStore,
 	})
 	return auth
 }

@@ -156,12 +156,18 @@ type Route struct {
 	// ("data.issues.nodes"), and paging is pagination.Relay.
 	GraphQL string
 	// FileURL, for a two-step download, is the path inside the response
-	// of Path to the file's URL; nil means Path answers with the bytes.
+	// of Path to the file's URL; nil means Path answers with the bytes. A
+	// step "{member}" is the value of that top-level member of the answer
+	// (Notion's "{type}", "file", "url": a block of type pdf holds
+	// pdf.file.url).
 	FileURL []string
 	// Tier, when set, names the rate tier of the vendor method this route
 	// calls (Kind.Tiers): requests with the same method and path are paced
 	// together at the tier's rate, whichever route or action sends them.
 	Tier string
+	// Tree, when set, makes a list read a tree of records whose children
+	// are listed by their parent's id (Notion's blocks): see Tree.
+	Tree *Tree
 	// Refs, when set, says that the route's records are references to the
 	// entity's records (Jira's changed worklogs, {worklogId,
 	// updatedTime}), and how each page of them becomes records.
@@ -190,4 +196,29 @@ type Refs struct {
 	// Text writes the id under As as a JSON string, as the records write
 	// it (Jira's worklog ids: strings in records, numbers in the feeds).
 	Text bool
+}
+
+// Tree describes a list of the children of one record that also reads
+// their children, level after level (Route.Tree): when the parent's pages
+// are read, each record read that has children (the boolean member Has)
+// is listed in turn as a parent, down to Depth levels. The parents still
+// to list travel from page to page in the param Pending, so that a page's
+// Next carries the rest of the walk, as a cursor does. Depth and Pending
+// are the list's params (declared in the catalogue) and are never sent.
+type Tree struct {
+	// Param is the list param that takes a parent's id ("block_id").
+	Param string
+	// ID is the member of a record that holds its id ("id"); Has the
+	// boolean member that says it has children ("has_children").
+	ID, Has string
+	// Cursor is the paging param dropped when the walk moves to the next
+	// parent ("start_cursor").
+	Cursor string
+	// Depth is the param of the levels read (1: the children of Param
+	// alone); absent, Max levels are read.
+	Depth string
+	Max   int
+	// Pending is the param that carries the parents still to list, each
+	// as "<levels>:<id>".
+	Pending string
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tributary-dev/tributary/kinds/jira/jiratest"
 	"github.com/tributary-dev/tributary/kinds/linear/lineartest"
 	"github.com/tributary-dev/tributary/kinds/mailchimp/mailchimptest"
+	"github.com/tributary-dev/tributary/kinds/notion/notiontest"
 	"github.com/tributary-dev/tributary/kinds/salesforce/salesforcetest"
 	"github.com/tributary-dev/tributary/kinds/slack/slacktest"
 	"github.com/tributary-dev/tributary/kinds/stripe/stripetest"
@@ -36,6 +37,7 @@ func All() []fakeserver.Kind {
 		jiratest.Kind(),
 		lineartest.Kind(),
 		mailchimptest.Kind(),
+		notiontest.Kind(),
 		salesforcetest.Kind(),
 		slacktest.Kind(),
 		stripetest.Kind(),

@@ -41,6 +41,10 @@ type OAuthConfig struct {
 	// BasicOnly requires the client in HTTP Basic (Gong); otherwise the
 	// form body or Basic are both accepted.
 	BasicOnly bool
+	// JSONBody makes the token endpoint read its requests as JSON objects
+	// of strings and refuse a form (Notion's): the refresh grants that go
+	// on to the fake's own handler have the same body.
+	JSONBody bool
 	// PKCE makes the server honour a code_challenge (S256 only; "plain"
 	// is refused): the code is then exchangeable only with the verifier.
 	// Without it a challenge is ignored, as vendors without PKCE do.
@@ -106,7 +110,17 @@ func (o *OAuthServer) Wrap(next http.Handler) http.Handler {
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			params := url.Values{}
-			if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/x-www-form-urlencoded" {
+			ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			switch {
+			case o.cfg.JSONBody && ct != "application/json":
+				o.tokenError(w, r, http.StatusBadRequest, "invalid_request", "The request body must be JSON (Content-Type: application/json).")
+				return
+			case o.cfg.JSONBody:
+				if params = JSONValues(body); params == nil {
+					o.tokenError(w, r, http.StatusBadRequest, "invalid_request", "The request body is not a JSON object.")
+					return
+				}
+			case ct == "application/x-www-form-urlencoded":
 				params, _ = url.ParseQuery(string(body))
 			}
 			for k, v := range r.URL.Query() {
@@ -316,4 +330,20 @@ func (o *OAuthServer) token(w http.ResponseWriter, r *http.Request, p url.Values
 func s256(verifier string) string {
 	sum := sha256.Sum256([]byte(verifier))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// JSONValues reads a JSON object's string members as url.Values (a token
+// request sent as JSON); nil when body is not a JSON object.
+func JSONValues(body []byte) url.Values {
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil || m == nil {
+		return nil
+	}
+	v := url.Values{}
+	for k, x := range m {
+		if s, ok := x.(string); ok {
+			v.Set(k, s)
+		}
+	}
+	return v
 }

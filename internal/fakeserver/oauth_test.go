@@ -66,3 +66,34 @@ func TestOAuthServerRefusals(t *testing.T) {
 		t.Errorf("refresh grant: %d", w.Code)
 	}
 }
+
+// A token endpoint with JSONBody reads the exchange from a JSON object
+// and refuses a form.
+func TestOAuthServerJSONBody(t *testing.T) {
+	o := NewOAuthServer(OAuthConfig{Vendor: "V", AuthorizePath: "/authorize", TokenPath: "/token", ClientID: "cid", ClientSecret: "sec", BasicOnly: true, JSONBody: true,
+		Issue: func(*http.Request, Grant) map[string]any { return map[string]any{"access_token": "tok"} }})
+	h := o.Wrap(http.NotFoundHandler())
+	cb := "http://127.0.0.1/cb"
+	q := url.Values{"client_id": {"cid"}, "redirect_uri": {cb}, "response_type": {"code"}, "state": {"s"}}
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest("POST", "/authorize?"+q.Encode(), strings.NewReader("decision=approve"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	h.ServeHTTP(w, r)
+	loc, _ := url.Parse(w.Header().Get("Location"))
+	code := loc.Query().Get("code")
+	token := func(ct, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/token", strings.NewReader(body))
+		r.Header.Set("Content-Type", ct)
+		r.SetBasicAuth("cid", "sec")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {cb}}
+	if w := token("application/x-www-form-urlencoded", form.Encode()); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "invalid_request") {
+		t.Errorf("a form: %d %s", w.Code, w.Body)
+	}
+	if w := token("application/json", `{"grant_type":"authorization_code","code":"`+code+`","redirect_uri":"`+cb+`"}`); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"tok"`) {
+		t.Errorf("JSON: %d %s", w.Code, w.Body)
+	}
+}

@@ -33,6 +33,9 @@ type OAuthConfig struct {
 	HTTPClient *http.Client
 	// Timeouts bound each token request, as they bound the connector's.
 	Timeouts Timeouts
+	// JSONBody sends each token request as a JSON object instead of a
+	// form (see JSONTokenRequests).
+	JSONBody bool
 	// OnRefresh receives every token the endpoint issues to this process,
 	// so a caller can save rotated refresh tokens; it is called before the
 	// token is used. A token adopted from Store (another process's) is not
@@ -78,6 +81,9 @@ type TokenStore interface {
 // process; cfg.Store extends that to every process sharing the credentials.
 func OAuth(cfg OAuthConfig) (Auth, TokenSource) {
 	hc := HTTPClient(cfg.HTTPClient, cfg.Timeouts, tokenTimeout)
+	if cfg.JSONBody {
+		hc.Transport = JSONTokenRequests(hc.Transport)
+	}
 	conf := &oauth2.Config{
 		ClientID:     cfg.ClientID,
 		ClientSecret: cfg.ClientSecret,
