@@ -88,10 +88,7 @@ func (s *Server) putPage(n int, p page, at time.Time) {
 	id := PageID(n)
 	s.pages.Put(id, p, at)
 	add := func(parentType, parent, typ, text string) string {
-		bid := uid(blockKind, s.blocks.Len()+1)
-		s.blocks.Put(bid, block{parentType: parentType, parent: parent, typ: typ, text: text}, at)
-		s.children[parent] = append(s.children[parent], bid)
-		return bid
+		return s.putBlock(block{parentType: parentType, parent: parent, typ: typ, text: text}, at)
 	}
 	add("page_id", id, "heading_2", "About "+p.title)
 	add("page_id", id, "paragraph", "Notes of "+p.title+".")
@@ -110,6 +107,17 @@ func (s *Server) putPage(n int, p page, at time.Time) {
 		cid := uid(commentKind, n)
 		s.comments.Put(cid, comment{page: id, discussion: uid(commentKind, 1_000_000+n), text: "Looks good: " + p.title, author: p.author}, at)
 	}
+}
+
+// putBlock adds a block as the last child of its parent, at, and returns
+// its id: the next of a count, not of the table's rows, which a fake of
+// tens of thousands of pages would count again for every block.
+func (s *Server) putBlock(b block, at time.Time) string {
+	s.nblocks++
+	id := uid(blockKind, s.nblocks)
+	s.blocks.Put(id, b, at)
+	s.children[b.parent] = append(s.children[b.parent], id)
+	return id
 }
 
 // stamp writes a time as Notion does: UTC, to the minute, milliseconds.

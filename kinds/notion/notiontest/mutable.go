@@ -95,9 +95,7 @@ func (s *Server) AppendBlock(parent, text string) (string, error) {
 		pageID = b.parent
 	}
 	now := s.clock.Now()
-	id := uid(blockKind, len(s.blocks.Rows(func(fakeserver.Row[block]) bool { return true }))+1)
-	s.blocks.Put(id, block{parentType: kind, parent: parent, typ: "paragraph", text: text}, now)
-	s.children[parent] = append(s.children[parent], id)
+	id := s.putBlock(block{parentType: kind, parent: parent, typ: "paragraph", text: text}, now)
 	s.pages.Update(pageID, now, func(*page) {})
 	s.version.Add(1)
 	return id, nil

@@ -86,6 +86,7 @@ type Server struct {
 	refresh  map[string]bool
 	seq      int
 	nextID   int
+	nblocks  int // blocks made
 }
 
 type config struct {
