@@ -11,14 +11,16 @@ import (
 // tokens its token endpoint redeems, single-use unless Reusable. The fake
 // keeps what is the vendor's own: the token answer's fields, its error
 // bodies and statuses, and any static credential (an API key) it accepts
-// beside these tokens. The zero value mints tokens that expire at once on
-// the real clock; set the fields before first use. It is safe for
-// concurrent use.
+// beside these tokens. The zero value mints tokens that live until
+// ExpireAll; set the fields before first use. It is safe for concurrent
+// use.
 type Tokens struct {
 	// Now reads the fake's clock (time.Now when nil), so that a test
 	// expires tokens by advancing it.
 	Now func() time.Time
-	// TTL is how long a minted access token lives.
+	// TTL is how long a minted access token lives; zero (or less): until
+	// ExpireAll, as a vendor's whose token answer has no expires_in
+	// (Notion's).
 	TTL time.Duration
 	// AccessFormat and RefreshFormat name minted tokens in the vendor's
 	// style: a fmt format with one %d, the mint's sequence number, which
@@ -58,8 +60,8 @@ func (t *Tokens) Accept(access, refresh string) {
 	}
 }
 
-// Mint issues an access token that expires TTL from now and a refresh
-// token.
+// Mint issues an access token that expires TTL from now (never, without a
+// TTL) and a refresh token.
 func (t *Tokens) Mint() (access, refresh string) {
 	now := t.now()
 	t.mu.Lock()
@@ -87,7 +89,11 @@ func (t *Tokens) mintAccessLocked(now time.Time) (string, int) {
 	t.init()
 	t.seq++
 	access := fmt.Sprintf(orDefault(t.AccessFormat, "fake-access-%d"), t.seq)
-	t.access[access] = accessToken{expires: now.Add(t.TTL)}
+	var expires time.Time
+	if t.TTL > 0 {
+		expires = now.Add(t.TTL)
+	}
+	t.access[access] = accessToken{expires: expires}
 	return access, t.seq
 }
 

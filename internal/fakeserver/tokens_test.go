@@ -55,6 +55,23 @@ func TestTokensExpiry(t *testing.T) {
 	}
 }
 
+// Without a TTL a minted access token lives until ExpireAll, as a
+// vendor's whose token answer has no expires_in (Notion's).
+func TestTokensWithoutTTL(t *testing.T) {
+	clock := fakeserver.NewClock(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC))
+	tk := &fakeserver.Tokens{Now: clock.Now}
+	at, _ := tk.Mint()
+	only := tk.MintAccess()
+	clock.Advance(24 * 365 * time.Hour)
+	if !tk.Valid(at) || !tk.Valid(only) {
+		t.Fatal("a token minted without a TTL expired with the clock")
+	}
+	tk.ExpireAll()
+	if tk.Valid(at) || tk.Valid(only) {
+		t.Error("a token minted without a TTL accepted after ExpireAll")
+	}
+}
+
 // A refresh token is spent by its first redemption, unless Reusable; the
 // empty string is never a token.
 func TestTokensRotation(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"golang.org/x/oauth2"
@@ -83,5 +84,48 @@ func TestOAuthJSONExchangeAndRotatingRefresh(t *testing.T) {
 	}
 	if len(rotated) != 2 || rotated[0] == creds["refresh_token"] || rotated[0] == rotated[1] {
 		t.Errorf("refresh tokens handed out %v (first %v)", rotated, creds["refresh_token"])
+	}
+
+	// What the token endpoint refuses: a spent refresh token, a form, a
+	// client outside HTTP Basic; the last refresh token is good once.
+	grant := func(body, contentType string, basic bool) (int, string) {
+		req, _ := http.NewRequest("POST", srv.TokenURL(), strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		if basic {
+			req.SetBasicAuth(notiontest.DefaultClientID, notiontest.DefaultClientSecret)
+		}
+		res, err := srv.Transport().RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var e struct{ Error string }
+		_ = json.NewDecoder(res.Body).Decode(&e)
+		return res.StatusCode, e.Error
+	}
+	refresh := func(rt string) string { return `{"grant_type": "refresh_token", "refresh_token": "` + rt + `"}` }
+	for _, c := range []struct {
+		name, body, contentType string
+		basic                   bool
+		status                  int
+		code                    string
+	}{
+		{"the first, spent", refresh(rotated[0]), "application/json", true, 400, "invalid_grant"},
+		{"the last as a form", "grant_type=refresh_token&refresh_token=" + rotated[1], "application/x-www-form-urlencoded", true, 400, "invalid_request"},
+		{"the last without Basic", refresh(rotated[1]), "application/json", false, 401, "invalid_client"},
+		{"the last", refresh(rotated[1]), "application/json", true, 200, ""},
+		{"the last again", refresh(rotated[1]), "application/json", true, 400, "invalid_grant"},
+	} {
+		if status, code := grant(c.body, c.contentType, c.basic); status != c.status || code != c.code {
+			t.Errorf("refresh with %s: %d %q, want %d %q", c.name, status, code, c.status, c.code)
+		}
+	}
+	direct, err := notion.New(notion.Credentials{Token: notiontest.DefaultToken}, tributary.WithBaseURL(srv.URL),
+		tributary.WithHTTPClient(&http.Client{Transport: srv.Transport()}), tributary.WithoutPacing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := direct.Get(ctx, "users", tributary.Params{"user_id": "me"}); err != nil {
+		t.Errorf("the integration's token after the OAuth tokens expired: %v", err)
 	}
 }

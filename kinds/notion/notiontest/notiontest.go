@@ -30,7 +30,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -73,7 +72,7 @@ type Server struct {
 	oauth *fakeserver.OAuthServer
 	win   *fakeserver.Window
 
-	mu       sync.Mutex // serializes mutations and tokens
+	mu       sync.Mutex // serializes mutations, children and the search orders
 	users    []user
 	sources  fakeserver.Table[source]
 	pages    fakeserver.Table[page]
@@ -82,9 +81,7 @@ type Server struct {
 	children map[string][]string // parent id → block ids, in order
 	orders   map[string][]edited // search orders, by version and query
 	version  atomic.Int64        // moves with every mutation
-	access   map[string]time.Time
-	refresh  map[string]bool
-	seq      int
+	tokens   fakeserver.Tokens   // what the token endpoint issued (DefaultToken is the integration's, apart)
 	nextID   int
 	nblocks  int // blocks made
 }
@@ -147,7 +144,7 @@ func New(opts ...Option) *Server {
 		cfg.clock = fakeserver.NewClock(Epoch)
 	}
 	s := &Server{cfg: cfg, clock: cfg.clock, children: map[string][]string{}, orders: map[string][]edited{},
-		access: map[string]time.Time{DefaultToken: {}}, refresh: map[string]bool{}}
+		tokens: fakeserver.Tokens{Now: cfg.clock.Now, AccessFormat: "ntn_fake_access_%d", RefreshFormat: "nrt_fake_refresh_%d"}}
 	if cfg.rateLimit > 0 {
 		s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}
 	}
@@ -168,58 +165,39 @@ func New(opts ...Option) *Server {
 // TokenURL is the token endpoint on the fake.
 func (s *Server) TokenURL() string { return s.URL + TokenPath }
 
-// issue issues a new access token and refresh token.
+// issue issues a new access token and refresh token: Notion's answer
+// says no expiry.
 func (s *Server) issue() map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	at := fmt.Sprintf("ntn_fake_access_%d", s.seq)
-	rt := fmt.Sprintf("nrt_fake_refresh_%d", s.seq)
-	s.access[at] = time.Time{}
-	s.refresh[rt] = true
+	at, rt := s.tokens.Mint()
 	return map[string]any{"access_token": at, "token_type": "bearer", "refresh_token": rt, "bot_id": BotID,
 		"workspace_id": WorkspaceID, "workspace_name": "Acme (fake)", "workspace_icon": nil, "duplicated_template_id": nil,
 		"owner": map[string]any{"type": "user", "user": map[string]any{"object": "user", "id": userID(0)}}, "request_id": "fake-token-request"}
 }
 
 // ExpireAccessTokens makes every access token issued so far invalid: the
-// next request with one gets 401 (DefaultToken stays valid).
-func (s *Server) ExpireAccessTokens() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range s.access {
-		if k != DefaultToken {
-			s.access[k] = s.clock.Now().Add(-time.Second)
-		}
-	}
-}
+// next request with one gets 401 (DefaultToken, an integration's, stays
+// valid).
+func (s *Server) ExpireAccessTokens() { s.tokens.ExpireAll() }
 
-// grant answers the token endpoint's refresh grant: Notion rotates the
-// refresh token, the old one is refused from then on.
+// grant answers the token endpoint's refresh grant (the OAuth server has
+// refused a body that is not JSON): Notion rotates the refresh token, the
+// old one is refused from then on.
 func (s *Server) grant(w http.ResponseWriter, r *http.Request) {
-	id, secret, ok := r.BasicAuth()
-	if !ok || id != DefaultClientID || secret != DefaultClientSecret {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "Client authentication failed."})
+	if id, secret, ok := r.BasicAuth(); !ok || id != DefaultClientID || secret != DefaultClientSecret {
+		fakeserver.JSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "Client authentication failed."})
 		return
 	}
-	var body map[string]string
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.NewDecoder(r.Body).Decode(&body) != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "The request body must be JSON."})
-		return
+	var body map[string]any
+	_ = fakeserver.ReadJSON(r, &body)
+	refresh, _ := body["refresh_token"].(string)
+	switch {
+	case body["grant_type"] != "refresh_token":
+		fakeserver.JSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type", "error_description": "Unsupported grant_type."})
+	case !s.tokens.Redeem(refresh):
+		fakeserver.JSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "Invalid refresh token."})
+	default:
+		fakeserver.JSON(w, http.StatusOK, s.issue())
 	}
-	if body["grant_type"] != "refresh_token" {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type", "error_description": "Unsupported grant_type."})
-		return
-	}
-	s.mu.Lock()
-	ok = s.refresh[body["refresh_token"]]
-	delete(s.refresh, body["refresh_token"])
-	s.mu.Unlock()
-	if !ok {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "Invalid refresh token."})
-		return
-	}
-	writeJSON(w, http.StatusOK, s.issue())
 }
 
 // authorized reports whether r carries the version header and a token
@@ -233,13 +211,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return false
 	}
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		s.mu.Lock()
-		exp, known := s.access[tok]
-		s.mu.Unlock()
-		if known && (exp.IsZero() || s.clock.Now().Before(exp)) {
-			return true
-		}
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && (tok == DefaultToken || s.tokens.Valid(tok)) {
+		return true
 	}
 	writeErr(w, http.StatusUnauthorized, "unauthorized", "API token is invalid.")
 	return false
@@ -318,14 +291,8 @@ func (s *Server) FileContent(block string) ([]byte, bool) {
 	return out, true
 }
 
-// writeJSON answers v as JSON.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	fakeserver.WriteJSON(w, status, b)
-}
-
 // writeErr answers Notion's error body.
 func writeErr(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, map[string]any{"object": "error", "status": status, "code": code, "message": msg,
+	fakeserver.JSON(w, status, map[string]any{"object": "error", "status": status, "code": code, "message": msg,
 		"request_id": "fake-" + code})
 }

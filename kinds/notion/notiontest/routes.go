@@ -116,7 +116,7 @@ func answerN(w http.ResponseWriter, a listArgs, key, typ string, n int, render f
 	for i, j := range part {
 		out[i] = render(j)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "results": out, "next_cursor": cur, "has_more": next >= 0,
+	fakeserver.JSON(w, http.StatusOK, map[string]any{"object": "list", "results": out, "next_cursor": cur, "has_more": next >= 0,
 		"type": typ, typ: map[string]any{}, "request_id": "fake-list"})
 }
 
@@ -143,7 +143,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, u := range s.users {
 		if u.id == id {
-			writeJSON(w, http.StatusOK, s.renderUser(u))
+			fakeserver.JSON(w, http.StatusOK, s.renderUser(u))
 			return
 		}
 	}
@@ -238,7 +238,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "page", id)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.renderPage(id, row.Rec, row.Created, row.Modified))
+	fakeserver.JSON(w, http.StatusOK, s.renderPage(id, row.Rec, row.Created, row.Modified))
 }
 
 func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
@@ -248,7 +248,7 @@ func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "data source", id)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.renderSource(id, row.Rec, row.Created, row.Modified))
+	fakeserver.JSON(w, http.StatusOK, s.renderSource(id, row.Rec, row.Created, row.Modified))
 }
 
 // query answers a data source's rows: the filter on last_edited_time
@@ -328,7 +328,7 @@ func (s *Server) getBlock(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.renderBlock(id, row.Rec, row.Created, row.Modified))
+	fakeserver.JSON(w, http.StatusOK, s.renderBlock(id, row.Rec, row.Created, row.Modified))
 }
 
 func (s *Server) listChildren(w http.ResponseWriter, r *http.Request) {
@@ -384,5 +384,5 @@ func (s *Server) getComment(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "comment", id)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.renderComment(id, row.Rec, row.Created, row.Modified))
+	fakeserver.JSON(w, http.StatusOK, s.renderComment(id, row.Rec, row.Created, row.Modified))
 }
