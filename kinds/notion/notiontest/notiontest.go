@@ -70,7 +70,7 @@ type Server struct {
 	cfg   config
 	clock *fakeserver.Clock
 	oauth *fakeserver.OAuthServer
-	win   *fakeserver.Window
+	win   *fakeserver.Window // WithRateLimit's (no limit without it)
 
 	mu       sync.Mutex // serializes mutations, children and the search orders
 	users    []user
@@ -145,18 +145,13 @@ func New(opts ...Option) *Server {
 	}
 	s := &Server{cfg: cfg, clock: cfg.clock, children: map[string][]string{}, orders: map[string][]edited{},
 		tokens: fakeserver.Tokens{Now: cfg.clock.Now, AccessFormat: "ntn_fake_access_%d", RefreshFormat: "nrt_fake_refresh_%d"}}
-	if cfg.rateLimit > 0 {
-		s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}
-	}
+	s.win = &fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}
 	s.generate()
 	s.oauth = fakeserver.NewOAuthServer(fakeserver.OAuthConfig{Vendor: "Notion", AuthorizePath: "/v1/oauth/authorize", TokenPath: TokenPath,
 		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, BasicOnly: true, JSONBody: true, Now: s.clock.Now,
 		Issue: func(*http.Request, fakeserver.Grant) map[string]any { return s.issue() }})
 	s.Server = fakeserver.New(s.oauth.Wrap(s.routes()), http.HandlerFunc(s.serveFile), cfg.faults,
-		fakeserver.Vendor{RateLimited: func(w http.ResponseWriter, _ *http.Request, after time.Duration) {
-			w.Header().Set("Retry-After", fmt.Sprint(max(int(after/time.Second), 1)))
-			writeErr(w, http.StatusTooManyRequests, "rate_limited", "You have been rate limited. Please try again in a few minutes.")
-		}, ServerError: func(w http.ResponseWriter, _ *http.Request) {
+		fakeserver.Vendor{RateLimited: rateLimited, ServerError: func(w http.ResponseWriter, _ *http.Request) {
 			writeErr(w, 529, "service_overload", "Notion is unavailable due to high load. Please try again later.")
 		}})
 	return s
@@ -218,17 +213,11 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// limit counts a request against the enforced window.
-func (s *Server) limit(w http.ResponseWriter) bool {
-	if s.win == nil {
-		return true
-	}
-	if _, reset, ok := s.win.Take(s.clock.Now()); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(max(int(reset.Sub(s.clock.Now()).Seconds()+0.999), 1)))
-		writeErr(w, http.StatusTooManyRequests, "rate_limited", "You have been rate limited. Please try again in a few minutes.")
-		return false
-	}
-	return true
+// rateLimited answers Notion's 429: Retry-After in whole seconds, at
+// least one.
+func rateLimited(w http.ResponseWriter, _ *http.Request, after time.Duration) {
+	w.Header().Set("Retry-After", fmt.Sprint(max(int((after+time.Second-1)/time.Second), 1)))
+	writeErr(w, http.StatusTooManyRequests, "rate_limited", "You have been rate limited. Please try again in a few minutes.")
 }
 
 // sign is the signature of a file URL: the block and its expiry.

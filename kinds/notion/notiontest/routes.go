@@ -16,9 +16,10 @@ import (
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
+		limited := fakeserver.Enforce(s.win, s.clock.Now, rateLimited, http.HandlerFunc(h))
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if s.authorized(w, r) && s.limit(w) {
-				h(w, r)
+			if s.authorized(w, r) { // a refusal before the token is checked is not counted
+				limited.ServeHTTP(w, r)
 			}
 		})
 	}
