@@ -8,6 +8,7 @@
 package engine
 
 import (
+	"maps"
 	"net/http"
 	"time"
 
@@ -221,4 +222,23 @@ type Tree struct {
 	// Pending is the param that carries the parents still to list, each
 	// as "<levels>:<id>".
 	Pending string
+}
+
+// WalkPageSize is a Route.Walk that makes a full walk ask for pages of n
+// records under param (the vendor's largest page) unless the caller
+// named param or any of unless (a starting page, which fixes the size
+// the walk goes on with): a walk of everything should not pay for the
+// vendor's small default page (Stripe's 10, GitHub's 30) in requests.
+func WalkPageSize(param string, n int64, unless ...string) func(tributary.Params) tributary.Params {
+	return func(p tributary.Params) tributary.Params {
+		for _, name := range append([]string{param}, unless...) {
+			if _, ok := p[name]; ok {
+				return p
+			}
+		}
+		out := make(tributary.Params, len(p)+1)
+		maps.Copy(out, p)
+		out[param] = n
+		return out
+	}
 }

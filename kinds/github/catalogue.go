@@ -90,20 +90,7 @@ func searchRoute(path, qualifier string) engine.Route {
 
 // walkPerPage makes a full walk ask for 100 records a page (GitHub's
 // maximum) unless the caller chose per_page or a starting page.
-func walkPerPage(p tributary.Params) tributary.Params {
-	if _, ok := p["per_page"]; ok {
-		return p
-	}
-	if _, ok := p["page"]; ok {
-		return p
-	}
-	out := p.Clone()
-	if out == nil {
-		out = tributary.Params{}
-	}
-	out["per_page"] = int64(100)
-	return out
-}
+var walkPerPage = engine.WalkPageSize("per_page", 100, "page")
 
 // addQualifier appends qualifier ("is:issue") to the q param unless one of
 // its words already is that qualifier or its type: alias.

@@ -343,15 +343,7 @@ func searchPagination(p tributary.Params) tributary.Params {
 
 // walkPerPage makes a full walk ask for the largest pages, unless the
 // caller chose a page size.
-func walkPerPage(p tributary.Params) tributary.Params {
-	if _, ok := p["per_page"]; ok {
-		return p
-	}
-	out := make(tributary.Params, len(p)+1)
-	maps.Copy(out, p)
-	out["per_page"] = int64(MaxPerPage)
-	return out
-}
+var walkPerPage = engine.WalkPageSize("per_page", MaxPerPage)
 
 // dropEmptyScrollParam opens a new scroll: GET /companies/scroll without
 // scroll_param.

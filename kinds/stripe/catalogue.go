@@ -35,9 +35,12 @@ var (
 	byLastID = pagination.LastID{Param: "starting_after", ID: "id", More: "has_more"}
 	byPage   = pagination.Token{Param: "page", Field: "next_page", More: "has_more"}
 	limit    = param{Name: "limit", Type: tributary.TypeInteger, Min: tributary.Bound(1), Max: tributary.Bound(MaxLimit), PageSize: true,
-		Doc: "objects per page, 1 to 100 (default 10)"}
-	expand = param{Name: "expand", Type: tributary.TypeArray, Items: &param{Type: tributary.TypeString}, Doc: "fields to expand (data.customer, …)"}
-	window = []param{limit, expand,
+		Doc: "objects per page, 1 to 100 (default 10; a walk of every page asks for 100)"}
+	// walkLimit makes a walk of every page ask for pages of 100 (Stripe's
+	// largest) unless the caller chose a limit or a starting object.
+	walkLimit = engine.WalkPageSize("limit", MaxLimit, "starting_after", "ending_before")
+	expand    = param{Name: "expand", Type: tributary.TypeArray, Items: &param{Type: tributary.TypeString}, Doc: "fields to expand (data.customer, …)"}
+	window    = []param{limit, expand,
 		str("starting_after", "the id of the last object of the previous page"),
 		str("ending_before", "the id of the first object of the next page, to page backwards"),
 		{Name: "created", Type: tributary.TypeObject, Doc: "creation time bounds in Unix seconds: {gt, gte, lt, lte}",
@@ -56,7 +59,7 @@ func num(name string) param { return param{Name: name, Type: tributary.TypeInteg
 // event stream when object names its events' data.object.
 func entity(name, path, idParam, object, doc string, record any, searchable bool, filters ...param) engine.Entity {
 	routes := map[action][]engine.Route{
-		list: {{Path: "/v1/" + path, Records: "data", Paging: byLastID, DeepObject: true}},
+		list: {{Path: "/v1/" + path, Records: "data", Paging: byLastID, DeepObject: true, Walk: walkLimit}},
 		get:  {{Path: "/v1/" + path + "/{" + idParam + "}", DeepObject: true}},
 	}
 	params := map[action][]param{
@@ -64,7 +67,7 @@ func entity(name, path, idParam, object, doc string, record any, searchable bool
 		get:  {{Name: idParam, Type: tributary.TypeString, Required: true, Doc: "the object's id"}, expand},
 	}
 	if searchable {
-		routes[apiSearch] = []engine.Route{{Path: "/v1/" + path + "/search", Records: "data", Paging: byPage, DeepObject: true}}
+		routes[apiSearch] = []engine.Route{{Path: "/v1/" + path + "/search", Records: "data", Paging: byPage, DeepObject: true, Walk: engine.WalkPageSize("limit", MaxLimit, "page")}}
 		params[apiSearch] = []param{{Name: "query", Type: tributary.TypeString, Required: true, Doc: "Stripe's search query language (email:'ana@example.com' AND metadata['plan']:'pro')"},
 			limit, str("page", "the next_page of the previous answer"), expand}
 	}

@@ -80,6 +80,41 @@ func TestListPagesByTheLastObjectsID(t *testing.T) {
 	}
 }
 
+// TestWalkAsksForFullPages: a walk of every page with no limit asks for
+// Stripe's largest page (100), not its default of 10, which would cost ten
+// times the requests; one list with no limit is Stripe's own (no limit
+// sent), and a walk from a starting object keeps the caller's paging.
+func TestWalkAsksForFullPages(t *testing.T) {
+	ctx := context.Background()
+	s := fake(t, stripetest.WithCustomers(150))
+	c := open(t, s, key)
+	n := 0
+	for _, err := range c.Customers().All(ctx, stripe.ListParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	last := stripetest.ID("customers", 50) // the 100th, newest first
+	want := []string{"/v1/customers?limit=100", "/v1/customers?limit=100&starting_after=" + last}
+	if d := cmp.Diff(want, requests(s)); n != 150 || d != "" {
+		t.Errorf("%d customers; requests (-want +got):\n%s", n, d)
+	}
+	s.ResetRequests()
+	if _, err := c.List(ctx, "customers", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range c.Pager("customers", tributary.ActionList, tributary.Params{"starting_after": last}).All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want = []string{"/v1/customers?", "/v1/customers?starting_after=" + last}
+	if d := cmp.Diff(want, requests(s)[:2]); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}
+
 // TestFiltersInDeepObjectStyle: created's bounds and expand go as Stripe
 // writes them (created[gte]=…, expand[]=…), a filter as itself.
 func TestFiltersInDeepObjectStyle(t *testing.T) {
