@@ -174,6 +174,14 @@ type Reread struct {
 	// At is the dot path of the time of the change in a record of the
 	// feed ("created_at").
 	At string
+	// Get, when set, is the param of the entity's get action that takes a
+	// record's id (IDField): a record the page names as changed that the
+	// walk did not return is then read with it, one request each, unless
+	// the page's last word on it is a deletion; one the source no longer
+	// has is left to the feed's deletion that follows. A source that does
+	// not move a record's modification time for every change needs it
+	// (Asana's task moved or added into a project keeps its modified_at).
+	Get string
 }
 
 // Zone names an endpoint whose JSON answer says an account's time zone

@@ -22,7 +22,9 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/fakes"
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/kinds"
+	"github.com/tributary-dev/tributary/kinds/asana/asanatest"
 	"github.com/tributary-dev/tributary/kinds/github/githubtest"
 	"github.com/tributary-dev/tributary/kinds/gong/gongtest"
 	"github.com/tributary-dev/tributary/kinds/hubspot/hubspottest"
@@ -63,6 +65,12 @@ func costCases() []costCase {
 		// change after they happen), about 170 calls of this fake.
 		with("gong", "calls", func() (mutableFake, string) { s := gongtest.New(gongtest.WithCalls(40000)); return s, s.URL }),
 		with("github", "issues", func() (mutableFake, string) { s := githubtest.New(githubtest.WithIssues(20000)); return s, s.URL }),
+		// Asana's Main is projects, which has no feed: its tasks, 10,000
+		// in one project (a part per project, each with its events).
+		with("asana", "tasks", func() (mutableFake, string) {
+			s := asanatest.New(asanatest.WithProjects(1), asanatest.WithTasks(10000))
+			return s, s.URL
+		}),
 	}
 	// Every other kind (internal/fakes): its main entity, when it has a
 	// change feed, at 10,000 records, or 100 of the fake's pages when they
@@ -175,6 +183,10 @@ func testIncrementalCost(t *testing.T, kc kindCase, fake mutableFake, url string
 		}
 	}
 	fake.Clock().Advance(2 * time.Minute)
+	core, logged := fake.(interface{ Core() *fakeserver.Server })
+	if logged {
+		core.Core().ResetRequests()
+	}
 	inc, err := r.Sync(ctx, kc.entities...)
 	if err != nil {
 		t.Fatal(err)
@@ -187,5 +199,10 @@ func testIncrementalCost(t *testing.T, kc kindCase, fake mutableFake, url string
 	}
 	if float64(e.Usage.Requests) > 0.02*float64(w.Usage.Requests) {
 		t.Errorf("%d requests, more than 2%% of the full walk's %d", e.Usage.Requests, w.Usage.Requests)
+		if logged {
+			for _, q := range core.Core().Requests() {
+				t.Logf("sent %s %s?%s", q.Method, q.Path, q.Query.Encode())
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +55,7 @@ func (c *Connector) tokenChanges(ctx context.Context, e *Entity, f *tributary.Fe
 		}
 		ch, err := c.unwrap(e, f, page.Items)
 		if err == nil && f.Reread != nil && len(ch.Records) > 0 {
-			ch.Records, err = c.reread(ctx, e, f, base, page.Items)
+			ch.Records, err = c.reread(ctx, e, f, base, page.Items, ch)
 		}
 		if err != nil {
 			yield(nil, err)
@@ -228,8 +229,10 @@ func (c *Connector) unwrap(e *Entity, f *tributary.Feed, items []tributary.Recor
 
 // reread reads the records a page of references names as changed
 // (Feed.Reread): one walk of the entity's list with base and the
-// earliest time of the page's changes.
-func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, items []tributary.Record) ([]tributary.Record, error) {
+// earliest time of the page's changes, then, with Reread.Get, each record
+// ch names (its changes unwrapped) that the walk did not return and that
+// the page does not delete last, by its id.
+func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, items []tributary.Record, ch *tributary.Changes) ([]tributary.Record, error) {
 	var first time.Time
 	for _, r := range items {
 		if f.Deleted != nil && f.Deleted(r) {
@@ -250,13 +253,66 @@ func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, ba
 	}
 	p[f.Reread.Param] = first.UTC().Format(time.RFC3339Nano)
 	var out []tributary.Record
+	read := map[string]bool{}
 	for r, err := range c.Walk(ctx, e.Name, p) {
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
+		if key, _, ok := recordID(e, r); ok {
+			read[key] = true
+		}
+	}
+	if f.Reread.Get == "" {
+		return out, nil
+	}
+	// The page's last word on each record: a change (true) or a
+	// deletion (false); events are oldest first.
+	last := map[string]bool{}
+	for _, item := range items {
+		one, err := c.unwrap(e, f, []tributary.Record{item})
+		if err != nil {
+			return nil, err
+		}
+		for changed, recs := range map[bool][]tributary.Record{true: one.Records, false: one.Deleted} {
+			for _, r := range recs {
+				if key, _, ok := recordID(e, r); ok {
+					last[key] = changed
+				}
+			}
+		}
+	}
+	for _, r := range ch.Records {
+		key, id, ok := recordID(e, r)
+		if !ok || read[key] || !last[key] {
+			continue
+		}
+		read[key] = true
+		rec, err := c.Get(ctx, e.Name, tributary.Params{f.Reread.Get: id})
+		if errors.Is(err, tributary.ErrNotFound) {
+			continue // deleted since: the feed's deletion follows
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// recordID returns the id of a record of e (at its IDField, "id" when
+// unset) as a map key and as the value itself.
+func recordID(e *Entity, r tributary.Record) (string, any, bool) {
+	field := e.IDField
+	if field == "" {
+		field = "id"
+	}
+	v, ok := r.Field(field)
+	if !ok || v == nil {
+		return "", nil, false
+	}
+	key, err := json.Marshal(v)
+	return string(key), v, err == nil
 }
 
 // lookup follows a dot path into decoded meta.

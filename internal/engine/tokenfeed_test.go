@@ -183,18 +183,39 @@ func TestTokenFeedReread(t *testing.T) {
 		}
 		return reply(500, nil, `{}`), nil
 	})
+	recs, dels := rereadChanges(t, rt, "")
+	if d := cmp.Diff([]string{`{"gid":"2","name":"two","notes":"full"}`, `{"gid":"3","name":"three","notes":"full"}`}, recs); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
+	}
+	if !cmp.Equal([]string{`{"gid":"1"}`}, dels) {
+		t.Errorf("deletions %q", dels)
+	}
+	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1"}
+	if d := cmp.Diff(want, sent); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}
+
+// rereadChanges reads the changes of an Asana-like tasks feed with
+// Feed.Reread (get, when set, its Get) from the token s1, through rt.
+func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels []string) {
+	t.Helper()
 	k := &engine.Kind{Type: "asana-like", Entities: []engine.Entity{{
-		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList}, IDField: "gid",
-			Params: map[tributary.Action][]tributary.Param{tributary.ActionList: {{Name: "project", Type: tributary.TypeString}, {Name: "modified_since", Type: tributary.TypeString}}},
+		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList, tributary.ActionGet}, IDField: "gid",
+			Params: map[tributary.Action][]tributary.Param{
+				tributary.ActionList: {{Name: "project", Type: tributary.TypeString}, {Name: "modified_since", Type: tributary.TypeString}},
+				tributary.ActionGet:  {{Name: "task_gid", Type: tributary.TypeString, Required: true}}},
 			Feed: &tributary.Feed{
 				Params: func(base tributary.Params, _ time.Time) tributary.Params {
 					return tributary.Params{"resource": base["project"]}
 				},
 				Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{412}, ExpiredToken: "sync"},
-				Unwrap: "resource", Reread: &tributary.Reread{Param: "modified_since", At: "created_at"},
-				Deleted: func(r tributary.Record) bool { a, _ := r.StringAt("action"); return a == "deleted" },
+				Unwrap: "resource", Reread: &tributary.Reread{Param: "modified_since", At: "created_at", Get: get},
+				Deleted: func(r tributary.Record) bool { a, _ := r.StringAt("action"); return a == "deleted" || a == "removed" },
 			}},
-		Routes:    map[tributary.Action][]engine.Route{tributary.ActionList: {{Path: "/tasks", Records: "data", Paging: pagination.Token{Param: "offset", Field: "next_page.offset"}}}},
+		Routes: map[tributary.Action][]engine.Route{
+			tributary.ActionList: {{Path: "/tasks", Records: "data", Paging: pagination.Token{Param: "offset", Field: "next_page.offset"}}},
+			tributary.ActionGet:  {{Path: "/tasks/{task_gid}", Records: "data"}}},
 		FeedRoute: &engine.Route{Path: "/events", Records: "data", Paging: pagination.Token{Param: "sync", Field: "sync", More: "has_more"}},
 	}}}
 	c, err := engine.Open(engine.Setup{Kind: k, Options: tributary.NewOptions(tributary.WithHTTPClient(&http.Client{Transport: rt})),
@@ -202,7 +223,6 @@ func TestTokenFeedReread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs, dels []string
 	for ch, err := range c.Changes(context.Background(), "tasks", tributary.Params{"project": "p1"}, tributary.Checkpoint{Token: "s1"}) {
 		if err != nil {
 			t.Fatal(err)
@@ -214,13 +234,43 @@ func TestTokenFeedReread(t *testing.T) {
 			dels = append(dels, string(r.Raw()))
 		}
 	}
-	if d := cmp.Diff([]string{`{"gid":"2","name":"two","notes":"full"}`, `{"gid":"3","name":"three","notes":"full"}`}, recs); d != "" {
+	return recs, dels
+}
+
+// With Reread.Get, a task the page names that the walk by modified_since
+// did not return (added to the project: Asana keeps its modified_at) is
+// read by its gid, once; not one the page removes last, and one the
+// source no longer has is left to its deletion.
+func TestTokenFeedRereadGet(t *testing.T) {
+	var sent []string
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = append(sent, r.URL.Path+"?"+r.URL.RawQuery)
+		switch r.URL.Path {
+		case "/events":
+			return reply(200, nil, `{"data":[`+
+				`{"action":"changed","created_at":"2026-01-02T03:04:00Z","resource":{"gid":"2","name":"two"}},`+
+				`{"action":"added","created_at":"2026-01-02T03:05:00Z","resource":{"gid":"4","name":"four"}},`+
+				`{"action":"changed","created_at":"2026-01-02T03:05:30Z","resource":{"gid":"4","name":"four"}},`+
+				`{"action":"added","created_at":"2026-01-02T03:06:00Z","resource":{"gid":"5","name":"five"}},`+
+				`{"action":"removed","created_at":"2026-01-02T03:07:00Z","resource":{"gid":"5","name":"five"}},`+
+				`{"action":"added","created_at":"2026-01-02T03:08:00Z","resource":{"gid":"6","name":"six"}}],"sync":"s2","has_more":false}`), nil
+		case "/tasks":
+			return reply(200, nil, `{"data":[{"gid":"2","name":"two","notes":"full"}],"next_page":null}`), nil
+		case "/tasks/4":
+			return reply(200, nil, `{"data":{"gid":"4","name":"four","notes":"full"}}`), nil
+		case "/tasks/6":
+			return reply(404, nil, `{"errors":[{"message":"task: Unknown object: 6"}]}`), nil
+		}
+		return reply(500, nil, `{}`), nil
+	})
+	recs, dels := rereadChanges(t, rt, "task_gid")
+	if d := cmp.Diff([]string{`{"gid":"2","name":"two","notes":"full"}`, `{"gid":"4","name":"four","notes":"full"}`}, recs); d != "" {
 		t.Errorf("records (-want +got):\n%s", d)
 	}
-	if !cmp.Equal([]string{`{"gid":"1"}`}, dels) {
-		t.Errorf("deletions %q", dels)
+	if d := cmp.Diff([]string{`{"gid":"5","name":"five"}`}, dels); d != "" {
+		t.Errorf("deletions (-want +got):\n%s", d)
 	}
-	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1"}
+	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1", "/tasks/4?", "/tasks/6?"}
 	if d := cmp.Diff(want, sent); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}

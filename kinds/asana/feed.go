@@ -30,11 +30,15 @@ func eventsRoute() *engine.Route {
 // a pass reads the events since the token. An event names a task by its
 // gid and name only, so the tasks of a page's changes are read again
 // with one list of the project's tasks modified since the page's first
-// event; a task deleted, or removed from the project, is a deletion.
+// event, and those the list did not return (a task moved or added into
+// the project: Asana does not move modified_at for a change of
+// container) one by one with GET /tasks/{gid}; a task deleted, or
+// removed from the project, is a deletion of the project's part.
 func taskFeed() *tributary.Feed {
 	return &tributary.Feed{
 		Doc: "Asana's events on each project: GET /events?resource={project}&sync=…; the first call and an expired token (412, with a fresh token) walk the project in full; " +
-			"changed tasks read again by GET /tasks?project=…&modified_since=…; deleted tasks, and tasks removed from the project, are deletions",
+			"changed tasks read again by GET /tasks?project=…&modified_since=…, and those it does not return (moved or added into the project) by GET /tasks/{gid}; " +
+			"deleted tasks, and tasks removed from the project, are deletions",
 		Params: func(base tributary.Params, _ time.Time) tributary.Params {
 			return tributary.Params{"resource": base["project"]}
 		},
@@ -51,7 +55,7 @@ func taskFeed() *tributary.Feed {
 		},
 		Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{http.StatusPreconditionFailed}, ExpiredToken: "sync"},
 		Unwrap: "resource",
-		Reread: &tributary.Reread{Param: "modified_since", At: "created_at"},
+		Reread: &tributary.Reread{Param: "modified_since", At: "created_at", Get: "task_gid"},
 		Deleted: func(r tributary.Record) bool {
 			a, _ := r.StringAt("action")
 			parent, _ := r.StringAt("parent.resource_type")
@@ -110,10 +114,14 @@ func perTask(param, doc string) *tributary.Scope {
 }
 
 // tasksScope copies the tasks of every project the user can see, one part
-// per project, each kept current by the project's own events.
+// per project, each kept current by the project's own events. A task in
+// two projects is in both parts, keyed by the part and its gid
+// (PartIDs): removed from one project, it stays in the other's.
 func tasksScope() *tributary.Scope {
 	return &tributary.Scope{
-		Doc: "the tasks of every project of the user's workspaces (GET /projects), one part per project, each kept current from the project's events",
+		PartIDs: true,
+		Doc: "the tasks of every project of the user's workspaces (GET /projects), one part per project, each kept current from the project's events; " +
+			"a task in several projects is in the copy once per project",
 		Parts: func(ctx context.Context, c tributary.Connector, _ map[string]any) iter.Seq2[tributary.Part, error] {
 			return func(yield func(tributary.Part, error) bool) { projectParts(ctx, c, yield) }
 		},

@@ -2,7 +2,9 @@ package asana_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,4 +140,109 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// partsOf returns the parts (the copy's ids less the gid: "project
+// <gid>") under which the copy holds task gid, sorted.
+func partsOf(t *testing.T, r *replica.Replica, gid string) []string {
+	t.Helper()
+	res, err := r.Search(context.Background(), "tasks", search.Request{Query: search.Query{Filter: search.Eq("gid", gid).Ptr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, strings.TrimSuffix(h.ID, " "+gid))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A task moved into a project, or added to a second one, keeps its
+// modified_at, as in Asana: the list by modified_since does not return
+// it, so the copy reads it by its gid at the next sync (one request each),
+// into the new project's part; the project it left deletes it from its
+// own part only, and a task in two projects taken out of one of them
+// stays in the copy under the other.
+func TestTaskMovedBetweenProjects(t *testing.T) {
+	ctx := context.Background()
+	s := asanatest.New(asanatest.WithProjects(2), asanatest.WithTasks(10))
+	defer s.Close()
+	r, err := replica.Open(ctx, open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sync := func() replica.EntityReport {
+		t.Helper()
+		s.ResetRequests()
+		rep, err := r.Sync(ctx, "tasks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Entities[0]
+	}
+	sync()
+	a, b := "project "+asanatest.GID("project", 0), "project "+asanatest.GID("project", 1)
+	moved, shared := asanatest.GID("task", 0), asanatest.GID("task", 2) // both in the first project
+	if got := partsOf(t, r, moved); !slices.Equal(got, []string{a}) {
+		t.Fatalf("before the move, task %s is in %v, want [%s]", moved, got, a)
+	}
+
+	s.Clock().Advance(time.Minute)
+	must(t, s.MoveToProject(moved, asanatest.GID("project", 0), asanatest.GID("project", 1)))
+	must(t, s.AddToProject(shared, asanatest.GID("project", 1)))
+	rep := sync()
+	if got := partsOf(t, r, moved); !slices.Equal(got, []string{b}) {
+		t.Errorf("the moved task %s is in %v, want [%s] (report %+v)", moved, got, b, rep)
+	}
+	if got := partsOf(t, r, shared); !slices.Equal(got, []string{a, b}) {
+		t.Errorf("the task %s added to a second project is in %v, want [%s %s]", shared, got, a, b)
+	}
+	if n := countPaths(s); n["/tasks/"+moved] != 1 || n["/tasks/"+shared] != 1 {
+		t.Errorf("requests %v, want each task the list did not return read once by its gid", n)
+	}
+	rec, _ := inCopyUnder(t, r, b, moved)
+	if ps := stringsAt(rec, "projects"); !slices.Equal(ps, []string{asanatest.GID("project", 1)}) {
+		t.Errorf("the moved task's projects in the copy: %v, want the new project's alone (read again, not the event's record)", ps)
+	}
+
+	s.Clock().Advance(time.Minute)
+	must(t, s.RemoveFromProject(shared, asanatest.GID("project", 0)))
+	rep = sync()
+	if got := partsOf(t, r, shared); !slices.Equal(got, []string{b}) {
+		t.Errorf("the task %s taken out of one of its two projects is in %v, want [%s] (report %+v)", shared, got, b, rep)
+	}
+	if rep.Deleted != 1 {
+		t.Errorf("report %+v, want the one deletion of the project it left", rep)
+	}
+}
+
+// inCopyUnder returns the copy's record of task gid in part.
+func inCopyUnder(t *testing.T, r *replica.Replica, part, gid string) (tributary.Record, bool) {
+	t.Helper()
+	res, err := r.Search(context.Background(), "tasks", search.Request{Query: search.Query{Filter: search.Eq("gid", gid).Ptr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.ID == part+" "+gid {
+			return tributary.NewRecord(h.Data), true
+		}
+	}
+	return tributary.Record{}, false
+}
+
+// stringsAt returns the gids of the objects of an array field.
+func stringsAt(r tributary.Record, field string) []string {
+	var out []string
+	raw, _ := r.Lookup(field)
+	var arr []struct {
+		GID string `json:"gid"`
+	}
+	_ = json.Unmarshal(raw, &arr)
+	for _, x := range arr {
+		out = append(out, x.GID)
+	}
+	return out
 }

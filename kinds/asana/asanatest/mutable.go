@@ -132,6 +132,77 @@ func (s *Server) Delete(entity, id string) error {
 	return fmt.Errorf("asanatest: cannot delete %s", entity)
 }
 
+// AddToProject adds task to project, in its first section, as a person
+// moving or multi-homing a task in Asana: an "added" event of the
+// project, and, as in Asana, the task's modified_at does not move (a
+// change of container is not an edit of the task).
+func (s *Server) AddToProject(task, project string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.projects.Live(project)
+	if !ok {
+		return fmt.Errorf("asanatest: no project %s", project)
+	}
+	row, ok := s.tasks.Get(task)
+	if !ok || row.Deleted {
+		return fmt.Errorf("asanatest: no task %s", task)
+	}
+	rec := row.Rec
+	if slices.ContainsFunc(rec["projects"].([]any), func(x any) bool { return x.(obj)["gid"] == project }) {
+		return fmt.Errorf("asanatest: task %s is in project %s already", task, project)
+	}
+	secs := s.sections.Rows(func(r rowOf) bool { return !r.Deleted && r.Rec["project"].(obj)["gid"] == project })
+	var sec any
+	if len(secs) > 0 {
+		sec = ref(secs[0].Rec)
+	}
+	s.tasks.Update(task, row.Modified, func(t *obj) {
+		c := clone(*t)
+		c["projects"] = append(slices.Clone(c["projects"].([]any)), ref(p))
+		c["memberships"] = append(slices.Clone(c["memberships"].([]any)), obj{"project": ref(p), "section": sec})
+		*t, rec = c, c
+	})
+	s.logEvent(project, rec, "added", ref(p), nil)
+	return nil
+}
+
+// RemoveFromProject takes task out of project (it stays in its other
+// projects, or in none): a "removed" event of the project, the task's
+// modified_at unmoved, as in Asana.
+func (s *Server) RemoveFromProject(task, project string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, ok := s.tasks.Get(task)
+	if !ok || row.Deleted {
+		return fmt.Errorf("asanatest: no task %s", task)
+	}
+	rec := row.Rec
+	in := func(x any) bool { return x.(obj)["gid"] == project }
+	i := slices.IndexFunc(rec["projects"].([]any), in)
+	if i < 0 {
+		return fmt.Errorf("asanatest: task %s is not in project %s", task, project)
+	}
+	p := rec["projects"].([]any)[i]
+	s.tasks.Update(task, row.Modified, func(t *obj) {
+		c := clone(*t)
+		c["projects"] = slices.DeleteFunc(slices.Clone(c["projects"].([]any)), in)
+		c["memberships"] = slices.DeleteFunc(slices.Clone(c["memberships"].([]any)), func(m any) bool { return in(m.(obj)["project"]) })
+		*t, rec = c, c
+	})
+	s.logEvent(project, rec, "removed", p, nil)
+	return nil
+}
+
+// MoveToProject moves task from one project to another, as Asana's "move
+// to project": "added" on the new project, "removed" on the old one,
+// and the task's modified_at unmoved.
+func (s *Server) MoveToProject(task, from, to string) error {
+	if err := s.AddToProject(task, to); err != nil {
+		return err
+	}
+	return s.RemoveFromProject(task, from)
+}
+
 // deleteTask deletes task id and, as Asana does, its subtasks; s.mu held.
 func (s *Server) deleteTask(id string, now time.Time) {
 	s.tasks.Delete(id, now)
@@ -144,18 +215,22 @@ func (s *Server) deleteTask(id string, now time.Time) {
 
 // event logs an event of task t in each of its projects; s.mu held.
 func (s *Server) event(t obj, action string, change obj) {
-	me := s.me()
 	for _, p := range t["projects"].([]any) {
-		pg := p.(obj)["gid"].(string)
 		var parent any = p
 		if action == "deleted" {
 			parent = nil
 		}
-		e := obj{"user": obj{"gid": me["gid"], "resource_type": "user", "name": me["name"]}, "created_at": stamp(s.clock.Now()), "type": "task",
-			"action": action, "resource": obj{"gid": t["gid"], "resource_type": "task", "name": t["name"]}, "parent": parent}
-		if change != nil {
-			e["change"] = change
-		}
-		s.events[pg] = append(s.events[pg], e)
+		s.logEvent(p.(obj)["gid"].(string), t, action, parent, change)
 	}
+}
+
+// logEvent appends an event of task t to project pg's log; s.mu held.
+func (s *Server) logEvent(pg string, t obj, action string, parent any, change obj) {
+	me := s.me()
+	e := obj{"user": obj{"gid": me["gid"], "resource_type": "user", "name": me["name"]}, "created_at": stamp(s.clock.Now()), "type": "task",
+		"action": action, "resource": obj{"gid": t["gid"], "resource_type": "task", "name": t["name"]}, "parent": parent}
+	if change != nil {
+		e["change"] = change
+	}
+	s.events[pg] = append(s.events[pg], e)
 }
