@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tributary-dev/tributary"
@@ -162,4 +163,33 @@ func TestErrors(t *testing.T) {
 	if got := fmt.Sprint(asana.Credentials{Token: "secret-pat"}); strings.Contains(got, "secret-pat") {
 		t.Errorf("credentials print their token: %s", got)
 	}
+}
+
+// Over Asana's requests a minute, a 429's Retry-After (the seconds left in
+// the minute) is waited, on a synctest bubble's clock, and the read goes
+// on: every workspace read, one refusal, one retry.
+func TestRateLimitWaitsRetryAfter(t *testing.T) {
+	s := asanatest.New(asanatest.WithClock(fakeserver.NewRealClock()), asanatest.WithRateLimit(2, time.Minute))
+	defer s.Close()
+	realNow := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(realNow.Truncate(time.Minute).Add(time.Minute + 20*time.Second))) // the bubble's clock starts in 2000
+		c, err := asana.New(asana.Credentials{Token: asanatest.DefaultToken}, tributary.WithBaseURL(s.URL),
+			tributary.WithHTTPClient(&http.Client{Transport: s.Transport()}), tributary.WithoutPacing())
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for i := range 3 {
+			if _, err := c.Get(context.Background(), "workspaces", tributary.Params{"workspace_gid": asanatest.GID("workspace", 0)}); err != nil {
+				t.Fatalf("read %d: %v", i+1, err)
+			}
+		}
+		if took := time.Since(start); took != 40*time.Second {
+			t.Errorf("three reads took %v, want the 40 s the third's Retry-After said", took)
+		}
+		if u := c.Usage(); u != (tributary.Usage{Requests: 4, Retries: 1, Throttled: 1}) {
+			t.Errorf("usage %+v, want 4 requests, one refused and retried", u)
+		}
+	})
 }

@@ -24,7 +24,8 @@
 // Attachments' download_url is signed for two minutes of the fake's clock:
 // the file host answers S3's 403 AccessDenied after that. API requests
 // need a Bearer token the fake issued or DefaultToken (Asana's 401
-// otherwise). WithFaults injects faults (429 with Retry-After, 500).
+// otherwise). WithFaults injects faults (429 with Retry-After, 500);
+// WithRateLimit refuses requests over a window with 429 and Retry-After.
 package asanatest
 
 import (
@@ -99,6 +100,8 @@ type config struct {
 	clock              *fakeserver.Clock
 	premium            bool
 	fileSize, cutEvery int
+	rateLimit          int
+	ratePer            time.Duration
 }
 
 // Faults configures injected faults; see fakeserver.Faults.
@@ -134,6 +137,14 @@ func WithFileSize(n int) Option { return func(c *config) { c.fileSize = max(n, 1
 // it sends, so that a download must resume.
 func WithFileCutEvery(n int) Option { return func(c *config) { c.cutEvery = max(n, 0) } }
 
+// WithRateLimit answers more than n API requests per window of length
+// per (on the fake's clock; windows start at multiples of per) with
+// Asana's 429 and a Retry-After of the seconds left in the window: Asana
+// allows 150 a minute on a free plan, 1,500 on a paid one.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateLimit, c.ratePer = n, per }
+}
+
 // New starts a fake.
 func New(opts ...Option) *Server {
 	cfg := config{users: DefaultUsers, projects: DefaultProjects, tasks: DefaultTasks, fileSize: DefaultFileSize}
@@ -149,11 +160,16 @@ func New(opts ...Option) *Server {
 	s.oauth = fakeserver.NewOAuthServer(fakeserver.OAuthConfig{Vendor: "Asana", AuthorizePath: "/-/oauth_authorize", TokenPath: TokenPath,
 		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, PKCE: true, Now: s.clock.Now,
 		Issue: func(*http.Request, fakeserver.Grant) map[string]any { return s.issue(true) }})
-	s.Server = fakeserver.New(s.oauth.Wrap(http.HandlerFunc(s.serve)), http.HandlerFunc(s.serveFile), cfg.faults,
-		fakeserver.Vendor{RateLimited: func(w http.ResponseWriter, _ *http.Request, after time.Duration) {
-			w.Header().Set("Retry-After", strconv.Itoa(max(int((after+time.Second-1)/time.Second), 1)))
-			writeErr(w, http.StatusTooManyRequests, "You have made too many requests recently. Please, be chill.")
-		}, ServerError: func(w http.ResponseWriter, _ *http.Request) {
+	limited := func(w http.ResponseWriter, _ *http.Request, after time.Duration) {
+		w.Header().Set("Retry-After", strconv.Itoa(max(int((after+time.Second-1)/time.Second), 1)))
+		writeErr(w, http.StatusTooManyRequests, "You have made too many requests recently. Please, be chill.")
+	}
+	var h http.Handler = http.HandlerFunc(s.serve)
+	if cfg.rateLimit > 0 {
+		h = fakeserver.Enforce(&fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}, s.clock.Now, limited, h)
+	}
+	s.Server = fakeserver.New(s.oauth.Wrap(h), http.HandlerFunc(s.serveFile), cfg.faults,
+		fakeserver.Vendor{RateLimited: limited, ServerError: func(w http.ResponseWriter, _ *http.Request) {
 			writeErr(w, http.StatusInternalServerError, "Server Error")
 		}})
 	return s
