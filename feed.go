@@ -157,16 +157,18 @@ type Feed struct {
 	Sweep *Sweep
 	// Reread, when set, says that a feed of tokens only names the records
 	// that changed (an Asana event carries a task's gid and name, not the
-	// task): the records of a page's changes are read again with the
+	// task): the records of a pass's changes are read again with the
 	// entity's list (see Reread), never kept as the feed wrote them.
 	Reread *Reread
 }
 
-// Reread reads again, with one walk of the entity's list, the records a
-// page of a feed of tokens names as changed (Feed.Reread): the copy's
-// params, with Param set to the earliest time at At among the page's
-// changes (a "modified since" filter), so that the walk reads every record
-// the page names, and perhaps a few more changed since.
+// Reread reads again, with one walk of the entity's list, the records the
+// pages of a feed of tokens name as changed (Feed.Reread): the copy's
+// params, with Param set to the earliest time at At among the changes
+// (a "modified since" filter), so that the walk reads every record they
+// name, and perhaps a few more changed since. The pages a pass reads are
+// read again together, up to the engine's RereadPages (50) a walk, so
+// that a backlog of changes costs its pages of changes and one walk.
 type Reread struct {
 	// Param is the list's param of the earliest modification time
 	// ("modified_since"), sent in RFC 3339.
@@ -175,9 +177,9 @@ type Reread struct {
 	// feed ("created_at").
 	At string
 	// Get, when set, is the param of the entity's get action that takes a
-	// record's id (IDField): a record the page names as changed that the
-	// walk did not return is then read with it, one request each, unless
-	// the page's last word on it is a deletion; one the source no longer
+	// record's id (IDField): a record the changes name that the walk did
+	// not return is then read with it, one request each, unless their
+	// last word on it is a deletion; one the source no longer
 	// has is left to the feed's deletion that follows. A source that does
 	// not move a record's modification time for every change needs it
 	// (Asana's task moved or added into a project keeps its modified_at).

@@ -13,7 +13,13 @@ import (
 
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/internal/jsonx"
+	"github.com/tributary-dev/tributary/pagination"
 )
+
+// RereadPages is how many pages of a feed of tokens whose changes are
+// read again (tributary.Reread) one walk of the entity's list reads them
+// for: 50 pages (5,000 of Asana's events) are saved together.
+const RereadPages = 50
 
 // tokenChanges reads a feed of tokens (tributary.TokenFeed) from a
 // checkpoint: a first full read (a start token, then the entity's list,
@@ -40,22 +46,37 @@ func (c *Connector) tokenChanges(ctx context.Context, e *Entity, f *tributary.Fe
 		p[tf.Param] = cp.Token
 	}
 	pg := c.feedPager(e, f, p)
-	for pg.More() {
+	next := func() (*pagination.Page[tributary.Record], error) {
 		page, err := pg.Next(ctx)
+		var te *tributary.Error
+		if err != nil && errors.As(err, &te) && slices.Contains(tf.Expired, te.StatusCode) {
+			// The source no longer knows the token: the copy is read in
+			// full again, from a new one.
+			err = &tributary.Error{Kind: c.kind.Type, Entity: e.Name, Action: tributary.ActionList, StatusCode: te.StatusCode, Code: te.Code,
+				Err: tributary.ErrCursorExpired, Message: "the source no longer accepts the feed's token: " + te.Message, Cause: te}
+		}
+		return page, err
+	}
+	for pg.More() {
+		page, err := next()
 		if err != nil {
-			var te *tributary.Error
-			if errors.As(err, &te) && slices.Contains(tf.Expired, te.StatusCode) {
-				// The source no longer knows the token: the copy is read
-				// in full again, from a new one.
-				err = &tributary.Error{Kind: c.kind.Type, Entity: e.Name, Action: tributary.ActionList, StatusCode: te.StatusCode, Code: te.Code,
-					Err: tributary.ErrCursorExpired, Message: "the source no longer accepts the feed's token: " + te.Message, Cause: te}
-			}
 			yield(nil, err)
 			return
 		}
-		ch, err := c.unwrap(e, f, page.Items)
+		items := page.Items
+		// A feed read again (Reread) takes the pages that follow with it,
+		// up to RereadPages: one walk reads the changes of them all,
+		// where a walk a page would read a later page's changes again.
+		for n := 1; f.Reread != nil && page.Next != nil && n < RereadPages && pg.More(); n++ {
+			if page, err = next(); err != nil {
+				yield(nil, err)
+				return
+			}
+			items = append(items, page.Items...)
+		}
+		ch, err := c.unwrap(e, f, items)
 		if err == nil && f.Reread != nil && len(ch.Records) > 0 {
-			ch.Records, err = c.reread(ctx, e, f, base, page.Items, ch)
+			ch.Records, err = c.reread(ctx, e, f, base, items, ch)
 		}
 		if err != nil {
 			yield(nil, err)
@@ -227,11 +248,11 @@ func (c *Connector) unwrap(e *Entity, f *tributary.Feed, items []tributary.Recor
 	return ch, nil
 }
 
-// reread reads the records a page of references names as changed
+// reread reads the records pages of references (items) name as changed
 // (Feed.Reread): one walk of the entity's list with base and the
-// earliest time of the page's changes, then, with Reread.Get, each record
-// ch names (its changes unwrapped) that the walk did not return and that
-// the page does not delete last, by its id.
+// earliest time of their changes, then, with Reread.Get, each record
+// ch names (items unwrapped) that the walk did not return and that the
+// items do not delete last, by its id.
 func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, items []tributary.Record, ch *tributary.Changes) ([]tributary.Record, error) {
 	var first time.Time
 	for _, r := range items {
@@ -266,7 +287,7 @@ func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, ba
 	if f.Reread.Get == "" {
 		return out, nil
 	}
-	// The page's last word on each record: a change (true) or a
+	// The items' last word on each record: a change (true) or a
 	// deletion (false); events are oldest first.
 	last := map[string]bool{}
 	for _, item := range items {

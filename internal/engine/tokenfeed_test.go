@@ -183,7 +183,7 @@ func TestTokenFeedReread(t *testing.T) {
 		}
 		return reply(500, nil, `{}`), nil
 	})
-	recs, dels := rereadChanges(t, rt, "")
+	recs, dels, _ := rereadChanges(t, rt, "")
 	if d := cmp.Diff([]string{`{"gid":"2","name":"two","notes":"full"}`, `{"gid":"3","name":"three","notes":"full"}`}, recs); d != "" {
 		t.Errorf("records (-want +got):\n%s", d)
 	}
@@ -198,7 +198,7 @@ func TestTokenFeedReread(t *testing.T) {
 
 // rereadChanges reads the changes of an Asana-like tasks feed with
 // Feed.Reread (get, when set, its Get) from the token s1, through rt.
-func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels []string) {
+func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels []string, cp tributary.Checkpoint) {
 	t.Helper()
 	k := &engine.Kind{Type: "asana-like", Entities: []engine.Entity{{
 		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList, tributary.ActionGet}, IDField: "gid",
@@ -233,8 +233,9 @@ func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels [
 		for _, r := range ch.Deleted {
 			dels = append(dels, string(r.Raw()))
 		}
+		cp = ch.Checkpoint
 	}
-	return recs, dels
+	return recs, dels, cp
 }
 
 // With Reread.Get, a task the page names that the walk by modified_since
@@ -263,7 +264,7 @@ func TestTokenFeedRereadGet(t *testing.T) {
 		}
 		return reply(500, nil, `{}`), nil
 	})
-	recs, dels := rereadChanges(t, rt, "task_gid")
+	recs, dels, _ := rereadChanges(t, rt, "task_gid")
 	if d := cmp.Diff([]string{`{"gid":"2","name":"two","notes":"full"}`, `{"gid":"4","name":"four","notes":"full"}`}, recs); d != "" {
 		t.Errorf("records (-want +got):\n%s", d)
 	}
@@ -271,6 +272,33 @@ func TestTokenFeedRereadGet(t *testing.T) {
 		t.Errorf("deletions (-want +got):\n%s", d)
 	}
 	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1", "/tasks/4?", "/tasks/6?"}
+	if d := cmp.Diff(want, sent); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}
+
+// The pages of events a pass reads are read again together: one walk
+// from the earliest change of them all, not one a page (which would read
+// the second page's tasks twice); the checkpoint is the last page's.
+func TestTokenFeedRereadOncePerPages(t *testing.T) {
+	var sent []string
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = append(sent, r.URL.Path+"?"+r.URL.RawQuery)
+		switch q := r.URL.Query(); {
+		case r.URL.Path == "/events" && q.Get("sync") == "s1":
+			return reply(200, nil, `{"data":[{"action":"changed","created_at":"2026-01-02T03:04:00Z","resource":{"gid":"2"}}],"sync":"s2","has_more":true}`), nil
+		case r.URL.Path == "/events" && q.Get("sync") == "s2":
+			return reply(200, nil, `{"data":[{"action":"changed","created_at":"2026-01-02T03:06:00Z","resource":{"gid":"3"}}],"sync":"s3","has_more":false}`), nil
+		case r.URL.Path == "/tasks" && q.Get("modified_since") == "2026-01-02T03:04:00Z":
+			return reply(200, nil, `{"data":[{"gid":"2","notes":"full"},{"gid":"3","notes":"full"}],"next_page":null}`), nil
+		}
+		return reply(500, nil, `{}`), nil
+	})
+	recs, _, cp := rereadChanges(t, rt, "task_gid")
+	if d := cmp.Diff([]string{`{"gid":"2","notes":"full"}`, `{"gid":"3","notes":"full"}`}, recs); d != "" || cp.Token != "s3" || cp.Next != nil {
+		t.Errorf("checkpoint %+v, records (-want +got):\n%s", cp, d)
+	}
+	want := []string{"/events?resource=p1&sync=s1", "/events?resource=p1&sync=s2", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1"}
 	if d := cmp.Diff(want, sent); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}

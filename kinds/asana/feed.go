@@ -28,9 +28,9 @@ func eventsRoute() *engine.Route {
 // with a token Asana no longer knows, after 24 hours or sooner) answers
 // 412 with a fresh sync token, and the copy is then walked in full once;
 // a pass reads the events since the token. An event names a task by its
-// gid and name only, so the tasks of a page's changes are read again
-// with one list of the project's tasks modified since the page's first
-// event, and those the list did not return (a task moved or added into
+// gid and name only, so the tasks of a pass's changes are read again
+// with one list of the project's tasks modified since its first event
+// (up to 50 pages of events a list), and those the list did not return (a task moved or added into
 // the project: Asana does not move modified_at for a change of
 // container) one by one with GET /tasks/{gid}; a task deleted, or
 // removed from the project, is a deletion of the project's part.
