@@ -30,10 +30,11 @@ func eventsRoute() *engine.Route {
 // a pass reads the events since the token. An event names a task by its
 // gid and name only, so the tasks of a pass's changes are read again
 // with one list of the project's tasks modified since its first event
-// (up to 50 pages of events a list), and those the list did not return (a task moved or added into
-// the project: Asana does not move modified_at for a change of
-// container) one by one with GET /tasks/{gid}; a task deleted, or
-// removed from the project, is a deletion of the project's part.
+// (up to 50 pages of events a list), and those the list did not return
+// (a task moved or added into the project: Asana does not move
+// modified_at for a change of container) one by one with GET
+// /tasks/{gid}; a task deleted, or removed from the project, is a
+// deletion of the project's part.
 func taskFeed() *tributary.Feed {
 	return &tributary.Feed{
 		Doc: "Asana's events on each project: GET /events?resource={project}&sync=…; the first call and an expired token (412, with a fresh token) walk the project in full; " +
@@ -83,12 +84,14 @@ func projectParts(ctx context.Context, c tributary.Connector, yield func(tributa
 // modified_at: a sync lists the tasks (gid and modified_at, 100 a
 // request) and reads again the children of the tasks whose modified_at
 // moved. Asana does not move it for every change of a child (a comment
-// added), so such a change waits for a task's next edit.
+// added), so such a change waits for a task's next edit. A task in
+// several projects is one part, under the first that lists it.
 func perTask(param, doc string) *tributary.Scope {
 	return &tributary.Scope{
 		Doc: doc + "; read again for the tasks whose modified_at moved",
 		Parts: func(ctx context.Context, c tributary.Connector, _ map[string]any) iter.Seq2[tributary.Part, error] {
 			return func(yield func(tributary.Part, error) bool) {
+				seen := map[string]bool{}
 				projectParts(ctx, c, func(pp tributary.Part, err error) bool {
 					if err != nil {
 						yield(tributary.Part{}, err)
@@ -101,6 +104,10 @@ func perTask(param, doc string) *tributary.Scope {
 							return false
 						}
 						gid, _ := t.StringAt("gid")
+						if seen[gid] {
+							continue
+						}
+						seen[gid] = true
 						at, _ := t.StringAt("modified_at")
 						if !yield(tributary.Part{Key: "task " + gid, Params: tributary.Params{param: gid}, Fields: map[string]any{"task_gid": gid}, Version: at}, nil) {
 							return false

@@ -246,3 +246,25 @@ func stringsAt(r tributary.Record, field string) []string {
 	}
 	return out
 }
+
+// A task in two projects is listed under both: the copies of the
+// children of tasks (a part per task) read its stories once, not a
+// repeated part.
+func TestChildrenOfATaskInTwoProjects(t *testing.T) {
+	ctx := context.Background()
+	s := asanatest.New(asanatest.WithProjects(2), asanatest.WithTasks(4))
+	defer s.Close()
+	task := asanatest.GID("task", 0)
+	must(t, s.AddToProject(task, asanatest.GID("project", 1)))
+	r, err := replica.Open(ctx, open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Sync(ctx, "stories"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countPaths(s)["/tasks/"+task+"/stories"]; n != 1 {
+		t.Errorf("the stories of the task in two projects read %d times, want once", n)
+	}
+}
