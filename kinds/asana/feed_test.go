@@ -29,14 +29,41 @@ func open(t *testing.T, s *asanatest.Server, opts ...tributary.Option) *asana.Cl
 
 func inCopy(t *testing.T, r *replica.Replica, gid string) (tributary.Record, bool) {
 	t.Helper()
+	hits := hitsOf(t, r, gid)
+	if len(hits) != 1 {
+		return tributary.Record{}, false
+	}
+	return tributary.NewRecord(hits[0].Data), true
+}
+
+// hitsOf returns the copy's records of task gid, one per project.
+func hitsOf(t *testing.T, r *replica.Replica, gid string) []search.Hit {
+	t.Helper()
 	res, err := r.Search(context.Background(), "tasks", search.Request{Query: search.Query{Filter: search.Eq("gid", gid).Ptr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) != 1 {
-		return tributary.Record{}, false
+	return res.Hits
+}
+
+// tasksCopy opens a copy of the fake's tasks, and a sync of it that
+// starts the fake's request log afresh.
+func tasksCopy(t *testing.T, s *asanatest.Server) (*replica.Replica, func() replica.EntityReport) {
+	t.Helper()
+	r, err := replica.Open(context.Background(), open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return tributary.NewRecord(res.Hits[0].Data), true
+	t.Cleanup(func() { r.Close() })
+	return r, func() replica.EntityReport {
+		t.Helper()
+		s.ResetRequests()
+		rep, err := r.Sync(context.Background(), "tasks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Entities[0]
+	}
 }
 
 // countPaths counts the fake's requests by path, and the events requests
@@ -61,23 +88,9 @@ func countPaths(s *asanatest.Server) map[string]int {
 // its project as deletions; a token Asana forgot, or one older than 24
 // hours, walks the copy in full again from a fresh token.
 func TestEventsFeed(t *testing.T) {
-	ctx := context.Background()
 	s := asanatest.New(asanatest.WithProjects(2), asanatest.WithTasks(250))
 	defer s.Close()
-	r, err := replica.Open(ctx, open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	sync := func() replica.EntityReport {
-		t.Helper()
-		s.ResetRequests()
-		rep, err := r.Sync(ctx, "tasks")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Entities[0]
-	}
+	r, sync := tasksCopy(t, s)
 	first := sync()
 	n := countPaths(s)
 	if first.Mode != replica.Full || first.Inserted != 250 || n["/events (no sync)"] != 2 || n["/events"] != 0 || n["/tasks"] != 2+2 || n["/projects"] != 1 {
@@ -146,12 +159,8 @@ func must(t *testing.T, err error) {
 // <gid>") under which the copy holds task gid, sorted.
 func partsOf(t *testing.T, r *replica.Replica, gid string) []string {
 	t.Helper()
-	res, err := r.Search(context.Background(), "tasks", search.Request{Query: search.Query{Filter: search.Eq("gid", gid).Ptr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, h := range res.Hits {
+	for _, h := range hitsOf(t, r, gid) {
 		out = append(out, strings.TrimSuffix(h.ID, " "+gid))
 	}
 	slices.Sort(out)
@@ -165,23 +174,9 @@ func partsOf(t *testing.T, r *replica.Replica, gid string) []string {
 // own part only, and a task in two projects taken out of one of them
 // stays in the copy under the other.
 func TestTaskMovedBetweenProjects(t *testing.T) {
-	ctx := context.Background()
 	s := asanatest.New(asanatest.WithProjects(2), asanatest.WithTasks(10))
 	defer s.Close()
-	r, err := replica.Open(ctx, open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	sync := func() replica.EntityReport {
-		t.Helper()
-		s.ResetRequests()
-		rep, err := r.Sync(ctx, "tasks")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Entities[0]
-	}
+	r, sync := tasksCopy(t, s)
 	sync()
 	a, b := "project "+asanatest.GID("project", 0), "project "+asanatest.GID("project", 1)
 	moved, shared := asanatest.GID("task", 0), asanatest.GID("task", 2) // both in the first project
@@ -221,11 +216,7 @@ func TestTaskMovedBetweenProjects(t *testing.T) {
 // inCopyUnder returns the copy's record of task gid in part.
 func inCopyUnder(t *testing.T, r *replica.Replica, part, gid string) (tributary.Record, bool) {
 	t.Helper()
-	res, err := r.Search(context.Background(), "tasks", search.Request{Query: search.Query{Filter: search.Eq("gid", gid).Ptr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range res.Hits {
+	for _, h := range hitsOf(t, r, gid) {
 		if h.ID == part+" "+gid {
 			return tributary.NewRecord(h.Data), true
 		}
@@ -256,11 +247,7 @@ func TestChildrenOfATaskInTwoProjects(t *testing.T) {
 	defer s.Close()
 	task := asanatest.GID("task", 0)
 	must(t, s.AddToProject(task, asanatest.GID("project", 1)))
-	r, err := replica.Open(ctx, open(t, s), replica.SQLite(t.TempDir()+"/asana.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r, _ := tasksCopy(t, s)
 	if _, err := r.Sync(ctx, "stories"); err != nil {
 		t.Fatal(err)
 	}
