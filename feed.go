@@ -184,6 +184,10 @@ type Reread struct {
 	// not move a record's modification time for every change needs it
 	// (Asana's task moved or added into a project keeps its modified_at).
 	Get string
+	// Member, when set, says whether a record read by Get belongs to the
+	// copy's params (base): one that does not is left out (an Asana
+	// project's events also tell of subtasks, which are in no project).
+	Member func(base Params, r Record) bool
 }
 
 // Zone names an endpoint whose JSON answer says an account's time zone

@@ -252,7 +252,7 @@ func (c *Connector) unwrap(e *Entity, f *tributary.Feed, items []tributary.Recor
 // (Feed.Reread): one walk of the entity's list with base and the
 // earliest time of their changes, then, with Reread.Get, each record
 // ch names (items unwrapped) that the walk did not return and that the
-// items do not delete last, by its id.
+// items do not delete last, by its id, kept if a Member of base.
 func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, items []tributary.Record, ch *tributary.Changes) ([]tributary.Record, error) {
 	var first time.Time
 	for _, r := range items {
@@ -316,7 +316,9 @@ func (c *Connector) reread(ctx context.Context, e *Entity, f *tributary.Feed, ba
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, rec)
+		if f.Reread.Member == nil || f.Reread.Member(base, rec) {
+			out = append(out, rec)
+		}
 	}
 	return out, nil
 }

@@ -200,6 +200,10 @@ func TestTokenFeedReread(t *testing.T) {
 // Feed.Reread (get, when set, its Get) from the token s1, through rt.
 func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels []string, cp tributary.Checkpoint) {
 	t.Helper()
+	member := func(base tributary.Params, r tributary.Record) bool {
+		p, ok := r.StringAt("project")
+		return !ok || p == base["project"]
+	}
 	k := &engine.Kind{Type: "asana-like", Entities: []engine.Entity{{
 		Entity: tributary.Entity{Name: "tasks", Actions: []tributary.Action{tributary.ActionList, tributary.ActionGet}, IDField: "gid",
 			Params: map[tributary.Action][]tributary.Param{
@@ -210,7 +214,7 @@ func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels [
 					return tributary.Params{"resource": base["project"]}
 				},
 				Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{412}, ExpiredToken: "sync"},
-				Unwrap: "resource", Reread: &tributary.Reread{Param: "modified_since", At: "created_at", Get: get},
+				Unwrap: "resource", Reread: &tributary.Reread{Param: "modified_since", At: "created_at", Get: get, Member: member},
 				Deleted: func(r tributary.Record) bool { a, _ := r.StringAt("action"); return a == "deleted" || a == "removed" },
 			}},
 		Routes: map[tributary.Action][]engine.Route{
@@ -240,8 +244,9 @@ func rereadChanges(t *testing.T, rt http.RoundTripper, get string) (recs, dels [
 
 // With Reread.Get, a task the page names that the walk by modified_since
 // did not return (added to the project: Asana keeps its modified_at) is
-// read by its gid, once; not one the page removes last, and one the
-// source no longer has is left to its deletion.
+// read by its gid, once; not one the page removes last; one the source
+// no longer has is left to its deletion, and one not of the copy's
+// params (Member: a subtask, in no project) left out.
 func TestTokenFeedRereadGet(t *testing.T) {
 	var sent []string
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -254,11 +259,14 @@ func TestTokenFeedRereadGet(t *testing.T) {
 				`{"action":"changed","created_at":"2026-01-02T03:05:30Z","resource":{"gid":"4","name":"four"}},`+
 				`{"action":"added","created_at":"2026-01-02T03:06:00Z","resource":{"gid":"5","name":"five"}},`+
 				`{"action":"removed","created_at":"2026-01-02T03:07:00Z","resource":{"gid":"5","name":"five"}},`+
-				`{"action":"added","created_at":"2026-01-02T03:08:00Z","resource":{"gid":"6","name":"six"}}],"sync":"s2","has_more":false}`), nil
+				`{"action":"added","created_at":"2026-01-02T03:08:00Z","resource":{"gid":"6","name":"six"}},`+
+				`{"action":"added","created_at":"2026-01-02T03:09:00Z","resource":{"gid":"7","name":"a subtask"}}],"sync":"s2","has_more":false}`), nil
 		case "/tasks":
 			return reply(200, nil, `{"data":[{"gid":"2","name":"two","notes":"full"}],"next_page":null}`), nil
 		case "/tasks/4":
 			return reply(200, nil, `{"data":{"gid":"4","name":"four","notes":"full"}}`), nil
+		case "/tasks/7":
+			return reply(200, nil, `{"data":{"gid":"7","project":"elsewhere"}}`), nil
 		case "/tasks/6":
 			return reply(404, nil, `{"errors":[{"message":"task: Unknown object: 6"}]}`), nil
 		}
@@ -271,7 +279,7 @@ func TestTokenFeedRereadGet(t *testing.T) {
 	if d := cmp.Diff([]string{`{"gid":"5","name":"five"}`}, dels); d != "" {
 		t.Errorf("deletions (-want +got):\n%s", d)
 	}
-	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1", "/tasks/4?", "/tasks/6?"}
+	want := []string{"/events?resource=p1&sync=s1", "/tasks?modified_since=2026-01-02T03%3A04%3A00Z&project=p1", "/tasks/4?", "/tasks/6?", "/tasks/7?"}
 	if d := cmp.Diff(want, sent); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}

@@ -2,8 +2,10 @@ package asana
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/tributary-dev/tributary"
@@ -56,13 +58,25 @@ func taskFeed() *tributary.Feed {
 		},
 		Token:  &tributary.TokenFeed{Param: "sync", New: "sync", Expired: []int{http.StatusPreconditionFailed}, ExpiredToken: "sync"},
 		Unwrap: "resource",
-		Reread: &tributary.Reread{Param: "modified_since", At: "created_at", Get: "task_gid"},
+		Reread: &tributary.Reread{Param: "modified_since", At: "created_at", Get: "task_gid", Member: inProject},
 		Deleted: func(r tributary.Record) bool {
 			a, _ := r.StringAt("action")
 			parent, _ := r.StringAt("parent.resource_type")
 			return a == "deleted" || (a == "removed" && parent == "project")
 		},
 	}
+}
+
+// inProject reports whether task t, read by its gid, is in the project
+// of a copy's params: a project's events also tell of subtasks, which
+// are in no project unless added to one.
+func inProject(base tributary.Params, t tributary.Record) bool {
+	raw, _ := t.Lookup("projects")
+	var ps []Ref
+	if json.Unmarshal(raw, &ps) != nil {
+		return false
+	}
+	return slices.ContainsFunc(ps, func(p Ref) bool { return p.GID == base["project"] })
 }
 
 // projectParts yields a part per project the user can see.
