@@ -65,6 +65,9 @@ type Server struct {
 	cfg   config
 	clock *fakeserver.Clock
 	oauth *fakeserver.OAuthServer
+	// limited is the API's routes behind WithRateLimit's window (no
+	// limit without it).
+	limited http.Handler
 
 	mu          sync.Mutex // serializes mutations, events and tokens
 	workspaces  fakeserver.Table[obj]
@@ -160,19 +163,19 @@ func New(opts ...Option) *Server {
 	s.oauth = fakeserver.NewOAuthServer(fakeserver.OAuthConfig{Vendor: "Asana", AuthorizePath: "/-/oauth_authorize", TokenPath: TokenPath,
 		ClientID: DefaultClientID, ClientSecret: DefaultClientSecret, PKCE: true, Now: s.clock.Now,
 		Issue: func(*http.Request, fakeserver.Grant) map[string]any { return s.issue(true) }})
-	limited := func(w http.ResponseWriter, _ *http.Request, after time.Duration) {
-		w.Header().Set("Retry-After", strconv.Itoa(max(int((after+time.Second-1)/time.Second), 1)))
-		writeErr(w, http.StatusTooManyRequests, "You have made too many requests recently. Please, be chill.")
-	}
-	var h http.Handler = http.HandlerFunc(s.serve)
-	if cfg.rateLimit > 0 {
-		h = fakeserver.Enforce(&fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}, s.clock.Now, limited, h)
-	}
-	s.Server = fakeserver.New(s.oauth.Wrap(h), http.HandlerFunc(s.serveFile), cfg.faults,
-		fakeserver.Vendor{RateLimited: limited, ServerError: func(w http.ResponseWriter, _ *http.Request) {
+	s.limited = fakeserver.Enforce(&fakeserver.Window{Limit: cfg.rateLimit, Per: cfg.ratePer}, s.clock.Now, rateLimited, http.HandlerFunc(s.route))
+	s.Server = fakeserver.New(s.oauth.Wrap(http.HandlerFunc(s.serve)), http.HandlerFunc(s.serveFile), cfg.faults,
+		fakeserver.Vendor{RateLimited: rateLimited, ServerError: func(w http.ResponseWriter, _ *http.Request) {
 			writeErr(w, http.StatusInternalServerError, "Server Error")
 		}})
 	return s
+}
+
+// rateLimited answers Asana's 429: Retry-After in whole seconds, at
+// least one.
+func rateLimited(w http.ResponseWriter, _ *http.Request, after time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(int((after+time.Second-1)/time.Second), 1)))
+	writeErr(w, http.StatusTooManyRequests, "You have made too many requests recently. Please, be chill.")
 }
 
 // TokenURL is the token endpoint on the fake.

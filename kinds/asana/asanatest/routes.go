@@ -27,9 +27,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusMethodNotAllowed, "This method is not allowed on this resource.")
 		return
 	}
-	if !s.authorized(w, r) {
-		return
+	if s.authorized(w, r) { // a refusal before the token is checked is not counted
+		s.limited.ServeHTTP(w, r)
 	}
+}
+
+// route answers an authorized API request.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	q := r.URL.Query()
 	one := func(t *fakeserver.Table[obj], id, what string) {
