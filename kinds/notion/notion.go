@@ -93,23 +93,8 @@ func CredentialsFromMap(m map[string]any) (Credentials, error) {
 }
 
 func (c Credentials) validate() error {
-	bad := func(msg string) error {
-		return &tributary.Error{Kind: Type, Err: tributary.ErrInvalidCredentials, Message: msg}
-	}
-	oauth := c.AccessToken != "" || c.RefreshToken != "" || c.ClientID != "" || c.ClientSecret != ""
-	switch {
-	case c.Token != "" && oauth:
-		return bad("give either token or the OAuth fields (access_token, refresh_token, client_id, client_secret), not both")
-	case c.Token != "":
-		return nil
-	case !oauth:
-		return bad("give token (an integration's secret), or an OAuth access_token (with refresh_token, client_id and client_secret to refresh it)")
-	case c.RefreshToken == "" && c.AccessToken == "":
-		return bad("OAuth needs access_token, or refresh_token with client_id and client_secret")
-	case c.RefreshToken != "" && (c.ClientID == "" || c.ClientSecret == ""):
-		return bad("refreshing an OAuth token needs client_id and client_secret")
-	}
-	return nil
+	return engine.KeyOrOAuth(Type, "token", "an integration's secret", c.Token,
+		engine.Tokens{ClientID: c.ClientID, ClientSecret: c.ClientSecret, AccessToken: c.AccessToken, RefreshToken: c.RefreshToken})
 }
 
 // Client is a direct-mode Notion connector. It implements
