@@ -79,7 +79,10 @@ func entity(name, path, idParam, object, doc string, record any, searchable bool
 }
 
 // streamFeed is an entity's feed from the event stream: the events whose
-// data.object is an object of this type; *.deleted events are deletions.
+// data.object is an object of this type; *.deleted events are deletions,
+// and so is any event of a canceled subscription (an update of its
+// metadata after the cancel included), since the list the copy mirrors
+// leaves canceled subscriptions out.
 func streamFeed(object string) *tributary.Feed {
 	return &tributary.Feed{
 		Doc:     "the event stream GET /v1/events?created[gt]=…, read once for every copy; *.deleted events are deletions; events are kept 30 days",
@@ -88,7 +91,8 @@ func streamFeed(object string) *tributary.Feed {
 		Stream: &tributary.Stream{Entity: "events", Field: "data.object.object", Value: object},
 		Deleted: func(r tributary.Record) bool {
 			t, _ := r.StringAt("type")
-			return strings.HasSuffix(t, ".deleted")
+			status, _ := r.StringAt("data.object.status")
+			return strings.HasSuffix(t, ".deleted") || object == "subscription" && status == "canceled"
 		},
 	}
 }

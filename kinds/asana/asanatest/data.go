@@ -147,13 +147,18 @@ func (s *Server) generate() {
 			}
 		}
 		if i < 30 && i%3 == 0 {
-			a := obj{"gid": gid(kAttachment, i/3), "resource_type": "attachment", "resource_subtype": "asana", "name": fmt.Sprintf("spec-%d.pdf", i/3),
-				"created_at": stamp(at(i)), "host": "asana", "parent": ref(t), "size": s.cfg.fileSize,
-				"permanent_url": "https://app.asana.com/app/asana/-/get_asset?asset_id=" + gid(kAttachment, i/3), "view_url": nil}
-			s.attachments.Put(a["gid"].(string), a, at(i))
+			s.putAttachment(t, i/3, at(i))
 		}
 	}
 	s.nextTask = n
+}
+
+// putAttachment adds the i-th attachment, to task t.
+func (s *Server) putAttachment(t obj, i int, at time.Time) {
+	a := obj{"gid": gid(kAttachment, i), "resource_type": "attachment", "resource_subtype": "asana", "name": fmt.Sprintf("spec-%d.pdf", i),
+		"created_at": stamp(at), "host": "asana", "parent": ref(t), "size": s.cfg.fileSize,
+		"permanent_url": "https://app.asana.com/app/asana/-/get_asset?asset_id=" + gid(kAttachment, i), "view_url": nil}
+	s.attachments.Put(a["gid"].(string), a, at)
 }
 
 // putProject adds the i-th project of team, with three sections.

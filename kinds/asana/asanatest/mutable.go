@@ -33,7 +33,8 @@ func (s *Server) IDs(entity string) []string {
 }
 
 // Create implements fakeserver.Mutable: a project (with three sections),
-// or a task in the first project, an "added" event of it.
+// or a task in the first project, with an attachment, an "added" event
+// of it.
 func (s *Server) Create(entity string) (string, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -52,6 +53,9 @@ func (s *Server) Create(entity string) (string, error) {
 		t := s.newTask(gid(kTask, s.nextTask), "New task", p, secs[0].Rec, now)
 		s.nextTask++
 		s.tasks.Put(t["gid"].(string), t, now)
+		// With an attachment, so that the copies of attachments have
+		// something to hold after their first tasks are deleted.
+		s.putAttachment(t, len(s.attachments.Rows(func(rowOf) bool { return true })), now)
 		s.event(t, "added", nil)
 		return t["gid"].(string), nil
 	}

@@ -42,17 +42,20 @@ func (s *Server) Create(entity string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	// A new record's number is never one a record had before, deleted or
+	// not: an id used again would make a deleted record come back.
+	s.created++
 	switch entity {
 	case "users":
-		u := s.newUser(len(s.users.IDs())+1000, now)
+		u := s.newUser(s.cfg.users+1000+s.created, now)
 		s.users.Put(u.ID, u, now)
 		return u.ID, nil
 	case "channels":
-		c := s.newChannel(len(s.channels.IDs())+1000, now)
+		c := s.newChannel(s.cfg.channels+1000+s.created, now)
 		s.channels.Put(c.ID, c, now)
 		return c.ID, nil
 	case "files":
-		f := s.newFile(len(s.files.IDs())+1000, now)
+		f := s.newFile(s.cfg.files+1000+s.created, now)
 		s.files.Put(f.ID, f, now)
 		return f.ID, nil
 	}

@@ -77,6 +77,7 @@ type Server struct {
 	files    fakeserver.Table[file]
 	tokens   map[string]bool // issued token → is a user token
 	seq      int
+	created  int                           // records Create made, for their ids
 	wins     map[string]*fakeserver.Window // by method, WithRateLimits
 }
 
