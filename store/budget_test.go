@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,4 +175,92 @@ func TestClaimsSerializeConnectorsUnderRace(t *testing.T) {
 			t.Errorf("%d claims, at most %d connectors at once: the test did not race", claims, mostAtOnce)
 		}
 	})
+}
+
+// ClaimDue claims up to n due copies in one transaction, each of a
+// different connector, most overdue first, passing over connectors that
+// have a copy claimed; and it finds them by the due index, not a scan.
+func TestClaimDue(t *testing.T) {
+	t.Parallel()
+	backends(t, func(t *testing.T, open func() *store.Store) {
+		ctx := context.Background()
+		st := open()
+		for _, c := range []string{"a", "b", "c", "d"} {
+			if err := st.Register(ctx, c, "e1", "e2"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		held, err := st.Claim(ctx, "b", "e2", "other", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := st.ClaimDue(ctx, "w", time.Minute, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := claimKeys(cs)
+		if want := []string{"a/e1", "c/e1"}; !slices.Equal(got, want) {
+			t.Fatalf("ClaimDue(2) = %v, want %v (b has a copy claimed; one copy a connector)", got, want)
+		}
+		// Synchronized copies come after every copy never synchronized,
+		// the longest ago first.
+		syncedAt(t, st, cs[0]) // a/e1 synchronized now
+		for _, c := range cs {
+			_ = c.Release(ctx)
+		}
+		_ = held.Release(ctx)
+		cs, err = st.ClaimDue(ctx, "w", time.Minute, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := claimKeys(cs), []string{"a/e2", "b/e1", "c/e1", "d/e1"}; !slices.Equal(got, want) {
+			t.Fatalf("ClaimDue(10) = %v, want %v", got, want)
+		}
+		for _, c := range cs {
+			_ = c.Release(ctx)
+		}
+		// Fresh: a copy synchronized within fresh is not due.
+		cs, err = st.ClaimDue(ctx, "w", time.Minute, time.Hour, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			if c.Connector == "a" && c.Entity == "e1" {
+				t.Fatalf("ClaimDue gave a copy synchronized within fresh: %v", claimKeys(cs))
+			}
+			_ = c.Release(ctx)
+		}
+		if _, err := st.ClaimDue(ctx, "w", time.Minute, 0, 0); !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("ClaimDue(0): %v", err)
+		}
+		plan, err := store.ExplainDue(ctx, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "tributary_entities_due") || !strings.Contains(plan, "Index Cond: (COALESCE(synced_at") && !strings.Contains(plan, "tributary_entities_due (<expr><?)") {
+			t.Fatalf("the search for due copies is not bounded by the due index:\n%s", plan)
+		}
+		t.Logf("plan:\n%s", plan)
+	})
+}
+
+func claimKeys(cs []*store.Claim) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Connector+"/"+c.Entity)
+	}
+	return out
+}
+
+// syncedAt records a full synchronization of c's copy, under c.
+func syncedAt(t *testing.T, st *store.Store, c *store.Claim) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := st.BeginFull(ctx, store.Spec{Connector: c.Connector, Entity: c.Entity, Schema: workerSchema, IDField: "id"}, store.Fenced(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

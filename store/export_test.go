@@ -77,3 +77,43 @@ func InOrderRun(ctx context.Context, s *Store, connector, entity string) (int64,
 	}
 	return ts.InOrder, nil
 }
+
+// ExplainDue returns the query plan of ClaimDue's search for due copies
+// (PostgreSQL's with sequential scans and sorts priced out, so that the
+// plan shows whether the index can serve the query at all).
+func ExplainDue(ctx context.Context, s *Store) (string, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	explain := "EXPLAIN QUERY PLAN "
+	if s.d.name() == "postgres" {
+		explain = "EXPLAIN "
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			return "", err
+		}
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_sort = off"); err != nil {
+			return "", err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, explain+s.duePick(16), int64(1000))
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var plan []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
+	}
+	return strings.Join(plan, "\n"), rows.Err()
+}

@@ -22,10 +22,17 @@ import (
 // dropV4 turns a current PostgreSQL store's tables into version 3's.
 var dropV4 = []string{"DROP TABLE tributary_changes", "DROP TABLE tributary_feeds"}
 
-// dropV9 turns a current store's change feed into version 8's (the
-// tables of version 4), on backend "sqlite" or "postgres": the changes
-// must carry their bytes (no reference to a row).
+// dropV10 turns a current store into version 9's: no due index.
+const dropV10 = "DROP INDEX tributary_entities_due"
+
+// dropV9 turns a current store into version 8's: version 10's index
+// dropped, and the change feed version 4's tables, on backend "sqlite" or
+// "postgres": the changes must carry their bytes (no reference to a row).
 func dropV9(backend string) []string {
+	return append([]string{dropV10}, dropV9Feed(backend)...)
+}
+
+func dropV9Feed(backend string) []string {
 	if backend == "postgres" {
 		// Version 8 kept every change's bytes: the references' are copied
 		// in first, from each copy's raw table.

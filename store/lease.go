@@ -1,9 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -97,17 +101,144 @@ func (s *Store) Claim(ctx context.Context, connector, entity, owner string, ttl 
 // It returns nil, nil when there is none. Concurrent workers each get a
 // different copy, of a different connector.
 func (s *Store) ClaimNext(ctx context.Context, owner string, ttl, fresh time.Duration) (*Claim, error) {
+	cs, err := s.ClaimDue(ctx, owner, ttl, fresh, 1)
+	if len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0], err
+}
+
+// ClaimDue claims, for ttl and in one transaction, up to n copies as
+// ClaimNext would claim them one after the other: the due copies
+// synchronized longest ago, each of a different connector, none of a
+// connector another worker holds a copy of. It returns them most overdue
+// first, and none (no error) when no copy is due. A worker that runs
+// several syncs at once claims what it has room for with one statement
+// rather than one transaction each: at a fleet's size the claims are most
+// of the store's write transactions.
+//
+// The due copies are found by an index on their synchronization time
+// (schema version 10), not by a scan of every copy: the candidates are
+// read in that order and the first of each connector kept.
+func (s *Store) ClaimDue(ctx context.Context, owner string, ttl, fresh time.Duration, n int) ([]*Claim, error) {
+	if owner == "" || ttl <= 0 || n < 1 {
+		return nil, &Error{Op: "claim", Err: ErrInvalid, Message: "a claim needs an owner, a positive duration and a positive number of copies"}
+	}
+	d := s.d
+	// Copies of one connector are neighbours in the first round (never
+	// synchronized: by connector, then entity): read enough candidates to
+	// find n connectors among them most of the time. Fewer is no harm: the
+	// worker claims again when it has room.
+	pick := s.duePick(min(n*16, 4096))
+	tx, err := d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	defer tx.Rollback()
+	if lock := d.claimLock(); lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			return nil, d.wrap("claim", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, pick, fresh.Milliseconds())
+	if err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	var keys []any
+	seen := map[string]bool{}
+	for rows.Next() {
+		var c, e string
+		if err := rows.Scan(&c, &e); err != nil {
+			rows.Close()
+			return nil, d.wrap("claim", err)
+		}
+		if !seen[c] && len(seen) < n {
+			seen[c] = true
+			keys = append(keys, c, e)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	in := make([]string, 0, len(keys)/2)
+	for i := 0; i < len(keys); i += 2 {
+		in = append(in, "("+d.ph(3+i)+", "+d.ph(4+i)+")")
+	}
+	rows, err = tx.QueryContext(ctx, "UPDATE tributary_entities SET lease_owner = "+d.ph(1)+", lease_expires = "+d.now()+" + "+d.ph(2)+
+		", lease_token = COALESCE(lease_token, 0) + 1 WHERE (connector, entity) IN ("+strings.Join(in, ", ")+")"+
+		" RETURNING connector, entity, lease_token, lease_expires, "+dueKey,
+		append([]any{owner, ttl.Milliseconds()}, keys...)...)
+	if err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	type claimed struct {
+		c   *Claim
+		due int64
+	}
+	var out []claimed
+	for rows.Next() {
+		c := &Claim{s: s, Owner: owner}
+		var expires, due int64
+		if err := rows.Scan(&c.Connector, &c.Entity, &c.Token, &expires, &due); err != nil {
+			rows.Close()
+			return nil, d.wrap("claim", err)
+		}
+		c.Expires = time.UnixMilli(expires)
+		out = append(out, claimed{c, due})
+	}
+	if err := rows.Close(); err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, d.wrap("claim", err)
+	}
+	slices.SortFunc(out, func(a, b claimed) int {
+		return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.c.Connector, b.c.Connector), cmp.Compare(a.c.Entity, b.c.Entity))
+	})
+	cs := make([]*Claim, len(out))
+	for i, o := range out {
+		cs[i] = o.c
+	}
+	return cs, nil
+}
+
+// duePick selects, in order, up to m copies ClaimDue may claim; its one
+// bound value is the freshness in milliseconds.
+func (s *Store) duePick(m int) string {
 	d := s.d
 	failed := ""
 	if s.schema >= 3 {
 		failed = " AND (failure_class IS NULL OR failure_class = '" + string(FailureTransient) + "')" +
 			" AND (retry_at IS NULL OR retry_at <= " + d.now() + ")"
 	}
-	pick := "SELECT connector, entity FROM tributary_entities WHERE (lease_owner IS NULL OR lease_expires < " + d.now() + ")" +
-		" AND (synced_at IS NULL OR synced_at < " + d.now() + " - " + d.ph(3) + ")" + failed +
+	// The bound is a subquery, evaluated once: PostgreSQL bounds an index
+	// scan by it, where it would filter every row by a volatile clock.
+	return "SELECT connector, entity FROM tributary_entities WHERE " + dueKey + " < (SELECT " + d.now() + " - " + d.ph(1) + ")" +
+		" AND (lease_owner IS NULL OR lease_expires < " + d.now() + ")" + failed +
 		" AND " + noOtherClaim(d) +
-		" ORDER BY synced_at IS NOT NULL, synced_at, connector, entity LIMIT 1" + d.skipLocked()
-	return s.claim(ctx, owner, ttl, "(connector, entity) IN ("+pick+")", fresh.Milliseconds())
+		" ORDER BY " + dueKey + ", connector, entity LIMIT " + strconv.Itoa(m) + d.skipLocked()
+}
+
+// dueKey orders copies by how overdue they are: never synchronized first
+// (synchronization times are never negative), then by the time of the
+// last synchronization. The due index (schemaV10) is on it, so that a
+// claim reads the due copies in order and stops, where "synced_at IS NULL
+// OR synced_at < …" would read every copy.
+const dueKey = "COALESCE(synced_at, -1)"
+
+// schemaV10 is what version 10 added: the index claims find due copies
+// by.
+func (s *Store) schemaV10() []string {
+	return []string{"CREATE INDEX tributary_entities_due ON tributary_entities ((" + dueKey + "), connector, entity)"}
 }
 
 // claim sets the claim on the copy that where selects (its bound values

@@ -78,8 +78,9 @@ import (
 // summary (CopyState.LastSync); version 8 each connector's reconnection
 // mark and last use as columns (Connector.NeedsReconnect, LastUsed);
 // version 9 the change feed's references to a full synchronization's
-// records instead of copies of them.
-const SchemaVersion = 9
+// records instead of copies of them; version 10 the index workers find
+// due copies by (ClaimDue).
+const SchemaVersion = 10
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -340,6 +341,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 9 {
 		stmts = append(stmts, s.schemaV9()...)
+	}
+	if v < 10 {
+		stmts = append(stmts, s.schemaV10()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
