@@ -139,9 +139,9 @@ func (l *Load) copyFrom(ctx context.Context, table string, cols []string, rows [
 	return l.wrap(err)
 }
 
-// beginCopyTx begins a page's transaction on the load's own connection,
-// which COPY needs (it is taken from the pool at the first page and given
-// back by endCopy).
+// beginCopyTx begins a page's transaction on a connection of the load's
+// own, which COPY needs (it is taken from the pool for the page and given
+// back by endCopy once the page is written).
 func (l *Load) beginCopyTx(ctx context.Context) (*sql.Tx, error) {
 	if l.conn == nil {
 		c, err := l.s.w.Conn(ctx)

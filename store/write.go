@@ -437,6 +437,12 @@ func (l *Load) write(ctx context.Context, next func() *preparedBatch, records []
 	if err := tx.Commit(); err != nil {
 		return l.wrap(err)
 	}
+	// The connection goes back to the pool while the next page is read
+	// from the vendor: a load that kept it would hold one of the pool's
+	// connections idle for its whole length, and as many loads as the
+	// pool has connections would wait forever for one more (the statement
+	// cache's prepare below, a claim's renewal, the commit's setval).
+	l.endCopy()
 	l.s.checkpointSoon()
 	if checkpoint != nil {
 		l.checkpoint = slices.Clone(checkpoint)

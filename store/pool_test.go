@@ -1,0 +1,69 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tributary-dev/tributary/internal/pgtest"
+	"github.com/tributary-dev/tributary/store"
+)
+
+// More full loads at once than the PostgreSQL pool has connections (a
+// worker running many syncs), each between two pages while the others
+// write theirs: every load finishes. A load used to keep its COPY
+// connection from its first page to its commit, so that with the pool's
+// 16 held by loads waiting for their vendor, the next statement any of
+// them needed from the pool waited forever.
+func TestLoadsBeyondThePoolFinish(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := store.OpenPostgres(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const loads = 24 // the pool holds 16
+	var firstPages, wg sync.WaitGroup
+	firstPages.Add(loads)
+	errs := make(chan error, loads)
+	for i := range loads {
+		wg.Go(func() {
+			spec := store.Spec{Connector: fmt.Sprintf("c%02d", i), Entity: "e", Schema: workerSchema, IDField: "id"}
+			err := func() error {
+				l, err := st.BeginFull(ctx, spec)
+				if err != nil {
+					firstPages.Done()
+					return err
+				}
+				defer l.Abort(context.Background())
+				err = l.Write(ctx, workerRecords(1)[:400], nil)
+				firstPages.Done()
+				if err != nil {
+					return err
+				}
+				firstPages.Wait() // every load between two pages at once
+				if err := l.Write(ctx, workerRecords(1)[400:], nil); err != nil {
+					return err
+				}
+				return l.Commit(ctx)
+			}()
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("a load of %d at once: %v", loads, err)
+		}
+	}
+	for i := range loads {
+		if n, err := st.Count(ctx, fmt.Sprintf("c%02d", i), "e"); err != nil || n != 800 {
+			t.Fatalf("copy %d: %d records, %v", i, n, err)
+		}
+	}
+}
