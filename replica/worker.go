@@ -106,8 +106,9 @@ type Opener func(ctx context.Context, connector string) (tributary.Connector, er
 // connector by (and the name the copies are kept under). A copy
 // synchronized by a Replica outside any worker is registered too.
 //
-// A Worker runs one sync at a time per Run or RunOnce call; start several
-// Workers for more at once. It is safe for concurrent use.
+// A Run keeps up to WithConcurrency's number of syncs in flight (one by
+// default), each of a different connector, sharing the worker's open
+// connectors; RunOnce runs one at a time. It is safe for concurrent use.
 //
 // One vendor account, one rate budget: the store never lets two workers,
 // in one process or many, claim copies of one connector at once
@@ -131,6 +132,7 @@ type Worker struct {
 	open     Opener
 	owner    string
 	every    time.Duration
+	conc     int
 	ttl      time.Duration
 	poll     time.Duration
 	log      *slog.Logger
@@ -164,6 +166,16 @@ func WithOwner(owner string) WorkerOption {
 // WithEvery sets how often a copy is synchronized: a copy synchronized
 // less than d ago is not due (default 5 minutes).
 func WithEvery(d time.Duration) WorkerOption { return func(w *Worker) { w.every = max(d, 0) } }
+
+// WithConcurrency sets how many copies one Run synchronizes at once, at
+// most (default 1). A sync mostly waits for its vendor, so a process
+// keeps many in flight; Run claims what it has room for in one
+// transaction (store.ClaimDue) and claims again as each sync ends, so the
+// syncs in flight follow the work that is due, up to n. Each is of a
+// different connector (one sync per vendor account at a time, across
+// every worker and process); n bounds the memory (about one page of
+// records a sync) and the store connections the syncs wait for.
+func WithConcurrency(n int) WorkerOption { return func(w *Worker) { w.conc = max(n, 1) } }
 
 // WithLeaseTTL sets how long a claim lasts unless renewed (default one
 // minute): how long a dead worker's copy waits before another takes it
@@ -237,7 +249,7 @@ func WithFailureEvents(f func(connector, entity string, err error) []store.Event
 // NewWorker returns a worker that keeps the copies registered in st
 // current, opening their connectors with open.
 func NewWorker(st *store.Store, open Opener, opts ...WorkerOption) *Worker {
-	w := &Worker{st: st, open: open, every: 5 * time.Minute, ttl: time.Minute,
+	w := &Worker{st: st, open: open, every: 5 * time.Minute, ttl: time.Minute, conc: 1,
 		replicas: map[string]*Replica{}, wake: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(w)
@@ -267,9 +279,9 @@ func defaultOwner() string {
 // Owner returns the name the worker claims copies under.
 func (w *Worker) Owner() string { return w.owner }
 
-// Run syncs due copies until ctx ends, then returns nil once the sync in
-// progress has written its current page (the copy's claim is released
-// then, for another worker to go on). A copy whose connector does not
+// Run syncs due copies, up to WithConcurrency's number at once, until ctx
+// ends, then returns nil once each sync in flight has written its current
+// page (its copy's claim is released then, for another worker to go on). A copy whose connector does not
 // open or whose sync fails is logged and reported, its failure recorded
 // in the store (store.RecordFailure, classified by FailureClass: `tributary
 // store stats` and Copies show it) and its claim released; the next
@@ -285,28 +297,66 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := w.check(); err != nil {
 		return err
 	}
+	done := make(chan struct{}, w.conc)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	inflight := 0
 	for ctx.Err() == nil {
-		c, err := w.claimNext(ctx)
-		if c != nil && ctx.Err() != nil {
-			w.release(ctx, c)
-			break
-		}
-		if err != nil {
-			if ctx.Err() == nil {
+		free := w.conc - inflight
+		claimed := 0
+		if free > 0 {
+			cs, err := w.claimDue(ctx, free)
+			if ctx.Err() != nil {
+				for _, c := range cs {
+					w.release(ctx, c)
+				}
+				break
+			}
+			if err != nil {
 				w.log.Error("replica worker: looking for a due copy", "owner", w.owner, "err", err)
 			}
+			for _, c := range cs {
+				inflight++
+				wg.Go(func() {
+					_ = w.handle(ctx, c)
+					done <- struct{}{}
+				})
+			}
+			claimed = len(cs)
+			if claimed > 0 && claimed < free {
+				// Everything due is in flight: look again when a sync
+				// ends, or after the poll.
+				free = 0
+			}
 		}
-		if c != nil {
-			_ = w.handle(ctx, c)
-			continue
+		if claimed > 0 && free > 0 {
+			continue // more may be due: claim again at once
 		}
-		t := time.NewTimer(w.poll)
+		// Full, or nothing due: wait for a sync to end, the poll, a wake.
+		var t *time.Timer
+		var tick <-chan time.Time
+		if inflight < w.conc {
+			t = time.NewTimer(w.poll)
+			tick = t.C
+		}
 		select {
 		case <-ctx.Done():
-		case <-t.C:
+		case <-done:
+			inflight--
+		case <-tick:
 		case <-w.wake:
 		}
-		t.Stop()
+		if t != nil {
+			t.Stop()
+		}
+		for drained := false; !drained; {
+			select {
+			case <-done:
+				inflight--
+			default:
+				drained = true
+			}
+		}
 	}
 	return nil
 }
@@ -483,14 +533,22 @@ func (w *Worker) backoff(n int) time.Duration {
 }
 
 // release gives c up, even when ctx has ended.
-// claimNext claims the most overdue copy, if any. Not under ctx: a claim
-// committed as ctx ends would otherwise be unknown to this worker and
-// block the copy until it lapses (the caller releases a claim it got
-// while stopping).
+// claimNext claims the most overdue copy, if any; claimDue up to n of
+// them. Not under ctx: a claim committed as ctx ends would otherwise be
+// unknown to this worker and block the copy until it lapses (the caller
+// releases a claim it got while stopping).
 func (w *Worker) claimNext(ctx context.Context) (*store.Claim, error) {
+	cs, err := w.claimDue(ctx, 1)
+	if len(cs) == 0 {
+		return nil, err
+	}
+	return cs[0], err
+}
+
+func (w *Worker) claimDue(ctx context.Context, n int) ([]*store.Claim, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return w.st.ClaimNext(cctx, w.owner, w.ttl, w.every)
+	return w.st.ClaimDue(cctx, w.owner, w.ttl, w.every, n)
 }
 
 func (w *Worker) release(ctx context.Context, c *store.Claim) {

@@ -876,3 +876,86 @@ func TestWorkerWake(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// inFlight counts the requests in flight, in all and per connector, and
+// the most of each it saw; each request is held d.
+type inFlight struct {
+	d        time.Duration
+	mu       sync.Mutex
+	all, max int
+	per      map[string]int
+	perMax   int
+}
+
+func (f *inFlight) transport(name string) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		f.mu.Lock()
+		f.all++
+		f.per[name]++
+		f.max = max(f.max, f.all)
+		f.perMax = max(f.perMax, f.per[name])
+		f.mu.Unlock()
+		defer func() {
+			f.mu.Lock()
+			f.all--
+			f.per[name]--
+			f.mu.Unlock()
+		}()
+		time.Sleep(f.d)
+		return http.DefaultTransport.RoundTrip(req)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// WithConcurrency(n): one Run keeps n syncs in flight while that many
+// connectors have copies due, never more, and never two of one connector.
+func TestWorkerConcurrency(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	kc := workerCase("zd-a")
+	fake, url := kc.start()
+	defer fake.Close()
+	const n, connectors = 3, 7
+	flight := &inFlight{d: 100 * time.Millisecond, per: map[string]int{}}
+	open := func(_ context.Context, name string) (tributary.Connector, error) {
+		return openWorkerConn("zd-a", url, tributary.WithHTTPClient(&http.Client{Transport: flight.transport(name)}))
+	}
+	for i := range connectors {
+		if err := st.Register(ctx, fmt.Sprintf("c%d", i), "groups", "organizations"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var synced sync.WaitGroup
+	synced.Add(2 * connectors)
+	var failed atomic.Int64
+	w := replica.NewWorker(st, open, replica.WithConcurrency(n), replica.WithEvery(time.Hour), replica.WithPoll(time.Hour),
+		replica.WithReplicaOptionsFor(func(string) []replica.Option { return workerReplicaOptions(t)("zd-a") }),
+		replica.WithReport(func(_ string, _ replica.EntityReport, err error) {
+			if err != nil {
+				failed.Add(1)
+			}
+			synced.Done()
+		}))
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	synced.Wait()
+	cancel()
+	<-done
+	if failed.Load() > 0 {
+		t.Fatalf("%d syncs failed", failed.Load())
+	}
+	flight.mu.Lock()
+	defer flight.mu.Unlock()
+	if flight.max != n || flight.perMax != 1 {
+		t.Fatalf("at most %d requests in flight, %d of one connector; want %d (WithConcurrency) and 1", flight.max, flight.perMax, n)
+	}
+}

@@ -425,26 +425,25 @@ func (s *Server) Run(ctx context.Context) {
 	if s.cfg.SyncEvery < 0 {
 		return
 	}
-	for i := range s.cfg.SyncWorkers {
-		w := replica.NewWorker(s.st, s.openForSync,
-			replica.WithOwner(s.owner+"/"+strconv.Itoa(i)),
-			replica.WithEvery(s.cfg.SyncEvery),
-			replica.WithLeaseTTL(s.cfg.LeaseTTL),
-			replica.WithWorkerLogger(s.log),
-			replica.WithReport(s.synced),
-			replica.WithLoadOptions(s.syncEventOptions),
-			replica.WithFailureEvents(s.syncFailedEvents),
-			replica.WithReplicaOptionsFor(s.replicaOptions))
-		s.addWorker(w)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer s.removeWorker(w)
-			if err := w.Run(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("sync worker stopped", "err", err)
-			}
-		}()
-	}
+	w := replica.NewWorker(s.st, s.openForSync,
+		replica.WithOwner(s.owner+"/sync"),
+		replica.WithConcurrency(s.cfg.SyncWorkers),
+		replica.WithEvery(s.cfg.SyncEvery),
+		replica.WithLeaseTTL(s.cfg.LeaseTTL),
+		replica.WithWorkerLogger(s.log),
+		replica.WithReport(s.synced),
+		replica.WithLoadOptions(s.syncEventOptions),
+		replica.WithFailureEvents(s.syncFailedEvents),
+		replica.WithReplicaOptionsFor(s.replicaOptions))
+	s.addWorker(w)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer s.removeWorker(w)
+		if err := w.Run(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("sync worker stopped", "err", err)
+		}
+	}()
 	wg.Wait()
 }
 
