@@ -434,11 +434,13 @@ func (w *Worker) handle(ctx context.Context, c *store.Claim) error {
 	}
 	switch {
 	case err == nil:
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if cerr := w.st.ClearFailure(actx, c.Connector, c.Entity); cerr != nil {
-			w.log.Warn("replica worker: clearing a copy's failure", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "err", cerr)
+		if c.Failing { // else there is nothing to clear: spare the statement
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			if cerr := w.st.ClearFailure(actx, c.Connector, c.Entity); cerr != nil {
+				w.log.Warn("replica worker: clearing a copy's failure", "owner", w.owner, "connector", c.Connector, "entity", c.Entity, "err", cerr)
+			}
+			cancel()
 		}
-		cancel()
 		w.release(ctx, c)
 	case errors.Is(err, store.ErrLeaseLost):
 		// Another worker has the copy now; nothing to release.

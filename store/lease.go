@@ -50,6 +50,18 @@ type Claim struct {
 	// Expires is when the claim lapses unless renewed (the database's
 	// clock).
 	Expires time.Time
+	// Failing is true when the copy's last synchronization had failed
+	// when it was claimed (a failure stands, see RecordFailure): a
+	// success then has a failure to clear (ClearFailure), and only then.
+	Failing bool
+}
+
+// failingSelect is the column a claim's Failing is read from.
+func (s *Store) failingSelect() string {
+	if s.schema < 3 {
+		return "0 = 1"
+	}
+	return "failure_class IS NOT NULL"
 }
 
 // Register makes copies known to workers (ClaimNext) before their first
@@ -172,7 +184,7 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, ttl, fresh time.Dura
 	}
 	rows, err = tx.QueryContext(ctx, "UPDATE tributary_entities SET lease_owner = "+d.ph(1)+", lease_expires = "+d.now()+" + "+d.ph(2)+
 		", lease_token = COALESCE(lease_token, 0) + 1 WHERE (connector, entity) IN ("+strings.Join(in, ", ")+")"+
-		" RETURNING connector, entity, lease_token, lease_expires, "+dueKey,
+		" RETURNING connector, entity, lease_token, lease_expires, "+s.failingSelect()+", "+dueKey,
 		append([]any{owner, ttl.Milliseconds()}, keys...)...)
 	if err != nil {
 		return nil, d.wrap("claim", err)
@@ -185,7 +197,7 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, ttl, fresh time.Dura
 	for rows.Next() {
 		c := &Claim{s: s, Owner: owner}
 		var expires, due int64
-		if err := rows.Scan(&c.Connector, &c.Entity, &c.Token, &expires, &due); err != nil {
+		if err := rows.Scan(&c.Connector, &c.Entity, &c.Token, &expires, &c.Failing, &due); err != nil {
 			rows.Close()
 			return nil, d.wrap("claim", err)
 		}
@@ -261,8 +273,8 @@ func (s *Store) claim(ctx context.Context, owner string, ttl time.Duration, wher
 	c := &Claim{s: s, Owner: owner}
 	var expires int64
 	err = tx.QueryRowContext(ctx, "UPDATE tributary_entities SET lease_owner = "+d.ph(1)+", lease_expires = "+d.now()+" + "+d.ph(2)+
-		", lease_token = COALESCE(lease_token, 0) + 1 WHERE "+where+" RETURNING connector, entity, lease_token, lease_expires",
-		append([]any{owner, ttl.Milliseconds()}, args...)...).Scan(&c.Connector, &c.Entity, &c.Token, &expires)
+		", lease_token = COALESCE(lease_token, 0) + 1 WHERE "+where+" RETURNING connector, entity, lease_token, lease_expires, "+s.failingSelect(),
+		append([]any{owner, ttl.Milliseconds()}, args...)...).Scan(&c.Connector, &c.Entity, &c.Token, &expires, &c.Failing)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
