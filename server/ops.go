@@ -198,7 +198,7 @@ func newMetrics(reg *prometheus.Registry, s *Server) (*metrics, error) {
 			Help: "Records written by this process's synchronizations, by kind and change (inserted, updated, deleted)."}, []string{"kind", "change"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inflight, m.throttled, m.vendorReq, m.syncs, m.syncRecs,
-		&lagCollector{s: s}, &failingCollector{s: s}} {
+		&freshnessCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -258,30 +258,84 @@ func (s *Server) gone(ctx context.Context, id string) bool {
 	return errors.Is(err, store.ErrNotFound)
 }
 
-// lagCollector reports, at each scrape, how long ago each copy in the
-// store was synchronized.
-type lagCollector struct{ s *Server }
+// freshnessCollector reports, at each scrape, how current the store's
+// copies are (synchronized by any process, so every process of one store
+// reports the same): the copies by state, the failing ones, and their
+// staleness as a histogram, from one statement over the copies' rows
+// (store.CopiesFreshness); and, while the store holds at most
+// perCopySeriesMax copies, one lag and one failing series a copy. A
+// fleet's 100,000 copies would be 200,000 series a scrape from each
+// process: there the aggregates say what to alert on, and the console and
+// the status endpoint say which copy.
+type freshnessCollector struct{ s *Server }
 
-var lagDesc = prometheus.NewDesc("tributary_sync_lag_seconds",
-	"Seconds since each copy was last synchronized (by any process), by connector and entity; copies never synchronized are absent.",
-	[]string{"connector", "entity"}, nil)
+// perCopySeriesMax is the most copies a store may hold for /metrics to
+// give a series of each.
+const perCopySeriesMax = 1000
 
-func (c *lagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- lagDesc }
+var (
+	lagDesc = prometheus.NewDesc("tributary_sync_lag_seconds",
+		"Seconds since each copy was last synchronized (by any process), by connector and entity; copies never synchronized are absent. Only while the store holds at most 1,000 copies (tributary_copy_staleness_seconds always).",
+		[]string{"connector", "entity"}, nil)
+	copiesDesc = prometheus.NewDesc("tributary_copies",
+		"The store's copies (every process reports the same) by state: never_synchronized; fresh (synchronized within the sync interval); due (last synchronized one to two intervals ago); overdue (more than two intervals ago: alert on it). Without a background sync (a negative interval), every synchronized copy is fresh.",
+		[]string{"state"}, nil)
+	failingCountDesc = prometheus.NewDesc("tributary_copies_failing",
+		"The store's copies whose last synchronization failed (every process reports the same).", nil, nil)
+	stalenessDesc = prometheus.NewDesc("tributary_copy_staleness_seconds",
+		"Seconds since each copy's last synchronization ended, over the store's copies synchronized at least once (every process reports the same).", nil, nil)
+)
 
-func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
+// stalenessBounds are the histogram's buckets.
+var stalenessBounds = []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute,
+	10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour, 24 * time.Hour}
+
+func (c *freshnessCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{lagDesc, failingDesc, copiesDesc, failingCountDesc, stalenessDesc} {
+		ch <- d
+	}
+}
+
+func (c *freshnessCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ents, err := c.s.st.Copies(ctx)
+	interval := c.s.cfg.SyncEvery
+	f, err := c.s.st.CopiesFreshness(ctx, max(interval, 0), stalenessBounds)
+	if err != nil {
+		c.s.log.Warn("metrics: reading the copies", "err", err)
+		return
+	}
+	due, overdue := f.Due-f.Overdue, f.Overdue
+	if interval < 0 {
+		due, overdue = 0, 0
+	}
+	for state, n := range map[string]int64{"never_synchronized": f.Never, "fresh": f.Copies - f.Never - due - overdue, "due": due, "overdue": overdue} {
+		ch <- prometheus.MustNewConstMetric(copiesDesc, prometheus.GaugeValue, float64(n), state)
+	}
+	ch <- prometheus.MustNewConstMetric(failingCountDesc, prometheus.GaugeValue, float64(f.Failing))
+	buckets := make(map[float64]uint64, len(stalenessBounds))
+	for i, b := range stalenessBounds {
+		buckets[b.Seconds()] = uint64(f.Buckets[i])
+	}
+	ch <- prometheus.MustNewConstHistogram(stalenessDesc, uint64(f.Copies-f.Never), f.SumSeconds, buckets)
+	if f.Copies > perCopySeriesMax {
+		return
+	}
+	copies, err := c.s.st.Copies(ctx)
 	if err != nil {
 		c.s.log.Warn("metrics: reading the copies", "err", err)
 		return
 	}
 	now := time.Now()
-	for _, e := range ents {
-		if e.SyncedAt.IsZero() {
-			continue
+	for _, e := range copies {
+		if !e.SyncedAt.IsZero() {
+			ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, now.Sub(e.SyncedAt).Seconds(), e.Connector, e.Entity)
 		}
-		ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, now.Sub(e.SyncedAt).Seconds(), e.Connector, e.Entity)
+		v, class := 0.0, ""
+		if e.Failure != nil {
+			v, class = 1, string(e.Failure.Class)
+		}
+		ch <- prometheus.MustNewConstMetric(failingDesc, prometheus.GaugeValue, v, e.Connector, e.Entity, class)
 	}
 }
 

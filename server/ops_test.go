@@ -64,7 +64,10 @@ func TestOperations(t *testing.T) {
 	if a := s.execute(t, tok, id, map[string]any{"entity": "tickets", "action": "search", "params": map[string]any{"query": map[string]any{}, "limit": 1}}); a.status != 200 {
 		t.Fatalf("search: %d %s", a.status, a.body)
 	}
-	s.metricsHave(t, `tributary_sync_lag_seconds{connector="`+id+`",entity="tickets"}`, `tributary_syncs_total{kind="zendesk-support",outcome="success"} 1`)
+	s.metricsHave(t, `tributary_sync_lag_seconds{connector="`+id+`",entity="tickets"}`, `tributary_syncs_total{kind="zendesk-support",outcome="success"} 1`,
+		// The store's freshness, in aggregate: the one copy synchronized.
+		`tributary_copies{state="fresh"} 1`, `tributary_copies{state="overdue"} 0`, `tributary_copies_failing 0`,
+		`tributary_copy_staleness_seconds_bucket{le="15"} 1`, `tributary_copy_staleness_seconds_count 1`)
 
 	lines := strings.Split(strings.TrimSpace(s.logs.String()), "\n")
 	var found bool
@@ -274,6 +277,28 @@ func (s *service) metricsHave(t *testing.T, want ...string) {
 	for _, w := range want {
 		if !strings.Contains(body, w) {
 			t.Errorf("metrics lack %s", w)
+		}
+	}
+}
+
+// Past 1,000 copies /metrics gives the copies' freshness in aggregate
+// only: a series per copy would be a fleet's hundreds of thousands.
+func TestMetricsOfAFleet(t *testing.T) {
+	t.Parallel()
+	st := sqliteStore(t)
+	s := start(t, st, nil, nil)
+	ctx := context.Background()
+	for i := range 201 {
+		if err := st.Register(ctx, fmt.Sprintf("c%03d", i), "a", "b", "c", "d", "e"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.metricsHave(t, `tributary_copies{state="never_synchronized"} 1005`, `tributary_copies{state="fresh"} 0`,
+		`tributary_copy_staleness_seconds_count 0`)
+	body := string(s.do(t, "GET", "/metrics", "", nil).body)
+	for _, name := range []string{"tributary_sync_lag_seconds{", "tributary_copy_failing{"} {
+		if strings.Contains(body, name) {
+			t.Errorf("/metrics has a series a copy (%s…) for 1,005 copies", name)
 		}
 	}
 }

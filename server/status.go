@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -92,32 +91,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, body)
 }
 
-// failingCollector reports, at each scrape, which copies in the store
-// (synchronized by any process) are failing.
-type failingCollector struct{ s *Server }
-
 var failingDesc = prometheus.NewDesc("tributary_copy_failing",
-	"1 while a copy's last synchronization failed, with the failure's class (config and auth: not retried until the connector changes; transient: retried with a back-off); 0, with class \"\", for every other registered copy. By connector, entity and class.",
+	"1 while a copy's last synchronization failed, with the failure's class (config and auth: not retried until the connector changes; transient: retried with a back-off); 0, with class \"\", for every other registered copy. By connector, entity and class. Only while the store holds at most 1,000 copies (tributary_copies_failing always).",
 	[]string{"connector", "entity", "class"}, nil)
-
-func (c *failingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- failingDesc }
-
-func (c *failingCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	copies, err := c.s.st.Copies(ctx)
-	if err != nil {
-		c.s.log.Warn("metrics: reading the copies", "err", err)
-		return
-	}
-	for _, e := range copies {
-		v, class := 0.0, ""
-		if e.Failure != nil {
-			v, class = 1, string(e.Failure.Class)
-		}
-		ch <- prometheus.MustNewConstMetric(failingDesc, prometheus.GaugeValue, v, e.Connector, e.Entity, class)
-	}
-}
 
 // connectorOf looks up the connector id of a request to one connector's
 // endpoint (op names it in a store failure): an id of the wrong shape, an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -263,4 +264,43 @@ func syncedAt(t *testing.T, st *store.Store, c *store.Claim) {
 	if err := l.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// CopiesFreshness counts the copies by staleness in one statement: never
+// synchronized, due, overdue, failing, and the histogram's buckets.
+func TestCopiesFreshness(t *testing.T) {
+	t.Parallel()
+	backends(t, func(t *testing.T, open func() *store.Store) {
+		ctx := context.Background()
+		st := open()
+		if err := st.Register(ctx, "a", "never", "now", "old", "older"); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		for e, ago := range map[string]time.Duration{"now": 0, "old": 90 * time.Minute, "older": 3 * time.Hour} {
+			if err := store.SetSyncedAt(ctx, st, "a", e, now.Add(-ago).UnixMilli()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := st.Claim(ctx, "a", "older", "w", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.RecordFailure(ctx, store.FailureTransient, "boom", func(int) time.Duration { return time.Minute }); err != nil {
+			t.Fatal(err)
+		}
+		f, err := st.CopiesFreshness(ctx, time.Hour, []time.Duration{time.Minute, 2 * time.Hour, 4 * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := store.Freshness{Copies: 4, Never: 1, Failing: 1, Due: 2, Overdue: 1, Buckets: []int64{1, 2, 3}}
+		got := *f
+		got.SumSeconds = 0
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("CopiesFreshness = %+v, want %+v", got, want)
+		}
+		if s := f.SumSeconds; s < 4.5*3600-60 || s > 4.5*3600+60 {
+			t.Fatalf("staleness summed: %v s, want about 4.5 h", s)
+		}
+	})
 }

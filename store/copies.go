@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -89,4 +91,53 @@ func (s *Store) copies(ctx context.Context, connectors ...string) ([]CopyState, 
 		return nil, s.d.wrap("copies", err)
 	}
 	return out, nil
+}
+
+// Freshness is how current a store's copies are, counted in one
+// statement over every registered copy (CopiesFreshness): what a fleet's
+// monitoring reads at each scrape, where a series per copy would be
+// hundreds of thousands.
+type Freshness struct {
+	// Copies is the number of registered copies; Never of them were
+	// never synchronized, Failing have a failure standing (of any class).
+	Copies, Never, Failing int64
+	// Due counts the copies synchronized once whose last synchronization
+	// is older than the interval given, Overdue those older than twice
+	// it (a subset of Due).
+	Due, Overdue int64
+	// Buckets[i] counts the copies synchronized once whose staleness (the
+	// time since their last synchronization ended) is at most the i-th
+	// bound given; SumSeconds is their staleness summed, over every copy
+	// synchronized once.
+	Buckets    []int64
+	SumSeconds float64
+}
+
+// CopiesFreshness counts every registered copy by its staleness, the time
+// since its last synchronization ended (by the database's clock): at most
+// each of bounds (ascending), over interval (Due), over twice interval
+// (Overdue); and the copies never synchronized and the failing ones. One
+// statement that reads each copy's row once, whatever the store holds.
+func (s *Store) CopiesFreshness(ctx context.Context, interval time.Duration, bounds []time.Duration) (*Freshness, error) {
+	d := s.d
+	age := "(" + d.now() + " - synced_at)"
+	cols := []string{"count(*)", "COALESCE(SUM(CASE WHEN synced_at IS NULL THEN 1 ELSE 0 END), 0)",
+		"COALESCE(SUM(CASE WHEN " + s.failingSelect() + " THEN 1 ELSE 0 END), 0)",
+		"COALESCE(SUM(CASE WHEN " + age + " > " + strconv.FormatInt(interval.Milliseconds(), 10) + " THEN 1 ELSE 0 END), 0)",
+		"COALESCE(SUM(CASE WHEN " + age + " > " + strconv.FormatInt(2*interval.Milliseconds(), 10) + " THEN 1 ELSE 0 END), 0)",
+		"COALESCE(SUM(" + age + "), 0)"}
+	for _, b := range bounds {
+		cols = append(cols, "COALESCE(SUM(CASE WHEN "+age+" <= "+strconv.FormatInt(b.Milliseconds(), 10)+" THEN 1 ELSE 0 END), 0)")
+	}
+	f := &Freshness{Buckets: make([]int64, len(bounds))}
+	var sumMS float64
+	dest := []any{&f.Copies, &f.Never, &f.Failing, &f.Due, &f.Overdue, &sumMS}
+	for i := range f.Buckets {
+		dest = append(dest, &f.Buckets[i])
+	}
+	if err := s.r.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM tributary_entities").Scan(dest...); err != nil {
+		return nil, d.wrap("freshness", err)
+	}
+	f.SumSeconds = sumMS / 1000
+	return f, nil
 }

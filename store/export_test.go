@@ -117,3 +117,9 @@ func ExplainDue(ctx context.Context, s *Store) (string, error) {
 	}
 	return strings.Join(plan, "\n"), rows.Err()
 }
+
+// SetSyncedAt sets the end of a copy's last synchronization.
+func SetSyncedAt(ctx context.Context, s *Store, connector, entity string, at int64) error {
+	_, err := s.w.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+s.d.ph(1)+" WHERE connector = "+s.d.ph(2)+" AND entity = "+s.d.ph(3), at, connector, entity)
+	return err
+}
