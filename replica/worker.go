@@ -10,9 +10,11 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/transport"
 	"github.com/tributary-dev/tributary/store"
 )
 
@@ -297,12 +299,30 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := w.check(); err != nil {
 		return err
 	}
-	done := make(chan struct{}, w.conc)
+	// active counts the syncs in flight that are not waiting for a
+	// vendor's rate limit: one that waits a second or more gives its place
+	// to another copy until its wait ends (transport.WaitNotifier), so
+	// that a throttled account holds no place other accounts could use.
+	var active atomic.Int64
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	sctx := transport.WithWaitNotifier(ctx, func(waiting bool) {
+		if waiting {
+			active.Add(-1)
+		} else {
+			active.Add(1)
+		}
+		signal()
+	})
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	inflight := 0
 	for ctx.Err() == nil {
-		free := w.conc - inflight
+		free := w.conc - int(active.Load())
 		claimed := 0
 		if free > 0 {
 			cs, err := w.claimDue(ctx, free)
@@ -316,46 +336,34 @@ func (w *Worker) Run(ctx context.Context) error {
 				w.log.Error("replica worker: looking for a due copy", "owner", w.owner, "err", err)
 			}
 			for _, c := range cs {
-				inflight++
+				active.Add(1)
 				wg.Go(func() {
-					_ = w.handle(ctx, c)
-					done <- struct{}{}
+					_ = w.handle(sctx, c)
+					active.Add(-1)
+					signal()
 				})
 			}
 			claimed = len(cs)
-			if claimed > 0 && claimed < free {
-				// Everything due is in flight: look again when a sync
-				// ends, or after the poll.
-				free = 0
+			if claimed == free {
+				continue // full, or more may be due: look again at once
 			}
 		}
-		if claimed > 0 && free > 0 {
-			continue // more may be due: claim again at once
-		}
-		// Full, or nothing due: wait for a sync to end, the poll, a wake.
+		// Full, or nothing (more) due: wait for a sync to end or to wait,
+		// the poll, a wake.
 		var t *time.Timer
 		var tick <-chan time.Time
-		if inflight < w.conc {
+		if int(active.Load()) < w.conc {
 			t = time.NewTimer(w.poll)
 			tick = t.C
 		}
 		select {
 		case <-ctx.Done():
-		case <-done:
-			inflight--
+		case <-changed:
 		case <-tick:
 		case <-w.wake:
 		}
 		if t != nil {
 			t.Stop()
-		}
-		for drained := false; !drained; {
-			select {
-			case <-done:
-				inflight--
-			default:
-				drained = true
-			}
 		}
 	}
 	return nil

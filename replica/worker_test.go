@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/tributary-dev/tributary"
+	"github.com/tributary-dev/tributary/internal/fakes"
+	"github.com/tributary-dev/tributary/internal/fakeserver"
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/kinds"
 	"github.com/tributary-dev/tributary/replica"
@@ -957,5 +959,56 @@ func TestWorkerConcurrency(t *testing.T) {
 	defer flight.mu.Unlock()
 	if flight.max != n || flight.perMax != 1 {
 		t.Fatalf("at most %d requests in flight, %d of one connector; want %d (WithConcurrency) and 1", flight.max, flight.perMax, n)
+	}
+}
+
+// A sync that a vendor's rate limit makes wait (here a 429 asking for 2 s)
+// gives its place to another connector's copy while it waits, and then
+// finishes: a Run of one sync at a time synchronizes the three other
+// connectors meanwhile, where it used to wait with them.
+func TestThrottledSyncGivesUpItsPlace(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/copies.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	kc := workerCase("hs-b")
+	healthy, url := kc.start()
+	defer healthy.Close()
+	k, _ := fakes.Of(kc.kind)
+	throttled := k.Start(0)
+	defer throttled.Close()
+	throttled.SetFaults(fakeserver.Faults{RateLimitFirst: 1, RetryAfter: 2 * time.Second})
+	urls := map[string]string{"a-throttled": throttled.BaseURL(), "b": url, "c": url, "d": url}
+	open := func(_ context.Context, name string) (tributary.Connector, error) {
+		return openWorkerConn("hs-b", urls[name], tributary.WithRetry(tributary.RetryPolicy{MaxRetries: 3, MaxRateLimitWait: time.Minute}))
+	}
+	for name := range urls {
+		if err := st.Register(ctx, name, "companies"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var order []string
+	var synced sync.WaitGroup
+	synced.Add(len(urls))
+	w := replica.NewWorker(st, open, replica.WithConcurrency(1), replica.WithEvery(time.Hour), replica.WithPoll(time.Hour),
+		replica.WithReplicaOptionsFor(func(string) []replica.Option { return workerReplicaOptions(t)("hs-b") }),
+		replica.WithReport(func(c string, _ replica.EntityReport, err error) {
+			mu.Lock()
+			order = append(order, fmt.Sprintf("%s:%v", c, err))
+			mu.Unlock()
+			synced.Done()
+		}))
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	synced.Wait()
+	cancel()
+	<-done
+	if want := []string{"b:<nil>", "c:<nil>", "d:<nil>", "a-throttled:<nil>"}; !slices.Equal(order, want) {
+		t.Fatalf("syncs ended in the order %v, want %v: the throttled one (claimed first) waits without its place", order, want)
 	}
 }

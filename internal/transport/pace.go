@@ -94,11 +94,14 @@ func (g *budgetGate) wait(ctx context.Context, now func() time.Time, maxWait tim
 			return nil
 		}
 		g.mu.Unlock()
+		end := longWait(ctx, d)
 		timer := time.NewTimer(d)
 		select {
 		case <-timer.C:
+			end()
 		case <-ctx.Done():
 			timer.Stop()
+			end()
 			return ctx.Err()
 		}
 	}

@@ -273,9 +273,18 @@ func New(cfg Config) *Client {
 
 // attempts is what one call of Do learns about its attempts.
 type attempts struct {
-	n      int   // attempts made
-	status int   // the last failed attempt's status, when it had an answer
-	err    error // the last failed attempt's transport error
+	n       int    // attempts made
+	status  int    // the last failed attempt's status, when it had an answer
+	err     error  // the last failed attempt's transport error
+	waiting func() // ends the long wait before the next attempt, if one is under way
+}
+
+// endWait ends the long wait under way, if any.
+func (st *attempts) endWait() {
+	if st.waiting != nil {
+		st.waiting()
+		st.waiting = nil
+	}
 }
 
 // retrying returns the retrying client of one call of Do, which records
@@ -296,10 +305,17 @@ func (c *Client) retrying(st *attempts) *retryablehttp.Client {
 		},
 		Backoff: func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 			wait := c.backoff(minWait, maxWait, attempt, resp)
+			if resp != nil && resp.Request != nil {
+				st.waiting = longWait(resp.Request.Context(), wait) // ended before the next attempt, or by Do
+			}
 			if c.cfg.OnRetry != nil && st.status != http.StatusUnauthorized {
 				c.cfg.OnRetry(Retry{Attempt: attempt + 2, Attempts: c.cfg.MaxRetries + 1, Wait: wait, Status: st.status, Err: redactErr(st.err)})
 			}
 			return wait
+		},
+		PrepareRetry: func(*http.Request) error {
+			st.endWait()
+			return nil
 		},
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
@@ -361,6 +377,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	}
 	var st attempts
 	resp, err := c.retrying(&st).Do(rreq)
+	st.endWait() // the call ended during a wait (its context, say)
 	if err != nil {
 		err = redactErr(err)
 		if resp != nil && resp.Body != nil {
