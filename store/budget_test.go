@@ -304,3 +304,57 @@ func TestCopiesFreshness(t *testing.T) {
 		}
 	})
 }
+
+// Fairness: a tenant of 5,000 connectors does not starve one of 5 whose
+// connectors came last (and sort last): claims serve the copies by
+// staleness, so every copy is claimed once before any is claimed twice,
+// round after round, however the copies are shared among tenants.
+func TestClaimsServeEveryCopyOnceARound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, t.TempDir()+"/fair.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var big, small []string
+	for i := range 5000 {
+		big = append(big, fmt.Sprintf("big-%04d", i))
+	}
+	for i := range 5 {
+		small = append(small, fmt.Sprintf("zz-small-%d", i))
+	}
+	if err := store.RegisterMany(ctx, st, "e", append(big, small...)); err != nil {
+		t.Fatal(err)
+	}
+	total := len(big) + len(small)
+	var seq []string // the copies in the order claimed
+	for len(seq) < 2*total {
+		// 35 a batch: 5,005 copies are 143 batches, so that no batch holds
+		// the end of a round and the start of the next (copies synced in
+		// one batch are equally stale, and go by name).
+		cs, err := st.ClaimDue(ctx, "w", time.Minute, 0, 35)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != 35 {
+			t.Fatalf("%d copies claimed after %d claims, want 35", len(cs), len(seq))
+		}
+		for _, c := range cs {
+			seq = append(seq, c.Connector)
+		}
+		if err := store.SyncedNow(ctx, st, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 2 {
+		once := map[string]bool{}
+		for _, c := range seq[round*total : (round+1)*total] {
+			if once[c] {
+				first := slices.Index(seq[round*total:], c)
+				t.Fatalf("round %d: %s claimed twice (claims %d and %d of the round, round 0 at %d) before every copy was claimed once", round, c, first, slices.Index(seq[round*total+first+1:], c)+first+1, slices.Index(seq, c))
+			}
+			once[c] = true
+		}
+	}
+}

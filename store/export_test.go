@@ -123,3 +123,37 @@ func SetSyncedAt(ctx context.Context, s *Store, connector, entity string, at int
 	_, err := s.w.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+s.d.ph(1)+" WHERE connector = "+s.d.ph(2)+" AND entity = "+s.d.ph(3), at, connector, entity)
 	return err
 }
+
+// RegisterMany registers one copy, entity, of each connector, in one
+// transaction.
+func RegisterMany(ctx context.Context, s *Store, entity string, connectors []string) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, c := range connectors {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO tributary_entities (connector, entity) VALUES ("+placeholders(s.d, 1, 2)+")", c, entity); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// SyncedNow marks the claimed copies synchronized now and releases them,
+// in one transaction: a synchronization that costs nothing.
+func SyncedNow(ctx context.Context, s *Store, cs []*Claim) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, c := range cs {
+		if _, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+s.d.now()+", lease_owner = NULL, lease_expires = NULL WHERE connector = "+s.d.ph(1)+" AND entity = "+s.d.ph(2),
+			c.Connector, c.Entity); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
