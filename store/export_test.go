@@ -156,4 +156,3 @@ func SyncedNow(ctx context.Context, s *Store, cs []*Claim) error {
 	}
 	return tx.Commit()
 }
-
