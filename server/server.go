@@ -98,8 +98,11 @@ type Config struct {
 	// updates it (default five minutes). Negative: no background sync; an
 	// entity is then synchronized only on its first search.
 	SyncEvery time.Duration
-	// SyncWorkers is how many copies this process synchronizes at once
-	// (default 2).
+	// SyncWorkers is how many copies this process synchronizes at once, at
+	// most (default DefaultSyncWorkers): a sync mostly waits for its
+	// vendor, so many run at once on few cores; each is of a different
+	// connector, and one waiting for a vendor's rate limit gives its place
+	// to another (replica.WithConcurrency).
 	SyncWorkers int
 	// Owner names this process in the store's leases (default: host name
 	// and process id).
@@ -172,6 +175,7 @@ func (c Config) Format(f fmt.State, verb rune) {
 const (
 	DefaultTokenTTL       = time.Hour
 	DefaultSyncEvery      = 5 * time.Minute
+	DefaultSyncWorkers    = 16
 	DefaultMaxBody        = 1 << 20
 	DefaultPruneEvery     = time.Hour
 	DefaultEventRetention = 7 * 24 * time.Hour
@@ -254,7 +258,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.SyncEvery = DefaultSyncEvery
 	}
 	if cfg.SyncWorkers <= 0 {
-		cfg.SyncWorkers = 2
+		cfg.SyncWorkers = DefaultSyncWorkers
 	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = time.Minute

@@ -132,7 +132,7 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
 	fs.StringVar(&f.appName, "app-name", "", "the name of your application, which the connect page names as the one asking for the user's data (default: $"+envServeAppName+")")
 	fs.StringVar(&f.adminFile, "admin-password-file", "", "a file holding the operator's password of the console at /console (default: $"+envAdminPassword+"; none: no console)")
 	fs.DurationVar(&f.syncEvery, "sync-every", server.DefaultSyncEvery, "how stale a copy may grow before the background sync updates it (negative: never in the background)")
-	fs.IntVar(&f.syncWorkers, "sync-workers", 2, "how many copies this process synchronizes at once")
+	fs.IntVar(&f.syncWorkers, "sync-workers", server.DefaultSyncWorkers, "how many copies this process synchronizes at once, at most (a sync mostly waits for its vendor; one waiting for a rate limit gives its place to another)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", server.DefaultTokenTTL, "the lifetime of issued tokens")
 	fs.StringVar(&f.logFormat, "log-format", "json", "log lines as json or text, on stderr")
 	fs.StringVar(&f.changes, "sandbox-changes", "", "with --sandbox: every fake changes its records at this RATE (10/min, 2/s): updates, inserts and deletes, the same every run, each logged")
