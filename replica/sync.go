@@ -372,6 +372,23 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 		return r.syncVersioned(ctx, spec, p, st, full, lopts, rep)
 	}
 	if !full && feed == nil {
+		// No feed: every sync walks the source. A small copy read with
+		// the same scope is brought up to date in place rather than
+		// loaded anew (refresh).
+		if st.Scope == p.scope {
+			n, err := r.st.Count(ctx, r.name, entity)
+			if err != nil {
+				return err
+			}
+			if n <= refreshMax {
+				err = r.refresh(ctx, spec, p, lopts, rep)
+				if !errors.Is(err, store.ErrNotSynced) {
+					return err
+				}
+				// The copy was made with other searchable fields.
+				*rep = EntityReport{Entity: entity, Mode: Full, Reason: "the catalogue's searchable fields changed"}
+			}
+		}
 		full = true
 	}
 	if !full && st.Scope != "" && st.Scope != p.scope {
@@ -440,6 +457,82 @@ func (r *Replica) syncStore(ctx context.Context, entity string, schema search.Sc
 	err = r.restarting(ctx, func() error { return r.loadFull(ctx, spec, feed, p, lopts, rep) })
 	rep.Pages += inc.Pages
 	return err
+}
+
+// refreshMax is the most records a copy of an entity without a change
+// feed may hold for its syncs to refresh it in place (refresh) rather than
+// load it anew: beyond, a new table written in bulk costs less than a
+// comparison of every record.
+const refreshMax = 5000
+
+// refresh brings the copy of an entity without a change feed up to date
+// in place: the walk's pages are applied to the live copy as an update,
+// each record compared with the copy's and written only when it changed,
+// then the records the walk did not return become deletions, with the
+// copy's new checkpoint. An unchanged copy costs one read of its rows a
+// page and three small transactions, where a full load creates four
+// tables, copies every record, builds the indexes and swaps them: a
+// fleet's many small copies without a feed are mostly that. The counts
+// and the change feed are the same as a full load's. A process killed
+// midway leaves some pages applied and the checkpoint as it was: the next
+// sync walks again and converges.
+func (r *Replica) refresh(ctx context.Context, spec store.Spec, p plan, lopts []store.LoadOption, rep *EntityReport) error {
+	began := time.Now()
+	x, err := search.NewExtractor(spec.Schema, spec.IDField)
+	if err != nil {
+		return err
+	}
+	u, err := r.st.BeginUpdate(ctx, spec, lopts...)
+	if err != nil {
+		return err
+	}
+	rep.Mode, rep.Pages = Full, 0
+	seen := map[string]bool{}
+	var e search.Extracted
+	// A page read is written whole even when ctx ends meanwhile.
+	wctx := context.WithoutCancel(ctx)
+	versions, err := r.walk(ctx, p, func(recs [][]byte) error {
+		for _, rec := range recs {
+			if x.Extract(rec, &e) == nil && e.ID != "" {
+				seen[e.ID] = true
+			}
+		}
+		return u.Apply(wctx, recs, nil, nil)
+	}, rep)
+	if err != nil {
+		return err
+	}
+	var gone [][]byte
+	req := search.Request{Limit: 1000}
+	for {
+		res, err := r.st.Search(ctx, spec.Connector, spec.Entity, req)
+		if err != nil {
+			return fmt.Errorf("replica: the records of the copy of %s: %w", spec.Entity, err)
+		}
+		for _, h := range res.Hits {
+			if !seen[h.ID] {
+				gone = append(gone, h.Data)
+			}
+		}
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			break
+		}
+		req.Cursor = *res.NextCursor
+	}
+	st := state{FullAt: began, Scope: p.scope, Versions: versions}
+	if p.parentFeed != nil {
+		st.Parent = p.parentCP.Load()
+	}
+	cp, _ := json.Marshal(st)
+	if err := u.Apply(wctx, nil, gone, cp); err != nil {
+		return err
+	}
+	if err := u.Finish(ctx); err != nil {
+		return err
+	}
+	c := u.Counts()
+	rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
+	return nil
 }
 
 // sweepDue reports whether a copy in state st is due for a sweep: its
