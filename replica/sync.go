@@ -470,7 +470,7 @@ const refreshMax = 5000
 // each record compared with the copy's and written only when it changed,
 // then the records the walk did not return become deletions, with the
 // copy's new checkpoint. An unchanged copy costs one read of its rows a
-// page and three small transactions, where a full load creates four
+// page and a small transaction a page, where a full load creates four
 // tables, copies every record, builds the indexes and swaps them: a
 // fleet's many small copies without a feed are mostly that. The counts
 // and the change feed are the same as a full load's. A process killed
@@ -489,17 +489,30 @@ func (r *Replica) refresh(ctx context.Context, spec store.Spec, p plan, lopts []
 	rep.Mode, rep.Pages = Full, 0
 	seen := map[string]bool{}
 	var e search.Extracted
-	// A page read is written whole even when ctx ends meanwhile.
+	// A page read is written whole even when ctx ends meanwhile; each is
+	// written once the next is read, and the last with the deletions and
+	// the update's end, in one transaction (a copy of one page commits
+	// once).
 	wctx := context.WithoutCancel(ctx)
+	var last [][]byte
 	versions, err := r.walk(ctx, p, func(recs [][]byte) error {
 		for _, rec := range recs {
 			if x.Extract(rec, &e) == nil && e.ID != "" {
 				seen[e.ID] = true
 			}
 		}
-		return u.Apply(wctx, recs, nil, nil)
+		if last != nil {
+			if err := u.Apply(wctx, last, nil, nil); err != nil {
+				return err
+			}
+		}
+		last = slices.Clone(recs) // the walk reuses its batch
+		return nil
 	}, rep)
 	if err != nil {
+		if last != nil {
+			err = errors.Join(err, u.Apply(wctx, last, nil, nil))
+		}
 		return err
 	}
 	var gone [][]byte
@@ -524,10 +537,7 @@ func (r *Replica) refresh(ctx context.Context, spec store.Spec, p plan, lopts []
 		st.Parent = p.parentCP.Load()
 	}
 	cp, _ := json.Marshal(st)
-	if err := u.Apply(wctx, nil, gone, cp); err != nil {
-		return err
-	}
-	if err := u.Finish(ctx); err != nil {
+	if err := u.FinishWith(wctx, last, gone, cp); err != nil {
 		return err
 	}
 	c := u.Counts()
@@ -768,9 +778,30 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 	// A page read is written whole even when ctx ends meanwhile (Ctrl-C):
 	// the next page is not read.
 	wctx := context.WithoutCancel(ctx)
+	// Each page is written once the next is read, and the last with the
+	// update's end, in one transaction (store.Update.FinishWith): an
+	// update that reads one page, most of them, commits once.
+	type page struct {
+		records, deleted [][]byte
+		cp               []byte
+	}
+	var last *page
+	counted := func() {
+		c := u.Counts()
+		rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
+	}
+	flush := func() error {
+		if last == nil {
+			return nil
+		}
+		err := u.Apply(wctx, last.records, last.deleted, last.cp)
+		last = nil
+		counted()
+		return err
+	}
 	for part, err := range r.parts(ctx, p) {
 		if err != nil {
-			return err
+			return errors.Join(err, flush())
 		}
 		from := tributary.Checkpoint{}
 		switch {
@@ -783,22 +814,26 @@ func (r *Replica) update(ctx context.Context, spec store.Spec, feed *tributary.F
 		stamp := p.stamper(part)
 		for ch, err := range r.conn.(tributary.Changer).Changes(ctx, spec.Entity, p.entity.CopyParams(part.Params), from) {
 			if err != nil {
+				return errors.Join(err, flush())
+			}
+			if err := flush(); err != nil {
 				return err
 			}
 			cpo := ch.Checkpoint
-			cp := p.checkpoint(st, parts, part.Key, cpo)
-			if err := u.Apply(wctx, stampAll(raws(ch.Records), stamp), stampAll(raws(ch.Deleted), stamp), cp); err != nil {
-				return err
-			}
+			last = &page{stampAll(raws(ch.Records), stamp), stampAll(raws(ch.Deleted), stamp), p.checkpoint(st, parts, part.Key, cpo)}
 			n += int64(len(ch.Records) + len(ch.Deleted))
 			rep.Pages++
 			rep.Since = cpo.Since
-			c := u.Counts()
-			rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
 			r.report(spec.Entity, Incremental, n, rep.Pages)
 		}
 	}
-	if err := u.Finish(ctx); err != nil {
+	if last != nil {
+		err = u.FinishWith(wctx, last.records, last.deleted, last.cp)
+	} else {
+		err = u.Finish(ctx)
+	}
+	counted()
+	if err != nil {
 		return err
 	}
 	var gone []string

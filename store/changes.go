@@ -112,12 +112,27 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 	if l.done {
 		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the update has ended"}
 	}
-	d := l.s.d
-	tx, err := d.writeTx(ctx, l.s.w)
+	tx, err := l.s.d.writeTx(ctx, l.s.w)
 	if err != nil {
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	counts, err := u.apply(ctx, tx, records, deleted, checkpoint)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return l.wrap(err)
+	}
+	u.applied(ctx, counts)
+	return nil
+}
+
+// apply writes one page of changes and the checkpoint in tx (Apply), and
+// returns the update's counts with the page's.
+func (u *Update) apply(ctx context.Context, tx *sql.Tx, records, deleted [][]byte, checkpoint []byte) (Counts, error) {
+	l := u.l
+	d := l.s.d
 	// First the copy's row: the lock (PostgreSQL), the check that the live
 	// table is still this one (a full synchronization may have replaced
 	// it) and that the claim holds, and the checkpoint.
@@ -130,56 +145,59 @@ func (u *Update) Apply(ctx context.Context, records, deleted [][]byte, checkpoin
 	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET "+set+" WHERE connector = "+d.ph(n+1)+" AND entity = "+d.ph(n+2)+" AND live_table = "+d.ph(n+3)+fence,
 		append(append(args, l.spec.Connector, l.spec.Entity, l.id), fargs...)...)
 	if err != nil {
-		return l.wrap(err)
+		return Counts{}, l.wrap(err)
 	}
 	if err := l.owned(res, "a full synchronization replaced the copy meanwhile; this update is abandoned"); err != nil {
-		return err
+		return Counts{}, err
 	}
 	f, err := l.s.feed(ctx, tx, l.spec.Connector, l.spec.Entity)
 	if err != nil {
-		return l.wrap(err)
+		return Counts{}, l.wrap(err)
 	}
 	counts := l.counts
 	changed, logged, rewritten, err := l.classify(ctx, tx, records, &counts)
 	if err != nil {
-		return err
+		return Counts{}, err
 	}
 	// The rows rewritten may hold the bytes of a full synchronization's
 	// changes: those take them first.
 	if err := l.s.materialize(ctx, tx, l.id, rewritten); err != nil {
-		return l.wrap(err)
+		return Counts{}, l.wrap(err)
 	}
 	before := l.n
 	if len(changed) > 0 {
 		if err := l.writeRecords(ctx, tx, changed); err != nil {
-			return err
+			return Counts{}, err
 		}
 	}
 	l.n = before
 	// The page's changes, in the order they were made: its records, then
 	// its deletions.
 	if err := l.s.logChanges(ctx, tx, l.stmts, f, logged); err != nil {
-		return l.wrap(err)
+		return Counts{}, l.wrap(err)
 	}
 	k, err := l.markDeleted(ctx, tx, deleted, f)
 	if err != nil {
-		return err
+		return Counts{}, err
 	}
 	counts.Deleted += k
 	specJSON, _ := json.Marshal(l.ts)
 	if _, err := tx.ExecContext(ctx, "UPDATE tributary_tables SET spec = "+d.ph(1)+" WHERE id = "+d.ph(2), string(specJSON), l.id); err != nil {
-		return l.wrap(err)
+		return Counts{}, l.wrap(err)
 	}
-	if err := tx.Commit(); err != nil {
-		return l.wrap(err)
-	}
+	return counts, nil
+}
+
+// applied keeps what a page's committed transaction wrote: its counts and
+// the words it added to the vocabulary.
+func (u *Update) applied(ctx context.Context, counts Counts) {
+	l := u.l
 	l.counts = counts
 	for w := range l.pending {
 		l.vocab[w] = struct{}{}
 	}
 	l.pending = nil
 	l.stmts.prepare(ctx)
-	return nil
 }
 
 // owned checks that the fenced statement res changed the copy's row: that
@@ -205,12 +223,55 @@ func (u *Update) Finish(ctx context.Context) error {
 	}
 	l.done = true
 	l.stmts.close()
-	d := l.s.d
-	tx, err := d.writeTx(ctx, l.s.w)
+	tx, err := l.s.d.writeTx(ctx, l.s.w)
 	if err != nil {
 		return l.wrap(err)
 	}
 	defer tx.Rollback()
+	if err := u.finish(ctx, tx); err != nil {
+		return err
+	}
+	return l.wrap(tx.Commit())
+}
+
+// FinishWith writes the last page of changes and its checkpoint, as Apply
+// does, and ends the update, as Finish does, in one transaction: an
+// incremental synchronization that reads one page (most do, and every one
+// that finds nothing new) commits once.
+func (u *Update) FinishWith(ctx context.Context, records, deleted [][]byte, checkpoint []byte) error {
+	l := u.l
+	if l.done {
+		return &Error{Op: "sync", Connector: l.spec.Connector, Entity: l.spec.Entity, Err: ErrInvalid, Message: "the update has ended"}
+	}
+	l.done = true
+	defer l.stmts.close()
+	tx, err := l.s.d.writeTx(ctx, l.s.w)
+	if err != nil {
+		return l.wrap(err)
+	}
+	defer tx.Rollback()
+	before := l.counts
+	counts, err := u.apply(ctx, tx, records, deleted, checkpoint)
+	if err != nil {
+		return err
+	}
+	l.counts = counts // the last synchronization's summary counts the page
+	if err := u.finish(ctx, tx); err != nil {
+		l.counts = before
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		l.counts = before
+		return l.wrap(err)
+	}
+	l.pending = nil
+	return nil
+}
+
+// finish ends the update in tx (Finish).
+func (u *Update) finish(ctx context.Context, tx *sql.Tx) error {
+	l := u.l
+	d := l.s.d
 	fence, fargs := l.fence(5)
 	res, err := tx.ExecContext(ctx, "UPDATE tributary_entities SET synced_at = "+d.ph(1)+" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND live_table = "+d.ph(4)+fence,
 		append([]any{time.Now().UnixMilli(), l.spec.Connector, l.spec.Entity, l.id}, fargs...)...)
@@ -224,7 +285,7 @@ func (u *Update) Finish(ctx context.Context) error {
 		// A full synchronization replaced the copy meanwhile: this update's
 		// pages are in the copy it replaced, whose own commit pruned its
 		// feed; no event of its own.
-		return l.wrap(tx.Commit())
+		return nil
 	}
 	f, err := l.s.feed(ctx, tx, l.spec.Connector, l.spec.Entity)
 	if err != nil {
@@ -236,10 +297,7 @@ func (u *Update) Finish(ctx context.Context) error {
 	if err := l.saveLastSync(ctx, tx, false, l.counts); err != nil {
 		return err
 	}
-	if err := l.syncEvent(ctx, tx, false); err != nil {
-		return err
-	}
-	return l.wrap(tx.Commit())
+	return l.syncEvent(ctx, tx, false)
 }
 
 // Counts returns what the update changed so far.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/search"
@@ -191,4 +192,72 @@ func testUpdates(t *testing.T, st *store.Store) {
 	if _, err := st.BeginUpdate(ctx, other); !errors.Is(err, store.ErrNotSynced) {
 		t.Errorf("an update with other fields: %v", err)
 	}
+}
+
+// FinishWith writes a last page and ends the update in one transaction:
+// the page's changes, its checkpoint and the end's summary together, or
+// nothing of them when the update's claim was lost meanwhile.
+func TestFinishWith(t *testing.T) {
+	t.Parallel()
+	backends(t, func(t *testing.T, open func() *store.Store) {
+		ctx := context.Background()
+		st := open()
+		l, err := st.BeginFull(ctx, changeSpec(), store.Tombstones())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Write(ctx, [][]byte{ticket(1, "open", "one"), ticket(2, "open", "two"), ticket(3, "open", "three")}, []byte(`"load"`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		u, err := st.BeginUpdate(ctx, changeSpec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := u.FinishWith(ctx, [][]byte{ticket(1, "solved", "one"), ticket(4, "new", "four")}, [][]byte{ticket(2, "deleted", "two")}, []byte(`"feed"`)); err != nil {
+			t.Fatal(err)
+		}
+		want := store.Counts{Inserted: 1, Updated: 1, Deleted: 1}
+		if c := u.Counts(); c != want {
+			t.Errorf("counts %+v, want %+v", c, want)
+		}
+		if got := ids(t, st, `{}`, false); !slices.Equal(got, []int{1, 3, 4}) {
+			t.Errorf("live records %v, want 1 3 4", got)
+		}
+		if cp, _ := st.Checkpoint(ctx, "c", "tickets"); string(cp) != `"feed"` {
+			t.Errorf("checkpoint %q", cp)
+		}
+		cs, err := st.ConnectorCopies(ctx, "c")
+		if err != nil || len(cs) != 1 || cs[0].LastSync == nil || cs[0].LastSync.Full || cs[0].LastSync.Counts != want {
+			t.Fatalf("the last sync's summary: %+v %v, want the page counted", cs, err)
+		}
+		if err := u.FinishWith(ctx, nil, nil, nil); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("FinishWith after the end: %v", err)
+		}
+
+		// The claim lost before the end: nothing of the page is written.
+		c, err := st.Claim(ctx, "c", "tickets", "w1", time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err = st.BeginUpdate(ctx, changeSpec(), store.Fenced(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if _, err := st.Claim(ctx, "c", "tickets", "w2", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := u.FinishWith(ctx, [][]byte{ticket(5, "new", "five")}, [][]byte{ticket(1, "deleted", "one")}, []byte(`"lost"`)); !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatalf("FinishWith under a lost claim: %v, want ErrLeaseLost", err)
+		}
+		if got := ids(t, st, `{}`, false); !slices.Equal(got, []int{1, 3, 4}) {
+			t.Errorf("live records after the lost FinishWith %v, want 1 3 4", got)
+		}
+		if cp, _ := st.Checkpoint(ctx, "c", "tickets"); string(cp) != `"feed"` {
+			t.Errorf("checkpoint after the lost FinishWith %q", cp)
+		}
+	})
 }
