@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,7 +254,7 @@ func splitArrayAt(data []byte, i int, dst [][]byte, drop string, dropped *int) (
 // written, without escapes) is present and not null.
 func skipRecord(data []byte, i int, drop string) (int, bool, error) {
 	keep := true
-	end, err := members(data, i, func(ks, ke, vs int) (int, error) {
+	end, err := members(data, i, 1, func(ks, ke, vs int) (int, error) {
 		if ke-ks-2 == len(drop) && string(data[ks+1:ke-1]) == drop && vs < len(data) && data[vs] != 'n' {
 			keep = false
 		}
@@ -378,7 +379,7 @@ func splitObject(body []byte, i int, key, drop string) (p Page, end int, shape, 
 	p.Fields = make(map[string][]byte, 8)
 	// One pass: the records array is split where it stands, not first
 	// skipped as a member and then split again.
-	end, err = members(body, i, func(ks, ke, vs int) (int, error) {
+	end, err = members(body, i, 1, func(ks, ke, vs int) (int, error) {
 		k, err := unescapeKey(body, ks, ke)
 		if err != nil {
 			return 0, err
@@ -469,7 +470,7 @@ func descend(data []byte, i, depth int, path []string, at func(j int) (int, erro
 	if data[i] != '{' {
 		return skipValue(data, i, depth)
 	}
-	return members(data, i, func(ks, ke, vs int) (int, error) {
+	return members(data, i, depth, func(ks, ke, vs int) (int, error) {
 		k, err := unescapeKey(data, ks, ke)
 		if err != nil {
 			return 0, err
@@ -708,7 +709,7 @@ func skipValue(data []byte, i, depth int) (int, error) {
 	case c == '"':
 		return skipString(data, i)
 	case c == '{':
-		return walkObjectDepth(data, i, depth, nil)
+		return members(data, i, depth, nil)
 	case c == '[':
 		i++
 		i = skipWS(data, i)
@@ -750,9 +751,12 @@ func skipValue(data []byte, i, depth int) (int, error) {
 // deep, calling fn (when not nil) with each member's unescaped key and the
 // offsets of its value.
 func walkObjectDepth(data []byte, i, depth int, fn func(key []byte, vs, ve int) error) (int, error) {
-	return members(data, i, func(ks, ke, vs int) (int, error) {
+	if fn == nil {
+		return members(data, i, depth, nil)
+	}
+	return members(data, i, depth, func(ks, ke, vs int) (int, error) {
 		ve, err := skipValue(data, vs, depth+1)
-		if err != nil || fn == nil {
+		if err != nil {
 			return ve, err
 		}
 		key, err := unescapeKey(data, ks, ke)
@@ -763,11 +767,14 @@ func walkObjectDepth(data []byte, i, depth int, fn func(key []byte, vs, ve int) 
 	})
 }
 
-// members walks the object at data[i] ('{'): the one loop over keys,
-// colons and commas. For each member, value gets the offsets of its key
-// (quotes included) and the start of its value, and returns the end of the
-// value, having validated it (or split it, or looked into it) as it needs.
-func members(data []byte, i int, value func(ks, ke, vs int) (int, error)) (int, error) {
+// members walks the object at data[i] ('{'), nested depth deep: the one
+// loop over keys, colons and commas. For each member, value gets the
+// offsets of its key (quotes included) and the start of its value, and
+// returns the end of the value, having validated it (or split it, or
+// looked into it) as it needs. A nil value validates each member's value
+// as skipValue does, without a call through a func value: that is how
+// every record of every page is validated, so it is the hot path.
+func members(data []byte, i, depth int, value func(ks, ke, vs int) (int, error)) (int, error) {
 	i++ // '{'
 	i = skipWS(data, i)
 	if i < len(data) && data[i] == '}' {
@@ -787,7 +794,12 @@ func members(data []byte, i int, value func(ks, ke, vs int) (int, error)) (int, 
 		if i >= len(data) || data[i] != ':' {
 			return 0, syntaxErr(i, "expected ':'")
 		}
-		ve, err := value(ks, ke, skipWS(data, i+1))
+		var ve int
+		if value == nil {
+			ve, err = skipValue(data, skipWS(data, i+1), depth+1)
+		} else {
+			ve, err = value(ks, ke, skipWS(data, i+1))
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -838,12 +850,15 @@ func skipString(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
 		// Skip eight plain bytes at a time: none is '"', '\\' or a
-		// control character.
+		// control character. In a word that holds one, the lowest
+		// flagged byte is the first such byte (a borrow only runs
+		// upwards from it), so the scan goes straight to it.
 		for i+8 <= len(data) {
 			x := binary.LittleEndian.Uint64(data[i:])
 			q := x ^ (lsb * '"')
 			b := x ^ (lsb * '\\')
-			if ((q-lsb)&^q|(b-lsb)&^b|(x-lsb*0x20)&^x)&msb != 0 {
+			if m := ((q-lsb)&^q | (b-lsb)&^b | (x-lsb*0x20)&^x) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8

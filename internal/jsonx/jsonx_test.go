@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -218,6 +219,26 @@ func FuzzSkipString(f *testing.F) {
 			t.Fatalf("%q: fast (%d, %v), slow (%d, %v)", data, end1, err1, end2, err2)
 		}
 	})
+}
+
+// The eight-bytes-at-a-time scan jumps to the first byte that ends or
+// interrupts a plain run; a byte just above a flagged one ('!' after '"',
+// ']' after '\\') is where a borrow would flag a second byte. Every
+// position of every such byte in the first two words, and after it
+// anything, gives what the byte-by-byte scan gives.
+func TestSkipStringJumpsToTheFirstSpecialByte(t *testing.T) {
+	for _, special := range []string{`"`, `\"`, `\u00e9"`, `\q`, "\x01", `\`} {
+		for _, after := range []string{``, `!!!!!!!!"`, `]]]]]]]"`, "\x1f\"", `"`, `abcdefgh"`} {
+			for at := range 18 {
+				data := []byte(`"` + strings.Repeat("a", at) + special + after)
+				end1, err1 := skipString(data, 0)
+				end2, err2 := skipStringSlow(data, 0)
+				if end1 != end2 || (err1 == nil) != (err2 == nil) {
+					t.Errorf("%q: fast (%d, %v), slow (%d, %v)", data, end1, err1, end2, err2)
+				}
+			}
+		}
+	}
 }
 
 func TestSplitPageDrop(t *testing.T) {
