@@ -17,6 +17,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"slices"
+	"sync"
 )
 
 // ErrStalled is returned when a source's paging does not advance: the next
@@ -146,7 +147,8 @@ func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		var zero T
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		w := walk[T]{p: p}
+		w := walk[T]{p: p, jobs: make(chan func())}
+		defer w.end()
 		defer w.stop(0) // every fetch in flight ends before All returns
 		if !p.More() {
 			return
@@ -187,10 +189,15 @@ func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	}
 }
 
-// walk is the queue of pages All has asked for, in walk order.
+// walk is the queue of pages All has asked for, in walk order, and the
+// goroutines that fetch them.
 type walk[T any] struct {
 	p     *Pager[T]
 	slots []*slot[T]
+	// jobs hands a fetch to an idle worker; workers counts the workers,
+	// which end when jobs is closed.
+	jobs    chan func()
+	workers sync.WaitGroup
 }
 
 type slot[T any] struct {
@@ -217,10 +224,34 @@ func (w *walk[T]) start(ctx context.Context, params map[string]any) {
 		return
 	}
 	s.seen = true
-	go func() {
+	job := func() {
 		pg, err := w.p.fetch(ctx, params)
 		s.done <- fetched[T]{pg, err}
-	}()
+	}
+	select {
+	case w.jobs <- job: // a worker that has fetched a page before takes it
+	default:
+		w.workers.Add(1)
+		go w.work(job)
+	}
+}
+
+// work runs job, then each job handed to it while it is idle, until the
+// walk ends. A fetch grows its goroutine's stack (an HTTP request and the
+// split of its page run deep); a goroutine per page grew and copied a
+// new stack for every page.
+func (w *walk[T]) work(job func()) {
+	defer w.workers.Done()
+	for ; job != nil; job = <-w.jobs {
+		job()
+	}
+}
+
+// end stops the idle workers and waits for them, once every fetch has
+// ended (stop): no goroutine outlives the walk.
+func (w *walk[T]) end() {
+	close(w.jobs)
+	w.workers.Wait()
 }
 
 // stop cancels the fetches queued from index i on and waits for them; their
