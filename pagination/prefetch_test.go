@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -285,5 +286,32 @@ func TestPlans(t *testing.T) {
 				t.Errorf("no plan, but Next is %v", next)
 			}
 		})
+	}
+}
+
+// A walk's fetches run on goroutines that stay for the walk: a fetch grows
+// its goroutine's stack (an HTTP request and a page's split run deep), and
+// a goroutine a page grew and copied a new one for every page. 200 pages,
+// one ahead or four, start a few goroutines, not one a page.
+func TestAllReusesFetchGoroutines(t *testing.T) {
+	sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	created := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	for _, window := range []int{1, 4} {
+		const pages = 200
+		src := &source{pages: pages}
+		before := created()
+		got, err := collect(t, New(map[string]any{"page": int64(1)}, src.fetch).Window(window))
+		n := created() - before
+		if err != nil || len(got) != 2*pages {
+			t.Fatalf("window %d: %d records, err %v", window, len(got), err)
+		}
+		// A few more than the window: a worker that has just answered
+		// may not be waiting for the next page yet, and one more starts.
+		if n > pages/10 {
+			t.Errorf("window %d: the walk of %d pages started %d goroutines, want at most %d", window, pages, n, pages/10)
+		}
 	}
 }
