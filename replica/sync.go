@@ -516,21 +516,12 @@ func (r *Replica) refresh(ctx context.Context, spec store.Spec, p plan, lopts []
 		return err
 	}
 	var gone [][]byte
-	req := search.Request{Limit: 1000}
-	for {
-		res, err := r.st.Search(ctx, spec.Connector, spec.Entity, req)
-		if err != nil {
-			return fmt.Errorf("replica: the records of the copy of %s: %w", spec.Entity, err)
+	if err := r.eachRecord(ctx, spec, func(h search.Hit) {
+		if !seen[h.ID] {
+			gone = append(gone, h.Data)
 		}
-		for _, h := range res.Hits {
-			if !seen[h.ID] {
-				gone = append(gone, h.Data)
-			}
-		}
-		if res.NextCursor == nil || *res.NextCursor == "" {
-			break
-		}
-		req.Cursor = *res.NextCursor
+	}); err != nil {
+		return err
 	}
 	st := state{FullAt: began, Scope: p.scope, Versions: versions}
 	if p.parentFeed != nil {
@@ -543,6 +534,25 @@ func (r *Replica) refresh(ctx context.Context, spec store.Spec, p plan, lopts []
 	c := u.Counts()
 	rep.Inserted, rep.Updated, rep.Unchanged, rep.Deleted = c.Inserted, c.Updated, c.Unchanged, c.Deleted
 	return nil
+}
+
+// eachRecord calls fn with each live record of the copy, a thousand read
+// at a time.
+func (r *Replica) eachRecord(ctx context.Context, spec store.Spec, fn func(search.Hit)) error {
+	req := search.Request{Limit: 1000}
+	for {
+		res, err := r.st.Search(ctx, spec.Connector, spec.Entity, req)
+		if err != nil {
+			return fmt.Errorf("replica: the records of the copy of %s: %w", spec.Entity, err)
+		}
+		for _, h := range res.Hits {
+			fn(h)
+		}
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			return nil
+		}
+		req.Cursor = *res.NextCursor
+	}
 }
 
 // sweepDue reports whether a copy in state st is due for a sweep: its
@@ -593,25 +603,16 @@ func (r *Replica) sweep(ctx context.Context, spec store.Spec, feed *tributary.Fe
 	}
 	settled = settled.Add(-feed.Sweep.Settle)
 	var gone [][]byte
-	req := search.Request{Limit: 1000}
-	for {
-		res, err := r.st.Search(ctx, spec.Connector, spec.Entity, req)
-		if err != nil {
-			return fmt.Errorf("replica: the records of the copy of %s: %w", spec.Entity, err)
+	if err := r.eachRecord(ctx, spec, func(h search.Hit) {
+		if live[h.ID] {
+			return
 		}
-		for _, h := range res.Hits {
-			if live[h.ID] {
-				continue
-			}
-			if at, ok := feed.ChangedAt(tributary.NewRecord(h.Data)); ok && at.After(settled) {
-				continue // too recent to tell: the next sweep decides
-			}
-			gone = append(gone, h.Data)
+		if at, ok := feed.ChangedAt(tributary.NewRecord(h.Data)); ok && at.After(settled) {
+			return // too recent to tell: the next sweep decides
 		}
-		if res.NextCursor == nil || *res.NextCursor == "" {
-			break
-		}
-		req.Cursor = *res.NextCursor
+		gone = append(gone, h.Data)
+	}); err != nil {
+		return err
 	}
 	st.SweptAt = began
 	cp, _ := json.Marshal(st)

@@ -142,16 +142,11 @@ func (s *Store) ClaimDue(ctx context.Context, owner string, ttl, fresh time.Dura
 	// find n connectors among them most of the time. Fewer is no harm: the
 	// worker claims again when it has room.
 	pick := s.duePick(min(n*16, 4096))
-	tx, err := d.writeTx(ctx, s.w)
+	tx, err := s.claimTx(ctx)
 	if err != nil {
 		return nil, d.wrap("claim", err)
 	}
 	defer tx.Rollback()
-	if lock := d.claimLock(); lock != "" {
-		if _, err := tx.ExecContext(ctx, lock); err != nil {
-			return nil, d.wrap("claim", err)
-		}
-	}
 	rows, err := tx.QueryContext(ctx, pick, fresh.Milliseconds())
 	if err != nil {
 		return nil, d.wrap("claim", err)
@@ -260,16 +255,11 @@ func (s *Store) claim(ctx context.Context, owner string, ttl time.Duration, wher
 		return nil, &Error{Op: "claim", Err: ErrInvalid, Message: "a claim needs an owner and a positive duration"}
 	}
 	d := s.d
-	tx, err := d.writeTx(ctx, s.w)
+	tx, err := s.claimTx(ctx)
 	if err != nil {
 		return nil, d.wrap("claim", err)
 	}
 	defer tx.Rollback()
-	if lock := d.claimLock(); lock != "" {
-		if _, err := tx.ExecContext(ctx, lock); err != nil {
-			return nil, d.wrap("claim", err)
-		}
-	}
 	c := &Claim{s: s, Owner: owner}
 	var expires int64
 	err = tx.QueryRowContext(ctx, "UPDATE tributary_entities SET lease_owner = "+d.ph(1)+", lease_expires = "+d.now()+" + "+d.ph(2)+
@@ -293,16 +283,11 @@ func (s *Store) claim(ctx context.Context, owner string, ttl time.Duration, wher
 // another copy of the connector is claimed now.
 func (c *Claim) Renew(ctx context.Context, ttl time.Duration) error {
 	d := c.s.d
-	tx, err := d.writeTx(ctx, c.s.w)
+	tx, err := c.s.claimTx(ctx)
 	if err != nil {
 		return d.wrap("renew", err)
 	}
 	defer tx.Rollback()
-	if lock := d.claimLock(); lock != "" {
-		if _, err := tx.ExecContext(ctx, lock); err != nil {
-			return d.wrap("renew", err)
-		}
-	}
 	var expires int64
 	err = tx.QueryRowContext(ctx, "UPDATE tributary_entities SET lease_expires = "+d.now()+" + "+d.ph(1)+
 		" WHERE connector = "+d.ph(2)+" AND entity = "+d.ph(3)+" AND lease_token = "+d.ph(4)+" AND lease_owner = "+d.ph(5)+
@@ -319,6 +304,22 @@ func (c *Claim) Renew(ctx context.Context, ttl time.Duration) error {
 	}
 	c.Expires = time.UnixMilli(expires)
 	return nil
+}
+
+// claimTx begins a transaction that takes or renews claims: on
+// PostgreSQL, after the claims' advisory lock (see the rate budget above).
+func (s *Store) claimTx(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.d.writeTx(ctx, s.w)
+	if err != nil {
+		return nil, err
+	}
+	if lock := s.d.claimLock(); lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			tx.Rollback()
+			return nil, err
+		}
+	}
+	return tx, nil
 }
 
 // noOtherClaim is a condition on a row of tributary_entities (named by
