@@ -585,7 +585,8 @@ func ReadJSON(r *http.Request, v any) error {
 
 // Transport returns an http.RoundTripper that serves requests to the two
 // origins (URL and FilesURL) in-process, with no socket, and refuses any
-// other host. A connector given an *http.Client with this transport
+// other host (req.URL's; a req.Host of another name is what the handler
+// sees as r.Host). A connector given an *http.Client with this transport
 // (tributary.WithHTTPClient) reaches the fake as it would over loopback:
 // the same handlers, faults, request log and rate limits.
 //
@@ -615,7 +616,13 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("fakeserver: in-process transport: no origin %s", req.URL.Host)
 	}
 	in := req.Clone(req.Context())
-	in.Host = req.URL.Host
+	// The handler sees the Host the request names (a proxy in front of
+	// the fake forwards its own, so that the absolute URLs the fake
+	// writes, next pages and instance URLs, lead back to the proxy),
+	// else the origin's.
+	if in.Host = req.Host; in.Host == "" {
+		in.Host = req.URL.Host
+	}
 	in.RequestURI = req.URL.RequestURI()
 	in.RemoteAddr = "127.0.0.1:1"
 	if in.Body == nil {

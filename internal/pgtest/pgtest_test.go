@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
@@ -264,5 +265,39 @@ func TestWithDatabase(t *testing.T) {
 	cfg, err := pgx.ParseConfig("host=db user=u dbname=postgres dbname=t_1")
 	if err != nil || cfg.Database != "t_1" {
 		t.Errorf("pgx reads database %q (%v), want t_1", cfg.Database, err)
+	}
+}
+
+// TestStart: the server Start gives outside a test accepts connections,
+// and is gone once stopped (its directory with it).
+func TestStart(t *testing.T) {
+	if _, err := findBinaries(); err != nil {
+		unavailable(t, err.Error(), os.Getenv)
+	}
+	dsn, stop, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	var one int
+	if err := conn.QueryRow(t.Context(), "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Errorf("SELECT 1: %d, %v", one, err)
+	}
+	conn.Close(context.Background())
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err == nil {
+		t.Error("a second stop succeeded")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	if c, err := pgx.Connect(ctx, dsn); err == nil {
+		c.Close(context.Background())
+		t.Error("the server still accepts connections after stop")
 	}
 }
