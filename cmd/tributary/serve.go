@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -57,6 +58,8 @@ type serveFlags struct {
 	pruneEvery, eventRetention time.Duration
 	// changes is --sandbox-changes, a rate.
 	changes string
+	// vendorURLs is --vendor-url, KIND=URL each.
+	vendorURLs []string
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -110,6 +113,11 @@ GET /connect/{token}, GET ` + server.CallbackPath + `, POST /mcp (the
 tools of tributary mcp over the token's connectors, streamable HTTP), GET
 /healthz, /readyz, /metrics (Prometheus).
 
+Vendors: --vendor-url KIND=URL (repeatable) sends KIND's requests to URL's
+origin instead of the vendor's: a proxy, a GitHub Enterprise server, a
+fake. Every connector of that kind uses it; the vendors' rate limits are
+kept to as usual.
+
 Console: with an operator's password in $` + envAdminPassword + ` (or
 --admin-password-file; at least 12 characters), /console serves the
 operator's console in a browser: connectors and their copies, "sync now",
@@ -119,7 +127,8 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
   tributary serve --store serve.db --listen 127.0.0.1:8080
   tributary serve --store postgres://tributary@db/tributary --listen :8080 --sync-every 10m
   tributary serve --sandbox --store sandbox.db --listen 127.0.0.1:8080   # every kind's fake
-  tributary serve --sandbox --store sandbox.db --sandbox-changes 10/min --sync-every 30s   # fakes that change`,
+  tributary serve --sandbox --store sandbox.db --sandbox-changes 10/min --sync-every 30s   # fakes that change
+  tributary serve --store postgres://tributary@db/tributary --vendor-url github=https://github.example.com/api/v3   # GitHub Enterprise`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, &f) }),
 	}
@@ -138,6 +147,7 @@ webhooks and replays, a search playground, the keys (docs/console.md).`,
 	fs.StringVar(&f.changes, "sandbox-changes", "", "with --sandbox: every fake changes its records at this RATE (10/min, 2/s): updates, inserts and deletes, the same every run, each logged")
 	fs.DurationVar(&f.pruneEvery, "prune-every", server.DefaultPruneEvery, "how often to delete old events and expired connect sessions (negative: never)")
 	fs.DurationVar(&f.eventRetention, "event-retention", server.DefaultEventRetention, "how long to keep an event once its deliveries are done (replays can send it until then)")
+	fs.StringArrayVar(&f.vendorURLs, "vendor-url", nil, "KIND=URL: send KIND's requests to this origin instead of the vendor's (a proxy, GitHub Enterprise, a fake); repeatable, one a kind")
 	cmd.AddCommand(a.serveKeygenCmd(), a.serveRotateCmd(&f, service), a.serveReplayCmd(&f, service))
 	return cmd
 }
@@ -374,6 +384,9 @@ func (a *app) newServer(cmd *cobra.Command, f *serveFlags, log *slog.Logger, ser
 		if err := a.servingConfig(cmd, f, &cfg); err != nil {
 			return nil, nil, err
 		}
+		if err := vendorURLs(cmd, f, cfg.ConnectorOptions); err != nil {
+			return nil, nil, err
+		}
 	}
 	var changes sandbox.Changes
 	if f.changes != "" {
@@ -489,6 +502,35 @@ func (a *app) servingConfig(cmd *cobra.Command, f *serveFlags, cfg *server.Confi
 	}
 	if cfg.OAuthApps, err = parseOAuthApps(appsText); err != nil {
 		return usageErr(cmd, "%v", err)
+	}
+	return nil
+}
+
+// vendorURLs reads --vendor-url KIND=URL into opts: KIND's connectors
+// send their requests to URL's origin (tributary.WithBaseURL). KIND must be
+// a known kind, given once, and URL an absolute http or https URL without
+// user info; --sandbox, which points every kind at its fake, excludes it.
+func vendorURLs(cmd *cobra.Command, f *serveFlags, opts map[string][]tributary.Option) error {
+	if len(f.vendorURLs) > 0 && f.sandbox {
+		return usageErr(cmd, "--vendor-url and --sandbox: the sandbox points every kind at its own fake; give one or the other")
+	}
+	for _, v := range f.vendorURLs {
+		kind, raw, ok := strings.Cut(v, "=")
+		if !ok || kind == "" || raw == "" {
+			return usageErr(cmd, "--vendor-url: expected KIND=URL, e.g. github=https://github.example.com/api/v3")
+		}
+		if _, err := kinds.Catalogue(kind); err != nil {
+			return usageErr(cmd, "--vendor-url: unknown kind %q (kinds: %s)", kind, strings.Join(kinds.Types(), ", "))
+		}
+		if _, dup := opts[kind]; dup {
+			return usageErr(cmd, "--vendor-url: kind %s is given twice", kind)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			// The URL is not repeated: it could hold a secret.
+			return usageErr(cmd, "--vendor-url %s=…: the URL must be absolute, http:// or https://, with a host and no user info", kind)
+		}
+		opts[kind] = append(opts[kind], tributary.WithBaseURL(raw))
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tributary-dev/tributary"
 	"github.com/tributary-dev/tributary/hosted"
 	"github.com/tributary-dev/tributary/internal/keyring"
+	"github.com/tributary-dev/tributary/kinds/zendesk/zendesktest"
 	"github.com/tributary-dev/tributary/sandbox"
 	"github.com/tributary-dev/tributary/store"
 	"github.com/tributary-dev/tributary/webhook"
@@ -495,5 +496,61 @@ func TestServeSandboxChangesReachItsWebhook(t *testing.T) {
 	r = invocation{}.run(t, "serve", "--store", db, "--sandbox-changes", "10/min")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--sandbox-changes changes the records of the sandbox's fakes: give --sandbox") {
 		t.Errorf("--sandbox-changes without --sandbox: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestServeVendorURL: --vendor-url KIND=URL sends that kind's requests to
+// the URL (here Zendesk's fake): creating a connector verifies its
+// credentials there. A malformed value is refused before serving, with an
+// error that names the flag and never repeats the URL.
+func TestServeVendorURL(t *testing.T) {
+	dir := t.TempDir()
+	keys, clients := filepath.Join(dir, "keys"), filepath.Join(dir, "clients")
+	if err := os.WriteFile(keys, []byte(cli(t, "serve", "keygen").stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(clients, []byte("app:0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "serve.db")
+	for _, c := range []struct{ arg, want string }{
+		{"zendesk-support", "expected KIND=URL"},
+		{"=http://127.0.0.1:1", "expected KIND=URL"},
+		{"nosuchkind=http://127.0.0.1:1", `unknown kind "nosuchkind"`},
+		{"github=ftp://127.0.0.1:1", "github=…: the URL must be absolute, http:// or https://"},
+		{"github=/api/v3", "github=…: the URL must be absolute"},
+		{"github=https://user:hunter2secret@127.0.0.1:1", "no user info"},
+	} {
+		r := cli(t, "serve", "--store", db, "--keys-file", keys, "--clients-file", clients, "--listen", "127.0.0.1:0", "--vendor-url", c.arg)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--vendor-url") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("--vendor-url %s: exit %d, %s", c.arg, r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr, "hunter2secret") {
+			t.Errorf("--vendor-url %s: the URL's password in the error: %s", c.arg, r.stderr)
+		}
+	}
+	r := cli(t, "serve", "--store", db, "--keys-file", keys, "--clients-file", clients, "--listen", "127.0.0.1:0",
+		"--vendor-url", "github=http://127.0.0.1:1", "--vendor-url", "github=http://127.0.0.1:2")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--vendor-url: kind github is given twice") {
+		t.Errorf("a kind twice: exit %d, %s", r.code, r.stderr)
+	}
+	r = cli(t, "serve", "--sandbox", "--store", db, "--listen", "127.0.0.1:0", "--vendor-url", "github=http://127.0.0.1:1")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--vendor-url and --sandbox") {
+		t.Errorf("with --sandbox: exit %d, %s", r.code, r.stderr)
+	}
+
+	zd := zendesktest.New()
+	defer zd.Close()
+	srv := startServe(t, "--store", db, "--keys-file", keys, "--clients-file", clients, "--sync-every", "-1s", "--vendor-url", "zendesk-support="+zd.URL)
+	c, err := hosted.New(hosted.Config{BaseURL: "http://" + srv.addr, ClientID: "app", ClientSecret: "0123456789abcdef0123", ExternalUserID: "u1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := map[string]any{"subdomain": zendesktest.DefaultSubdomain, "email": zendesktest.DefaultEmail, "api_token": zendesktest.DefaultAPIToken}
+	if _, err := c.CreateConnector(t.Context(), hosted.CreateRequest{ConnectorType: "zendesk-support", Credentials: creds}); err != nil {
+		t.Fatal(err)
+	}
+	if len(zd.Requests()) == 0 {
+		t.Error("creating a Zendesk connector sent nothing to --vendor-url's fake")
 	}
 }
