@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// nowMS is the database's clock in milliseconds, as the store reads it.
+const nowMS = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
+
+// copyState is one copy's row of tributary_entities at a sample.
+type copyState struct {
+	connector, entity string
+	// started is the start of its last completed sync (synced_at, the
+	// commit, less the sync's duration from last_sync), 0 when never
+	// synchronized; synced its commit.
+	started, synced int64
+	owner           string // the live claim's owner, "" when none
+	failure         string // its last sync's failure, class and message ("" when none)
+}
+
+// sample is the fleet's state at one moment.
+type sample struct {
+	at     time.Time
+	nowMS  int64
+	copies []copyState
+	// doubleClaims are connectors with more than one live claim (two of
+	// their copies claimed at once: the store's one-sync-per-connector
+	// rule broken).
+	doubleClaims []string
+	connections  int
+}
+
+// take reads every copy's state, and the database's connections.
+func take(ctx context.Context, db *pgxpool.Pool) (*sample, error) {
+	s := &sample{at: time.Now()}
+	rows, err := db.Query(ctx, `SELECT connector, entity, COALESCE(synced_at, 0),
+		COALESCE(synced_at - COALESCE((last_sync::json->>'duration_ms')::bigint, 0), 0),
+		CASE WHEN lease_owner IS NOT NULL AND lease_expires >= `+nowMS+` THEN lease_owner ELSE '' END, `+nowMS+`,
+		COALESCE(failure_class || ': ' || left(failure_message, 300), '')
+		FROM tributary_entities`)
+	if err != nil {
+		return nil, err
+	}
+	claims := map[string]int{}
+	for rows.Next() {
+		var c copyState
+		if err := rows.Scan(&c.connector, &c.entity, &c.synced, &c.started, &c.owner, &s.nowMS, &c.failure); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if c.owner != "" {
+			claims[c.connector]++
+		}
+		s.copies = append(s.copies, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for conn, n := range claims {
+		if n > 1 {
+			s.doubleClaims = append(s.doubleClaims, conn)
+		}
+	}
+	err = db.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()").Scan(&s.connections)
+	return s, err
+}
+
+// pgTotals are the database's counters at one moment.
+type pgTotals struct {
+	commits, size int64
+}
+
+func totals(ctx context.Context, db *pgxpool.Pool) (pgTotals, error) {
+	var t pgTotals
+	err := db.QueryRow(ctx, "SELECT xact_commit, pg_database_size(current_database()) FROM pg_stat_database WHERE datname = current_database()").
+		Scan(&t.commits, &t.size)
+	return t, err
+}
+
+// change is one row of a copy's change feed.
+type change struct {
+	seq int64
+	at  int64 // ms
+}
+
+// changesSince reads the change feeds' rows written from fromMS on, by
+// copy and record id.
+func changesSince(ctx context.Context, db *pgxpool.Pool, fromMS int64) (map[copyKey]map[string][]change, error) {
+	rows, err := db.Query(ctx, `SELECT f.connector, f.entity, c.id, c.seq, c.at FROM tributary_changes c
+		JOIN tributary_feeds f ON f.id = c.feed WHERE c.at >= $1`, fromMS)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[copyKey]map[string][]change{}
+	for rows.Next() {
+		var k copyKey
+		var id string
+		var c change
+		if err := rows.Scan(&k.connector, &k.entity, &id, &c.seq, &c.at); err != nil {
+			return nil, err
+		}
+		if out[k] == nil {
+			out[k] = map[string][]change{}
+		}
+		out[k][id] = append(out[k][id], c)
+	}
+	return out, rows.Err()
+}
+
+// syncsBetween counts the sync.completed events committed in [from, to).
+func syncsBetween(ctx context.Context, db *pgxpool.Pool, from, to time.Time) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, "SELECT count(*) FROM tributary_events WHERE type = 'sync.completed' AND created_at >= $1 AND created_at < $2",
+		from.UnixMilli(), to.UnixMilli()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting syncs: %w", err)
+	}
+	return n, nil
+}
+
+// copyKey names a copy.
+type copyKey struct{ connector, entity string }
