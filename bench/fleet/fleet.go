@@ -251,8 +251,9 @@ func run(ctx context.Context, cfg config) (_ *report, err error) {
 
 	var kill killReport
 	if cfg.kill && len(f.procs) > 1 {
-		if waitCtx(runCtx, time.Until(start.Add(cfg.killAt))) {
-			kill, err = f.killOne(runCtx, f.procs[len(f.procs)-1])
+		victim := f.procs[len(f.procs)-1]
+		if waitCtx(runCtx, time.Until(start.Add(cfg.killAt))) && f.waitForClaims(runCtx, victim, start.Add(cfg.duration*9/10)) {
+			kill, err = f.killOne(runCtx, victim)
 			if err != nil {
 				stopRun()
 				wg.Wait()
@@ -442,6 +443,29 @@ type killReport struct {
 	held    []copyKey
 }
 
+// waitForClaims waits until p holds a claim (a sync under way), so that
+// the kill has copies to take over, or until deadline, when the kill goes
+// ahead anyway (a fleet idle between rounds holds none). False when ctx
+// ended.
+func (f *fleet) waitForClaims(ctx context.Context, p *proc, deadline time.Time) bool {
+	for time.Now().Before(deadline) {
+		var n int
+		err := f.db.QueryRow(ctx, "SELECT count(*) FROM tributary_entities WHERE lease_owner LIKE $1 AND lease_expires >= "+nowMS,
+			ownedBy(p.cmd.Process.Pid)).Scan(&n)
+		if err == nil && n > 0 {
+			return true
+		}
+		if !waitCtx(ctx, 200*time.Millisecond) {
+			return false
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// ownedBy is the LIKE pattern of the claims of the process pid (a serve
+// process's workers claim as host:pid:random/n).
+func ownedBy(pid int) string { return "%:" + strconv.Itoa(pid) + ":%" }
+
 // killOne SIGKILLs p, after reading its syncs and CPU time, and notes the
 // copies it held (its live claims) at that moment.
 func (f *fleet) killOne(ctx context.Context, p *proc) (killReport, error) {
@@ -458,7 +482,7 @@ func (f *fleet) killOne(ctx context.Context, p *proc) (killReport, error) {
 	k.At = time.Now()
 	p.syncs, p.cpu = syncs, cpu-p.cpu0
 	rows, err := f.db.Query(ctx, "SELECT connector, entity FROM tributary_entities WHERE lease_owner LIKE $1 AND lease_expires >= "+nowMS,
-		"%:"+strconv.Itoa(k.pid)+":%")
+		ownedBy(k.pid))
 	if err != nil {
 		return k, err
 	}

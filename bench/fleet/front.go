@@ -160,11 +160,7 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, proc, procs int) {
 		a.mu.Unlock()
 	}()
 
-	t := time.NewTimer(f.latency())
-	select {
-	case <-t.C:
-	case <-r.Context().Done():
-		t.Stop()
+	if !waitCtx(r.Context(), f.latency()) {
 		return
 	}
 	out := r.Clone(r.Context())

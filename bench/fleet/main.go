@@ -5,7 +5,8 @@
 // rate budget (the vendors' documented limits, enforced), with a
 // log-normal latency per request; C connectors created through the API
 // over several tenants, whose webhooks reach a receiver here; a stream of
-// changes to every account's records; one process SIGKILLed half-way.
+// changes to every account's records; one process SIGKILLed half-way
+// (once it holds a claim, so that its copies are taken over).
 //
 //	cd bench && go run ./fleet                          # 1,000 connectors, 4 processes, 10 minutes
 //	cd bench && go run ./fleet -c 200 -procs 2 -d 1m -sync-every 10s -json fleet.json
@@ -83,7 +84,7 @@ func flags(fs *flag.FlagSet, args []string) config {
 	fs.DurationVar(&c.drain, "drain", 0, "after the run, wait up to this long for every change to reach its copy and webhook")
 	fs.DurationVar(&c.settle, "settle", 2*time.Minute, "a change not in its copy counts as lost once a sync of the copy started this long after it (Zendesk's exports leave out the last minute)")
 	fs.BoolVar(&c.kill, "kill", true, "SIGKILL the last process half-way through the run")
-	fs.DurationVar(&c.killAt, "kill-at", 0, "when to kill it (default: half the run)")
+	fs.DurationVar(&c.killAt, "kill-at", 0, "when to kill it (default: half the run), or the first moment after that it holds a claim (until 90% of the run)")
 	fs.IntVar(&c.createWorkers, "create-workers", 16, "connectors created at once")
 	fs.String("json", "", "also write the measures as JSON to this file")
 	_ = fs.Parse(args)

@@ -138,9 +138,11 @@ func (r *report) fill(f *fleet, samples []*sample, start, end, drained time.Time
 	byKind := map[string][]float64{}
 	var conns []float64
 	for _, s := range samples {
+		// The first full round: every copy synchronized, or failed (a
+		// copy whose first sync failed is counted apart, below).
 		never := 0
 		for _, c := range s.copies {
-			if c.started == 0 {
+			if c.started == 0 && c.failure == "" {
 				never++
 			}
 		}
@@ -270,9 +272,9 @@ func (r *report) markdown(w io.Writer) {
 	row("run, then drain", "%.0f s, %.0f s", r.RunSeconds, r.DrainSeconds)
 	row("staleness over the run", "%s", st(r.Staleness))
 	if r.FirstRoundSeconds >= 0 {
-		row("first full round (every copy synchronized)", "at %.0f s", r.FirstRoundSeconds)
+		row("first full round (every copy synchronized or failed)", "at %.0f s", r.FirstRoundSeconds)
 	} else {
-		row("first full round (every copy synchronized)", "not reached")
+		row("first full round (every copy synchronized or failed)", "not reached")
 	}
 	row("staleness after the first full round", "%s", st(r.StalenessAfter))
 	for _, k := range r.Kinds {
