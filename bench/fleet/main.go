@@ -23,6 +23,10 @@
 // checks that no two processes talked to one vendor account at once (each
 // process reaches the fakes on listeners of its own) and that no
 // connector had two copies claimed at once (the store's leases).
+//
+// The fakes run in this process, one per account, each on two loopback
+// listeners: with ulimit -n at 20,000 a fleet has at most about 9,000
+// connectors (the command says so before starting).
 package main
 
 import (
