@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -16,6 +17,9 @@ type mutationCheck struct {
 	reached  int
 	pending  []mutation // not reached, and no sync of the copy started settle after the change: not yet due
 	lost     []mutation
+	// why says, of each lost change, when its copy's last sync started
+	// and where the copy's feed has the record.
+	why []string
 	hooked   int
 	unhooked []mutation // reached the copy, no webhook event received
 	// toCopy and toHook: change to the feed row's write, and to the
@@ -80,6 +84,12 @@ func (f *fleet) checkMutations(ctx context.Context, ms []mutation) (*mutationChe
 		if row == nil {
 			if st > m.at.Add(f.cfg.settle).UnixMilli() {
 				c.lost = append(c.lost, m)
+				var rows []string
+				for _, ch := range changes[k][m.id] {
+					rows = append(rows, fmt.Sprintf("seq %d at %+.1f s", ch.seq, float64(ch.at-m.at.UnixMilli())/1000))
+				}
+				c.why = append(c.why, fmt.Sprintf("its copy's last sync started %+.1f s after it; the feed's rows of the record since the first change: %v",
+					float64(st-m.at.UnixMilli())/1000, rows))
 			} else {
 				c.pending = append(c.pending, m)
 			}

@@ -221,6 +221,9 @@ func (r *report) fill(f *fleet, samples []*sample, start, end, drained time.Time
 	r.WebhookDelay = statsOf(delays)
 	r.Mutations, r.MutationsNoCopy, r.Reached, r.Hooked = check.total, check.noCopy, check.reached, check.hooked
 	r.Lost, r.Pending, r.Unhooked = describe(check.lost, start), describe(check.pending, start), describe(check.unhooked, start)
+	for i, why := range check.why {
+		r.Lost[i] += ": " + why
+	}
 	r.ToCopy, r.ToHook = statsOf(seconds(check.toCopy)), statsOf(seconds(check.toHook))
 	r.Console = statsOf(seconds(console))
 	if !kill.At.IsZero() {
