@@ -84,31 +84,30 @@ func totals(ctx context.Context, db *pgxpool.Pool) (pgTotals, error) {
 
 // change is one row of a copy's change feed.
 type change struct {
-	seq int64
-	at  int64 // ms
+	seq, at int64 // at in ms
+	op      int   // the store's: 1 insert, 2 update, 3 delete
 }
 
-// changesSince reads the change feeds' rows written from fromMS on, by
-// copy and record id.
-func changesSince(ctx context.Context, db *pgxpool.Pool, fromMS int64) (map[copyKey]map[string][]change, error) {
-	rows, err := db.Query(ctx, `SELECT f.connector, f.entity, c.id, c.seq, c.at FROM tributary_changes c
-		JOIN tributary_feeds f ON f.id = c.feed WHERE c.at >= $1`, fromMS)
+// opDelete is the store's code of a deletion in tributary_changes.
+const opDelete = 3
+
+// changeRows reads every row of the change feeds, by copy and record id,
+// in the feeds' order.
+func changeRows(ctx context.Context, db *pgxpool.Pool) (map[recordKey][]change, error) {
+	rows, err := db.Query(ctx, `SELECT f.connector, f.entity, c.id, c.seq, c.at, c.op FROM tributary_changes c
+		JOIN tributary_feeds f ON f.id = c.feed ORDER BY c.feed, c.seq`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[copyKey]map[string][]change{}
+	out := map[recordKey][]change{}
 	for rows.Next() {
-		var k copyKey
-		var id string
+		var k recordKey
 		var c change
-		if err := rows.Scan(&k.connector, &k.entity, &id, &c.seq, &c.at); err != nil {
+		if err := rows.Scan(&k.connector, &k.entity, &k.id, &c.seq, &c.at, &c.op); err != nil {
 			return nil, err
 		}
-		if out[k] == nil {
-			out[k] = map[string][]change{}
-		}
-		out[k][id] = append(out[k][id], c)
+		out[k] = append(out[k], c)
 	}
 	return out, rows.Err()
 }

@@ -51,6 +51,7 @@ type report struct {
 	MutationErrors  int      `json:"mutation_errors"`
 	MutationsNoCopy int      `json:"mutations_without_copy"`
 	Reached         int      `json:"mutations_reached_copy"`
+	NeverHeld       int      `json:"mutations_deleted_before_copy_held_them"`
 	Pending         []string `json:"mutations_pending"`
 	Lost            []string `json:"mutations_lost"`
 	Hooked          int      `json:"mutations_reached_webhook"`
@@ -219,7 +220,7 @@ func (r *report) fill(f *fleet, samples []*sample, start, end, drained time.Time
 		delays = append(delays, e.got.Sub(e.committed).Seconds())
 	}
 	r.WebhookDelay = statsOf(delays)
-	r.Mutations, r.MutationsNoCopy, r.Reached, r.Hooked = check.total, check.noCopy, check.reached, check.hooked
+	r.Mutations, r.MutationsNoCopy, r.Reached, r.NeverHeld, r.Hooked = check.total, check.noCopy, check.reached, check.never, check.hooked
 	r.Lost, r.Pending, r.Unhooked = describe(check.lost, start), describe(check.pending, start), describe(check.unhooked, start)
 	for i, why := range check.why {
 		r.Lost[i] += ": " + why
@@ -312,7 +313,7 @@ func (r *report) markdown(w io.Writer) {
 	row("webhook events received (each once)", "%s; %d repeated deliveries", strings.Join(types, ", "), r.WebhookRepeats)
 	row("webhook delay (commit to receipt)", "%s", st(r.WebhookDelay))
 	row("changes made by the fakes", "%d (%d failed to apply; %d of entities without a copy)", r.Mutations, r.MutationErrors, r.MutationsNoCopy)
-	row("changes in their copy", "%d; %d not yet due; %d lost", r.Reached, len(r.Pending), len(r.Lost))
+	row("changes in their copy (a record judged by its last change)", "%d (%d records deleted before their copy held them); %d not yet due; %d lost", r.Reached, r.NeverHeld, len(r.Pending), len(r.Lost))
 	row("change to copy", "%s", st(r.ToCopy))
 	row("changes in a webhook event", "%d; %d in their copy without one", r.Hooked, len(r.Unhooked))
 	row("change to webhook receipt", "%s", st(r.ToHook))
