@@ -75,8 +75,8 @@ func (c config) validate() error {
 		return fmt.Errorf("-tenants %d: at least one tenant", c.tenants)
 	case c.duration <= 0 || c.sample <= 0:
 		return errors.New("-d and -sample must be positive")
-	case c.syncWorkers < 1:
-		return fmt.Errorf("-sync-workers %d: at least one", c.syncWorkers)
+	case c.syncWorkers < 0:
+		return fmt.Errorf("-sync-workers %d: not negative (0: serve's default)", c.syncWorkers)
 	case c.records < 1 || c.largeN < 1 || c.large < 0:
 		return errors.New("-records and -large-records must be positive, -large not negative")
 	case c.latency < 0 || c.mutateEvery < 0 || c.drain < 0:
@@ -180,7 +180,10 @@ func run(ctx context.Context, cfg config) (_ *report, err error) {
 		return nil, err
 	}
 	for p := range cfg.procs {
-		args := []string{"--store", dsn, "--sync-every", cfg.syncEvery.String(), "--sync-workers", strconv.Itoa(cfg.syncWorkers)}
+		args := []string{"--store", dsn, "--sync-every", cfg.syncEvery.String()}
+		if cfg.syncWorkers > 0 {
+			args = append(args, "--sync-workers", strconv.Itoa(cfg.syncWorkers))
+		}
 		for _, fr := range f.fronts {
 			args = append(args, "--vendor-url", fr.spec.kind+"="+fr.urls[p])
 		}

@@ -75,7 +75,7 @@ func flags(fs *flag.FlagSet, args []string) config {
 	fs.IntVar(&c.tenants, "tenants", 10, "API clients (tenants), each with users of three connectors")
 	fs.DurationVar(&c.duration, "d", 10*time.Minute, "how long the fleet runs once started (connector creation included)")
 	fs.DurationVar(&c.syncEvery, "sync-every", 15*time.Minute, "serve --sync-every")
-	fs.IntVar(&c.syncWorkers, "sync-workers", 2, "serve --sync-workers")
+	fs.IntVar(&c.syncWorkers, "sync-workers", 0, "serve --sync-workers (0: serve's default)")
 	fs.DurationVar(&c.sample, "sample", 5*time.Second, "how often the copies' staleness is read from the store")
 	fs.StringVar(&c.postgres, "postgres", "", "a PostgreSQL DSN (default: a throwaway server); its database must be empty")
 	fs.StringVar(&c.bin, "bin", "", "a tributary binary (default: cmd/tributary built from -root)")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -120,8 +121,12 @@ type killMeasure struct {
 }
 
 func (c config) describe() string {
-	return fmt.Sprintf("%d connectors, %d processes, %d tenants, --sync-every %v, --sync-workers %d, %v run, %d records an entity (%d accounts of %d), latency median %v, a change per account every %v, kill %v",
-		c.connectors, c.procs, c.tenants, c.syncEvery, c.syncWorkers, c.duration, c.records, c.large, c.largeN, c.latency, c.mutateEvery, c.kill)
+	workers := "serve's default"
+	if c.syncWorkers > 0 {
+		workers = strconv.Itoa(c.syncWorkers)
+	}
+	return fmt.Sprintf("%d connectors, %d processes, %d tenants, --sync-every %v, --sync-workers %s, %v run, %d records an entity (%d accounts of %d), latency median %v, a change per account every %v, kill %v",
+		c.connectors, c.procs, c.tenants, c.syncEvery, workers, c.duration, c.records, c.large, c.largeN, c.latency, c.mutateEvery, c.kill)
 }
 
 // fill computes the report from what the run gathered.
