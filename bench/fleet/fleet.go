@@ -266,8 +266,8 @@ func run(ctx context.Context, cfg config) (_ *report, err error) {
 	var kill killReport
 	if cfg.kill && len(f.procs) > 1 {
 		victim := f.procs[len(f.procs)-1]
-		if waitCtx(runCtx, time.Until(start.Add(cfg.killAt))) && f.waitForClaims(runCtx, victim, start.Add(cfg.duration*9/10)) {
-			kill, err = f.killOne(runCtx, victim)
+		if waitCtx(runCtx, time.Until(start.Add(cfg.killAt))) {
+			kill, err = f.killOne(runCtx, victim, start.Add(cfg.duration*9/10))
 			if err != nil {
 				stopRun()
 				wg.Wait()
@@ -480,13 +480,19 @@ func (f *fleet) waitForClaims(ctx context.Context, p *proc, deadline time.Time) 
 // process's workers claim as host:pid:random/n).
 func ownedBy(pid int) string { return "%:" + strconv.Itoa(pid) + ":%" }
 
-// killOne SIGKILLs p, after reading its syncs and CPU time, and notes the
-// copies it held (its live claims) at that moment.
-func (f *fleet) killOne(ctx context.Context, p *proc) (killReport, error) {
+// killOne SIGKILLs p as soon as it holds a claim (waitForClaims, until
+// deadline), having read its syncs just before (its /metrics, which can
+// take seconds on a loaded machine: read first, so that its claims are not
+// over by the kill) and its CPU time at the kill, and notes the copies it
+// held (its live claims) at that moment.
+func (f *fleet) killOne(ctx context.Context, p *proc, deadline time.Time) (killReport, error) {
 	k := killReport{Process: p.n, pid: p.cmd.Process.Pid}
 	syncs, err := completedSyncs(ctx, p)
 	if err != nil {
 		return k, fmt.Errorf("serve %d's metrics before the kill: %w", p.n, err)
+	}
+	if !f.waitForClaims(ctx, p, deadline) {
+		return k, ctx.Err()
 	}
 	cpu, err := cpuTime(k.pid)
 	if err != nil {
