@@ -95,8 +95,10 @@ func (c config) validate() error {
 // the fronts' connections, the receiver's, the database's.
 const fdSlack = 2000
 
-// run starts the fleet, runs it for cfg.duration, and measures it.
-func run(ctx context.Context, cfg config) (_ *report, err error) {
+// run starts the fleet, runs it for cfg.duration, and measures it. It
+// gives the report to emit, if set, before it stops the fleet: removing
+// the database's files after a large run takes minutes.
+func run(ctx context.Context, cfg config, emit func(*report) error) (_ *report, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -109,6 +111,7 @@ func run(ctx context.Context, cfg config) (_ *report, err error) {
 	defer os.RemoveAll(f.dir)
 	var cleanups []func()
 	defer func() {
+		f.logf("stopping the fleet and removing its files")
 		for i := len(cleanups) - 1; i >= 0; i-- {
 			cleanups[i]()
 		}
@@ -332,6 +335,11 @@ func run(ctx context.Context, cfg config) (_ *report, err error) {
 		return nil, err
 	}
 	rep.fill(f, samples, start, end, drained, t0, t1, syncs, consoleLat, kill, check)
+	if emit != nil {
+		if err := emit(rep); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 

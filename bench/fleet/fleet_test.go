@@ -34,7 +34,7 @@ func TestFleet(t *testing.T) {
 		sample: 3 * time.Second, root: root, records: 20, large: 3, largeN: 300, latency: 20 * time.Millisecond,
 		mutateEvery: 30 * time.Second, drain: 2 * time.Minute, settle: 2 * time.Minute, kill: true, killAt: 20 * time.Second,
 		createWorkers: 16, log: &log}
-	rep, err := run(t.Context(), cfg)
+	rep, err := run(t.Context(), cfg, nil)
 	t.Log(log.String())
 	if err != nil {
 		t.Fatal(err)

@@ -46,13 +46,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg.log = os.Stderr
-	rep, err := run(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fleet:", err)
-		os.Exit(1)
-	}
-	rep.markdown(os.Stdout)
-	if jsonFile != "" {
+	_, err := run(ctx, cfg, func(rep *report) error {
+		rep.markdown(os.Stdout)
+		if jsonFile == "" {
+			return nil
+		}
 		f, err := os.Create(jsonFile)
 		if err == nil {
 			err = rep.json(f)
@@ -61,9 +59,13 @@ func main() {
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "fleet: -json:", err)
-			os.Exit(1)
+			return fmt.Errorf("-json: %w", err)
 		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fleet:", err)
+		os.Exit(1)
 	}
 }
 
