@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -156,3 +157,6 @@ func SyncedNow(ctx context.Context, s *Store, cs []*Claim) error {
 	}
 	return tx.Commit()
 }
+
+// Pool returns the store's pool of connections (its writer's).
+func Pool(s *Store) *sql.DB { return s.w }

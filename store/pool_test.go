@@ -67,3 +67,30 @@ func TestLoadsBeyondThePoolFinish(t *testing.T) {
 		}
 	}
 }
+
+// The PostgreSQL pool keeps the connections a burst opened: it used to
+// keep two and close the others as they came back, so that a process
+// running many syncs at once opened a connection for most statements.
+func TestPoolKeepsItsConnections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.OpenPostgres(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for range 3 {
+		var wg sync.WaitGroup
+		for range 12 {
+			wg.Go(func() {
+				if _, err := st.CopiesFreshness(ctx, time.Minute, nil); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if s := store.Pool(st).Stats(); s.MaxIdleClosed > 0 {
+		t.Fatalf("the pool closed %d connections it had just used (%d open, %d idle)", s.MaxIdleClosed, s.OpenConnections, s.Idle)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,7 +42,14 @@ func openPostgres(ctx context.Context, dsn string, create bool) (*Store, error) 
 	}
 	desc := fmt.Sprintf("postgres://%s@%s/%s", cfg.User, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), cfg.Database)
 	db := stdlib.OpenDB(*cfg)
-	db.SetMaxOpenConns(16)
+	// Up to 16 connections, kept while in use: database/sql keeps 2 idle
+	// by default and closes the others as they come back, so that a
+	// process running many syncs at once opened a PostgreSQL connection
+	// (a server process forked, authenticated) for most of its
+	// statements. One idle a minute is closed.
+	db.SetMaxOpenConns(postgresConns)
+	db.SetMaxIdleConns(postgresConns)
+	db.SetConnMaxIdleTime(time.Minute)
 	d := postgresDialect{}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -54,6 +62,9 @@ func openPostgres(ctx context.Context, dsn string, create bool) (*Store, error) 
 	}
 	return s, nil
 }
+
+// postgresConns is the most connections a Store holds to PostgreSQL.
+const postgresConns = 16
 
 type postgresDialect struct{}
 
