@@ -936,24 +936,10 @@ func TestWorkerConcurrency(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var synced sync.WaitGroup
-	synced.Add(2 * connectors)
-	var failed atomic.Int64
-	w := replica.NewWorker(st, open, replica.WithConcurrency(n), replica.WithEvery(time.Hour), replica.WithPoll(time.Hour),
-		replica.WithReplicaOptionsFor(func(string) []replica.Option { return workerReplicaOptions(t)("zd-a") }),
-		replica.WithReport(func(_ string, _ replica.EntityReport, err error) {
-			if err != nil {
-				failed.Add(1)
-			}
-			synced.Done()
-		}))
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	synced.Wait()
-	cancel()
-	<-done
-	if failed.Load() > 0 {
-		t.Fatalf("%d syncs failed", failed.Load())
+	for _, r := range runSyncs(t, st, open, "zd-a", n, 2*connectors) {
+		if !strings.HasSuffix(r, ":<nil>") {
+			t.Fatalf("a sync failed: %s", r)
+		}
 	}
 	flight.mu.Lock()
 	defer flight.mu.Unlock()
@@ -991,12 +977,26 @@ func TestThrottledSyncGivesUpItsPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	order := runSyncs(t, st, open, "hs-b", 1, len(urls))
+	if want := []string{"b:<nil>", "c:<nil>", "d:<nil>", "a-throttled:<nil>"}; !slices.Equal(order, want) {
+		t.Fatalf("syncs ended in the order %v, want %v: the throttled one (claimed first) waits without its place", order, want)
+	}
+}
+
+// runSyncs runs a Worker of st, conc syncs at once, over the connectors
+// open opens (each with the options of the worker case name), until syncs
+// copies were synchronized, and returns each sync as "connector:error",
+// in the order they ended.
+func runSyncs(t *testing.T, st *store.Store, open replica.Opener, name string, conc, syncs int) []string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var mu sync.Mutex
 	var order []string
 	var synced sync.WaitGroup
-	synced.Add(len(urls))
-	w := replica.NewWorker(st, open, replica.WithConcurrency(1), replica.WithEvery(time.Hour), replica.WithPoll(time.Hour),
-		replica.WithReplicaOptionsFor(func(string) []replica.Option { return workerReplicaOptions(t)("hs-b") }),
+	synced.Add(syncs)
+	w := replica.NewWorker(st, open, replica.WithConcurrency(conc), replica.WithEvery(time.Hour), replica.WithPoll(time.Hour),
+		replica.WithReplicaOptionsFor(func(string) []replica.Option { return workerReplicaOptions(t)(name) }),
 		replica.WithReport(func(c string, _ replica.EntityReport, err error) {
 			mu.Lock()
 			order = append(order, fmt.Sprintf("%s:%v", c, err))
@@ -1008,7 +1008,7 @@ func TestThrottledSyncGivesUpItsPlace(t *testing.T) {
 	synced.Wait()
 	cancel()
 	<-done
-	if want := []string{"b:<nil>", "c:<nil>", "d:<nil>", "a-throttled:<nil>"}; !slices.Equal(order, want) {
-		t.Fatalf("syncs ended in the order %v, want %v: the throttled one (claimed first) waits without its place", order, want)
-	}
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(order)
 }
