@@ -44,14 +44,31 @@ type Page[T any] struct {
 type FetchFunc[T any] func(ctx context.Context, params map[string]any) (*Page[T], error)
 
 // Pager fetches pages in order. It is not safe for concurrent use.
+//
+// Pager is a typed shell over pager, which does the walking with the
+// pages' items out of sight: every kind instantiates Pager for each of
+// its record types, and only what touches T is compiled again for each.
 type Pager[T any] struct {
-	fetch  FetchFunc[T]
+	pager
+}
+
+// pager is the walk state of a Pager, whatever its item type.
+type pager struct {
+	fetch  func(ctx context.Context, params map[string]any) (fetched, error)
 	params map[string]any
 	done   bool
 	window int
 	seed   maphash.Seed
 	seen   map[uint64]struct{}
 	recent []uint64 // the last rememberPages params, oldest first, in seen
+}
+
+// fetched is a fetched page with its items out of sight: page holds the
+// *Page[T], nil for no page.
+type fetched struct {
+	page  any
+	next  map[string]any
+	later []map[string]any
 }
 
 // rememberPages bounds how many pages back a repeat is detected, so that
@@ -61,7 +78,16 @@ const rememberPages = 1024
 
 // New returns a pager whose first page is fetched with params.
 func New[T any](params map[string]any, fetch FetchFunc[T]) *Pager[T] {
-	return &Pager[T]{fetch: fetch, params: params, window: 1, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+	return &Pager[T]{pager{
+		fetch: func(ctx context.Context, params map[string]any) (fetched, error) {
+			pg, err := fetch(ctx, params)
+			if pg == nil {
+				return fetched{}, err
+			}
+			return fetched{page: pg, next: pg.Next, later: pg.Later}, err
+		},
+		params: params, window: 1, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{},
+	}}
 }
 
 // Window sets how many pages All may have in flight at once when pages name
@@ -78,27 +104,33 @@ func (p *Pager[T]) More() bool { return !p.done }
 
 // Next fetches the next page. After the last page it returns nil, nil.
 func (p *Pager[T]) Next(ctx context.Context) (*Page[T], error) {
+	f, err := p.next(ctx)
+	pg, _ := f.page.(*Page[T])
+	return pg, err
+}
+
+func (p *pager) next(ctx context.Context) (fetched, error) {
 	if p.done {
-		return nil, nil
+		return fetched{}, nil
 	}
 	if err := p.remember(p.params); err != nil {
 		p.done = true
-		return nil, err
+		return fetched{}, err
 	}
-	page, err := p.fetch(ctx, p.params)
+	f, err := p.fetch(ctx, p.params)
 	if err != nil {
 		p.done = true
-		return nil, err
+		return fetched{}, err
 	}
-	if page == nil || page.Next == nil {
+	if f.page == nil || f.next == nil {
 		p.done = true
-		return page, nil
+		return f, nil
 	}
-	p.params = page.Next
-	return page, nil
+	p.params = f.next
+	return f, nil
 }
 
-func (p *Pager[T]) remember(params map[string]any) error {
+func (p *pager) remember(params map[string]any) error {
 	h, err := hashParams(p.seed, params)
 	if err != nil {
 		return fmt.Errorf("pagination: params cannot be encoded: %w", err)
@@ -118,7 +150,7 @@ func (p *Pager[T]) remember(params map[string]any) error {
 
 // forget undoes remember for params fetched ahead that the walk did not
 // reach, so that asking for them later is not taken for a repeat.
-func (p *Pager[T]) forget(params map[string]any) {
+func (p *pager) forget(params map[string]any) {
 	h, err := hashParams(p.seed, params)
 	if err != nil {
 		return
@@ -145,88 +177,100 @@ func (p *Pager[T]) forget(params map[string]any) {
 func (p *Pager[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		w := walk[T]{p: p, jobs: make(chan func())}
-		defer w.end()
-		defer w.stop(0) // every fetch in flight ends before All returns
-		if !p.More() {
-			return
-		}
-		w.start(ctx, p.params)
-		for len(w.slots) > 0 {
-			head := w.slots[0]
-			f := <-head.done
-			head.cancel()
-			w.slots = w.slots[1:]
-			if f.err != nil {
-				p.done = true
-				yield(zero, f.err)
-				return
+		p.walk(ctx, func(page any, err error) bool {
+			if err != nil {
+				yield(zero, err)
+				return false
 			}
-			if f.page == nil || f.page.Next == nil {
-				p.done = true
-				w.stop(0)
-			} else {
-				p.params = f.page.Next
-				w.follow(ctx, f.page)
-			}
-			if f.page == nil {
-				return
-			}
-			for _, it := range f.page.Items {
+			for _, it := range page.(*Page[T]).Items {
 				// A cancelled walk stops at once, also in the middle of a
 				// page already in memory.
 				if err := ctx.Err(); err != nil {
 					yield(zero, err)
-					return
+					return false
 				}
 				if !yield(it, nil) {
-					return
+					return false
 				}
 			}
+			return true
+		})
+	}
+}
+
+// walk calls each with every remaining page in order (a *Page[T]), or
+// with the walk's error, once, as the last call; it stops when each
+// returns false. Every fetch it started has ended when it returns.
+func (p *pager) walk(ctx context.Context, each func(page any, err error) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := walk{p: p, jobs: make(chan func())}
+	defer w.end()
+	defer w.stop(0) // every fetch in flight ends before the walk returns
+	if !p.done {
+		w.start(ctx, p.params)
+	}
+	for len(w.slots) > 0 {
+		head := w.slots[0]
+		r := <-head.done
+		head.cancel()
+		w.slots = w.slots[1:]
+		if r.err != nil {
+			p.done = true
+			each(nil, r.err)
+			return
+		}
+		if r.page == nil || r.next == nil {
+			p.done = true
+			w.stop(0)
+		} else {
+			p.params = r.next
+			w.follow(ctx, r.fetched)
+		}
+		if r.page == nil || !each(r.page, nil) {
+			return
 		}
 	}
 }
 
 // walk is the queue of pages All has asked for, in walk order, and the
 // goroutines that fetch them.
-type walk[T any] struct {
-	p     *Pager[T]
-	slots []*slot[T]
+type walk struct {
+	p     *pager
+	slots []*slot
 	// jobs hands a fetch to an idle worker; workers counts the workers,
 	// which end when jobs is closed.
 	jobs    chan func()
 	workers sync.WaitGroup
 }
 
-type slot[T any] struct {
+type slot struct {
 	params map[string]any
-	done   chan fetched[T]
+	done   chan result
 	cancel context.CancelFunc
 	seen   bool // params were remembered for this slot
 }
 
-type fetched[T any] struct {
-	page *Page[T]
-	err  error
+type result struct {
+	fetched
+	err error
 }
 
 // start fetches the page of params in the background, at the queue's end.
 // Params the walk has already asked for are not fetched again: the slot
 // holds ErrStalled, which the walk meets after the pages before it.
-func (w *walk[T]) start(ctx context.Context, params map[string]any) {
+func (w *walk) start(ctx context.Context, params map[string]any) {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &slot[T]{params: params, done: make(chan fetched[T], 1), cancel: cancel}
+	s := &slot{params: params, done: make(chan result, 1), cancel: cancel}
 	w.slots = append(w.slots, s)
 	if err := w.p.remember(params); err != nil {
-		s.done <- fetched[T]{err: err}
+		s.done <- result{err: err}
 		return
 	}
 	s.seen = true
 	job := func() {
-		pg, err := w.p.fetch(ctx, params)
-		s.done <- fetched[T]{pg, err}
+		f, err := w.p.fetch(ctx, params)
+		s.done <- result{f, err}
 	}
 	select {
 	case w.jobs <- job: // a worker that has fetched a page before takes it
@@ -240,7 +284,7 @@ func (w *walk[T]) start(ctx context.Context, params map[string]any) {
 // walk ends. A fetch grows its goroutine's stack (an HTTP request and the
 // split of its page run deep); a goroutine per page grew and copied a
 // new stack for every page.
-func (w *walk[T]) work(job func()) {
+func (w *walk) work(job func()) {
 	defer w.workers.Done()
 	for ; job != nil; job = <-w.jobs {
 		job()
@@ -249,14 +293,14 @@ func (w *walk[T]) work(job func()) {
 
 // end stops the idle workers and waits for them, once every fetch has
 // ended (stop): no goroutine outlives the walk.
-func (w *walk[T]) end() {
+func (w *walk) end() {
 	close(w.jobs)
 	w.workers.Wait()
 }
 
 // stop cancels the fetches queued from index i on and waits for them; their
 // params are forgotten, since the walk did not reach them.
-func (w *walk[T]) stop(i int) {
+func (w *walk) stop(i int) {
 	for _, s := range w.slots[i:] {
 		s.cancel()
 	}
@@ -272,13 +316,13 @@ func (w *walk[T]) stop(i int) {
 // follow lines the queue up with what page names next: the queued fetches
 // that match page.Next and page.Later are kept, the first that does not
 // and all after it are cancelled, and new fetches fill the window.
-func (w *walk[T]) follow(ctx context.Context, page *Page[T]) {
+func (w *walk) follow(ctx context.Context, page fetched) {
 	want := func(i int) map[string]any {
 		if i == 0 {
-			return page.Next
+			return page.next
 		}
-		if i-1 < len(page.Later) {
-			return page.Later[i-1]
+		if i-1 < len(page.later) {
+			return page.later[i-1]
 		}
 		return nil
 	}
