@@ -51,11 +51,13 @@ func kindCases() []kindCase {
 	return out
 }
 
-// pgCases are the kinds whose walks the suites repeat on PostgreSQL:
+// pgCases are the kinds whose walks the suites repeat on PostgreSQL, and
+// the kinds the kill trials of every kind kill (TestKilledSyncEveryKind):
 // every kind under TRIBUTARY_LONG=1 or TRIBUTARY_CRASH_TRIALS (CI's
-// steps), internal/fakes.Sample's four otherwise (the store's own tests
-// cover PostgreSQL against SQLite; the kinds differ in the replica, which
-// the SQLite runs walk for every kind).
+// steps: .ci/run kills each kind ten times), internal/fakes.Sample's four
+// otherwise (the store's own tests cover PostgreSQL against SQLite; the
+// kinds differ in the replica, which the SQLite runs of the other suites
+// walk for every kind).
 func pgCases() []kindCase {
 	if os.Getenv("TRIBUTARY_LONG") != "" || os.Getenv("TRIBUTARY_CRASH_TRIALS") != "" {
 		return kindCases()

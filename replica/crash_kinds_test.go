@@ -60,7 +60,7 @@ func kindOptions(t *testing.T, kc kindCase, conn tributary.Connector) []replica.
 
 func TestKilledSyncEveryKind(t *testing.T) {
 	t.Parallel()
-	killEveryKind(t, t.TempDir()+"/kinds.db", kindCases(), crashTrials(len(kindCases())))
+	killEveryKind(t, t.TempDir()+"/kinds.db", pgCases(), crashTrials(len(pgCases())))
 }
 
 func TestKilledSyncEveryKindPostgres(t *testing.T) {
