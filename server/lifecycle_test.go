@@ -343,7 +343,7 @@ func copiesOf(a answer) []map[string]any {
 // synchronized with the refused ones, makes it healthy again, every copy
 // synchronizes and executes work.
 func TestReconnectAfterRefusedRefresh(t *testing.T) {
-	zd := zendesktest.New()
+	zd := zendesktest.New(zendesktest.WithTickets(20)) // a small account: the test is about the status, not the walk
 	t.Cleanup(zd.Close)
 	st := sqliteStore(t)
 	svc := start(t, st, zd, func(c *server.Config) { c.SyncEvery, c.SyncWorkers = 100*time.Millisecond, 1 })
@@ -425,7 +425,7 @@ func TestDeleteRemovesCredentialsAndCopies(t *testing.T) {
 			} else {
 				st = b.open(t)
 			}
-			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, token))
+			zd := zendesktest.New(zendesktest.WithCredentials(zendesktest.DefaultEmail, token), zendesktest.WithTickets(20))
 			t.Cleanup(zd.Close)
 			svc := start(t, st, zd, func(c *server.Config) { c.SyncEvery, c.SyncWorkers = time.Hour, 1 })
 			tok := svc.token(t, clientA, "")
@@ -537,7 +537,7 @@ func TestConnectorStatusLastSync(t *testing.T) {
 	parallelUnlessRace(t)
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			zd := zendesktest.New()
+			zd := zendesktest.New(zendesktest.WithTickets(20))
 			t.Cleanup(zd.Close)
 			svc := start(t, b.open(t), zd, func(c *server.Config) { c.SyncEvery, c.SyncWorkers = 200*time.Millisecond, 1 })
 			tok := svc.token(t, clientA, "")
