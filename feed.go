@@ -137,13 +137,17 @@ type Feed struct {
 	// entity. Params gives the stream's params for a time (the same for
 	// every entity that shares the stream); Changed is the event's time;
 	// Unwrap the entity's record in an event; Deleted the events that are
-	// deletions. The copies of a connector share the stream's reads: a
-	// read from one copy's checkpoint feeds, for a while (the engine's
-	// StreamFresh), every other copy whose checkpoint it covers, each its
-	// own events, oldest first, the latest state of a record winning; a
-	// copy it has fed, or one with an older checkpoint, reads the stream
-	// again. A copy's first read (a zero checkpoint) notes the stream's
-	// newest event, then walks the entity's list in full.
+	// deletions. The stream is walked forward, oldest first, one page at a
+	// time (Stream.Newer), each page a Changes of its own whose checkpoint
+	// holds its newest event: its time (Since) and its id (Token), from
+	// which the next page is read. The copies of a connector share the
+	// stream's reads: the pages read last are kept a while (the engine's
+	// StreamFresh, and a bound on their number) and feed every other copy
+	// whose checkpoint lies among them, each its own events, the latest
+	// state of a record in a page winning; a copy they have fed reads the
+	// stream again. A copy's first read (a zero checkpoint) notes the
+	// stream's newest event, then walks the entity's list in full. An
+	// event id the source no longer knows fails with ErrCursorExpired.
 	Stream *Stream
 	// Retention, when positive, is how long the source keeps its changes
 	// (Stripe's events: 30 days): a checkpoint older than that cannot be
@@ -242,6 +246,13 @@ type Stream struct {
 	// ("data.object.object"), and Value this entity's value there
 	// ("customer"); an empty Field takes every event.
 	Field, Value string
+	// Newer is the param of the stream's list that takes an event's id
+	// (at the stream entity's IDField) and answers the page of events
+	// just newer than it, newest first inside the page, with the list's
+	// sign of more to come when newer ones remain (Stripe's
+	// "ending_before"). An id the source no longer knows is answered as
+	// not found.
+	Newer string
 }
 
 // Sweep is a walk of every id an entity still has at the source
@@ -353,7 +364,9 @@ type Checkpoint struct {
 	// that a sync that was stopped goes on from there; nil between passes.
 	Next Params `json:"next,omitempty"`
 	// Token is where a feed of tokens (Feed.Token) resumes: the token the
-	// source handed out for the changes after the last pass.
+	// source handed out for the changes after the last pass. For a feed of
+	// an event stream (Feed.Stream) it is the id of the newest event
+	// read, whose time is Since; empty when none was read yet.
 	Token string `json:"token,omitempty"`
 	// Walking says that a feed of tokens is in its first, full read of the
 	// entity (Next holds the list's next params), after which its changes

@@ -83,7 +83,7 @@ type Connector struct {
 	zones  map[string]zoneRead // by Feed.Zone path, for ZoneTTL
 
 	streamMu sync.Mutex
-	streams  map[string]*streamRead // the last read of each Feed.Stream
+	streams  map[string]*streamRun // the pages read last of each Feed.Stream
 }
 
 // Open builds a Connector.

@@ -195,7 +195,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, entity string) {
 		after := q.Get("starting_after") != ""
 		param := map[bool]string{true: "starting_after", false: "ending_before"}[after]
 		at, found := s.table(entity).Get(q.Get(param))
-		if !found {
+		if !found || entity == "events" && at.Created.Before(s.clock.Now().Add(-Retention)) {
+			// An event Stripe no longer keeps is no cursor either.
 			s.fail(w, r, http.StatusNotFound, "invalid_request_error", "resource_missing", "No such "+objectName(entity)+": '"+q.Get(param)+"'", param)
 			return
 		}

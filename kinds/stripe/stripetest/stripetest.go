@@ -24,7 +24,8 @@
 // with previous_attributes, .deleted; a deleted customer, product, price
 // or draft invoice leaves its list; a deleted subscription is canceled and
 // leaves the default list), and events older than 30 days on the clock
-// are forgotten, as Stripe's are. Requests must carry the key and may
+// are forgotten, as Stripe's are (a get of one, or a list's cursor on
+// one, is 404 resource_missing). Requests must carry the key and may
 // carry Stripe-Account (an account the fake knows: WithAccount); the log
 // keeps them (fakeserver.Server.Requests). /oauth/authorize is a Connect
 // consent page and /oauth/token answers with the account's key and its
