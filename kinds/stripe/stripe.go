@@ -17,11 +17,13 @@
 // object, until has_more is false; the Search API (api_search on
 // customers, invoices, charges, subscriptions, payment_intents, products
 // and prices) with page = the previous answer's next_page. Every copy of
-// the connector is kept current from one read of the event stream
-// (GET /v1/events?created[gt]=…), which carries every entity's changes:
-// each event's data.object is the record as it was, *.deleted events are
+// the connector is kept current from the event stream (GET /v1/events),
+// which carries every entity's changes, read forward from the last event
+// a copy applied (ending_before its id), a page of 100 at a time, each
+// page saved with its checkpoint; the copies share the pages read last.
+// Each event's data.object is the record as it was, *.deleted events are
 // deletions; events are kept 30 days, so a copy whose checkpoint is older
-// is walked in full again. A file's bytes come from files.stripe.com with
+// (or whose last event Stripe no longer has) is walked in full again. A file's bytes come from files.stripe.com with
 // the same key.
 package stripe
 
