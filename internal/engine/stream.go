@@ -179,11 +179,7 @@ func (c *Connector) streamNext(ctx context.Context, e *Entity, f *tributary.Feed
 		r.served[copyKey] = true
 		return nil, false, nil
 	}
-	since = r.from
-	if r.last != "" {
-		since = r.lastAt.Add(-f.Overlap)
-	}
-	events, more, err := c.streamRead(ctx, e, f, base, r.last, since)
+	events, more, err := c.streamRead(ctx, e, f, base, r.last, r.from)
 	if err != nil {
 		return nil, false, err
 	}
@@ -252,11 +248,13 @@ func (r *streamRun) add(events []streamEvent, more bool, at time.Time, reader st
 // alone. It returns the page's events oldest first and whether newer ones
 // follow. An id the source no longer knows is ErrCursorExpired.
 func (c *Connector) streamRead(ctx context.Context, e *Entity, f *tributary.Feed, base tributary.Params, after string, since time.Time) ([]streamEvent, bool, error) {
-	p := f.Params(maps.Clone(base), since)
-	if p == nil {
-		p = tributary.Params{}
-	}
 	if after != "" {
+		// The id alone says where the page starts: no time filter, which
+		// the source might apply to the id itself.
+		p := f.Params(maps.Clone(base), time.Time{})
+		if p == nil {
+			p = tributary.Params{}
+		}
 		p[f.Stream.Newer] = after
 		page, err := c.List(ctx, f.Stream.Entity, p)
 		if errors.Is(err, tributary.ErrNotFound) && ctx.Err() == nil {
@@ -271,7 +269,7 @@ func (c *Connector) streamRead(ctx context.Context, e *Entity, f *tributary.Feed
 	}
 	var last []tributary.Record
 	pages := 0
-	pg := c.Pager(f.Stream.Entity, tributary.ActionList, p)
+	pg := c.Pager(f.Stream.Entity, tributary.ActionList, f.Params(maps.Clone(base), since))
 	for pg.More() {
 		page, err := pg.Next(ctx)
 		if err != nil {

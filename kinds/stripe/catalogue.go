@@ -85,7 +85,7 @@ func entity(name, path, idParam, object, doc string, record any, searchable bool
 // leaves canceled subscriptions out.
 func streamFeed(object string) *tributary.Feed {
 	return &tributary.Feed{
-		Doc:     "the event stream GET /v1/events?created[gt]=…&ending_before=<the last event read>, walked forward a page at a time and shared by every copy; *.deleted events are deletions; events are kept 30 days",
+		Doc:     "the event stream GET /v1/events?ending_before=<the last event read>, walked forward a page at a time and shared by every copy; *.deleted events are deletions; events are kept 30 days",
 		Params:  eventParams,
 		Changed: "created", Overlap: time.Second, Retention: Retention, Unwrap: "data.object",
 		Stream: &tributary.Stream{Entity: "events", Field: "data.object.object", Value: object, Newer: "ending_before"},
