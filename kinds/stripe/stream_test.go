@@ -151,16 +151,7 @@ func TestAnEventGoneWalksInFull(t *testing.T) {
 	// Stripe's clock moves 31 days on (the connector's does not): the
 	// checkpoint's event is forgotten.
 	s.Clock().Advance(31 * 24 * time.Hour)
-	if err := s.Update("customers", stripetest.ID("customers", 3)); err != nil {
-		t.Fatal(err)
-	}
-	s.ResetRequests()
-	rep := syncCopies(t, r, "customers")
-	er := rep.Entities[0]
-	if er.Mode != replica.Full || er.Reason != "the copy's checkpoint is older than the changes the source keeps" || er.Updated != 1 {
-		t.Errorf("report %+v", er)
-	}
-	got := requests(s)
+	got := resyncInFull(t, s, r, 3)
 	if len(got) < 2 || !strings.Contains(got[0], "ending_before=evt_") || !strings.HasPrefix(got[1], "/v1/events?") || !strings.HasPrefix(got[len(got)-1], "/v1/customers?") {
 		t.Errorf("requests %q: want the cursor refused, the stream's newest event, then the list", got)
 	}

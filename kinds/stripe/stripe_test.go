@@ -365,7 +365,19 @@ func TestCheckpointOlderThan30DaysWalksInFull(t *testing.T) {
 	}
 	defer r.Close()
 	syncCopies(t, r, "customers")
-	if err := s.Update("customers", stripetest.ID("customers", 0)); err != nil {
+	for _, p := range resyncInFull(t, s, r, 0) {
+		if strings.HasPrefix(p, "/v1/events?created") {
+			t.Errorf("read the events from a checkpoint Stripe no longer covers: %s", p)
+		}
+	}
+}
+
+// resyncInFull changes the customer i, syncs the copy of the customers
+// again and checks that it was walked in full, for a checkpoint Stripe no
+// longer covers, with the change; it returns the sync's requests.
+func resyncInFull(t *testing.T, s *stripetest.Server, r *replica.Replica, i int) []string {
+	t.Helper()
+	if err := s.Update("customers", stripetest.ID("customers", i)); err != nil {
 		t.Fatal(err)
 	}
 	s.ResetRequests()
@@ -374,9 +386,5 @@ func TestCheckpointOlderThan30DaysWalksInFull(t *testing.T) {
 	if er.Mode != replica.Full || er.Reason != "the copy's checkpoint is older than the changes the source keeps" || er.Updated != 1 {
 		t.Errorf("report %+v", er)
 	}
-	for _, p := range requests(s) {
-		if strings.HasPrefix(p, "/v1/events?created") {
-			t.Errorf("read the events from a checkpoint Stripe no longer covers: %s", p)
-		}
-	}
+	return requests(s)
 }
