@@ -146,8 +146,11 @@ type Feed struct {
 	// whose checkpoint lies among them, each its own events, the latest
 	// state of a record in a page winning; a copy they have fed reads the
 	// stream again. A copy's first read (a zero checkpoint) notes the
-	// stream's newest event, then walks the entity's list in full. An
-	// event id the source no longer knows fails with ErrCursorExpired.
+	// stream's newest event, then walks the entity's list in full. A
+	// checkpoint with a time and no id (a copy made before ids were kept)
+	// finds its first page by reading the stream back to that time, one
+	// page held at a time. An event id the source no longer knows fails
+	// with ErrCursorExpired.
 	Stream *Stream
 	// Retention, when positive, is how long the source keeps its changes
 	// (Stripe's events: 30 days): a checkpoint older than that cannot be
@@ -251,7 +254,8 @@ type Stream struct {
 	// just newer than it, newest first inside the page, with the list's
 	// sign of more to come when newer ones remain (Stripe's
 	// "ending_before"). An id the source no longer knows is answered as
-	// not found.
+	// not found. Required: a feed of a stream without it fails with
+	// ErrUnsupportedAction.
 	Newer string
 }
 
