@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,18 +81,8 @@ func (c config) validate() error {
 	case c.latency < 0 || c.mutateEvery < 0 || c.drain < 0:
 		return errors.New("-latency, -change-every and -drain must not be negative")
 	}
-	// Each account's fake listens on two loopback ports (its API and its
-	// file host), and the fronts, processes and PostgreSQL need more.
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && uint64(2*c.connectors+fdSlack) > lim.Cur {
-		return fmt.Errorf("-c %d: the accounts' fakes need about %d open files, and ulimit -n is %d", c.connectors, 2*c.connectors+fdSlack, lim.Cur)
-	}
 	return nil
 }
-
-// fdSlack is the open files a fleet needs besides its fakes' listeners:
-// the fronts' connections, the receiver's, the database's.
-const fdSlack = 2000
 
 // run starts the fleet, runs it for cfg.duration, and measures it. It
 // gives the report to emit, if set, before it stops the fleet: removing

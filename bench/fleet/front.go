@@ -98,6 +98,9 @@ func (f *front) get(i int) *account {
 	f.mu.Unlock()
 	a.once.Do(func() {
 		a.fake = f.spec.start(f.sizeOf(i))
+		// The front reaches the fake in process only: its two
+		// listeners would be two open files an account.
+		a.fake.Core().CloseListeners()
 		a.tr = a.fake.Transport()
 		a.host = strings.TrimPrefix(a.fake.BaseURL(), "http://")
 	})

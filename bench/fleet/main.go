@@ -24,9 +24,9 @@
 // process reaches the fakes on listeners of its own) and that no
 // connector had two copies claimed at once (the store's leases).
 //
-// The fakes run in this process, one per account, each on two loopback
-// listeners: with ulimit -n at 20,000 a fleet has at most about 9,000
-// connectors (the command says so before starting).
+// The fakes run in this process, one per account, reached in process
+// through the fronts (fakeserver's Transport): an account holds no open
+// file, so 10,000 connectors fit in this machine's 20,000.
 package main
 
 import (

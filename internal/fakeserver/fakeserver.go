@@ -153,6 +153,16 @@ func (s *Server) Close() {
 	s.files.Close()
 }
 
+// CloseListeners stops listening on both origins and keeps the rest: URL
+// and FilesURL still name them, and Transport still answers them in
+// process. A program that holds thousands of fakes and reaches them only
+// through Transport (bench/fleet, one fake per vendor account) calls it
+// so that each fake holds no open file. Close is still required.
+func (s *Server) CloseListeners() {
+	s.api.Close()
+	s.files.Close()
+}
+
 // Requests returns a copy of the request log, oldest first.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

@@ -42,3 +42,31 @@ func TestTransportHost(t *testing.T) {
 		t.Error("a request for another origin was answered")
 	}
 }
+
+// TestTransportWithoutListeners: once the listeners are closed, nothing
+// answers on the network, and Transport still answers both origins.
+func TestTransportWithoutListeners(t *testing.T) {
+	s := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "api") }),
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "files") }), Faults{}, Vendor{})
+	defer s.Close()
+	s.CloseListeners()
+	if res, err := http.Get(s.URL + "/x"); err == nil {
+		res.Body.Close()
+		t.Fatal("the API origin still answers on the network")
+	}
+	c := &http.Client{Transport: s.Transport()}
+	for origin, want := range map[string]string{s.URL: "api", s.FilesURL: "files"} {
+		res, err := c.Get(origin + "/x")
+		if err != nil {
+			t.Fatalf("%s through Transport: %v", want, err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || string(b) != want {
+			t.Errorf("%s through Transport: %q, %v", want, b, err)
+		}
+	}
+	if n := len(s.Requests()); n != 2 {
+		t.Errorf("the log holds %d requests, want the 2 made through Transport", n)
+	}
+}
