@@ -22,14 +22,19 @@ import (
 // dropV4 turns a current PostgreSQL store's tables into version 3's.
 var dropV4 = []string{"DROP TABLE tributary_changes", "DROP TABLE tributary_feeds"}
 
-// dropV10 turns a current store into version 9's: no due index.
+// dropV11 turns a current store into version 10's: no index of the
+// deliveries by endpoint and due time.
+const dropV11 = "DROP INDEX tributary_deliveries_next"
+
+// dropV10 turns a version 10 store into version 9's: no due index.
 const dropV10 = "DROP INDEX tributary_entities_due"
 
-// dropV9 turns a current store into version 8's: version 10's index
-// dropped, and the change feed version 4's tables, on backend "sqlite" or
-// "postgres": the changes must carry their bytes (no reference to a row).
+// dropV9 turns a current store into version 8's: version 11's and 10's
+// indexes dropped, and the change feed version 4's tables, on backend
+// "sqlite" or "postgres": the changes must carry their bytes (no
+// reference to a row).
 func dropV9(backend string) []string {
-	return append([]string{dropV10}, dropV9Feed(backend)...)
+	return append([]string{dropV11, dropV10}, dropV9Feed(backend)...)
 }
 
 func dropV9Feed(backend string) []string {

@@ -85,6 +85,12 @@ func (s *Store) schemaV5() []string {
 	}
 }
 
+// schemaV11 is what version 11 added: the index a claim of deliveries
+// reads each endpoint's due deliveries by (claimStmts).
+func (s *Store) schemaV11() []string {
+	return []string{"CREATE INDEX tributary_deliveries_next ON tributary_deliveries (endpoint, next_at, id) WHERE state = 'pending'"}
+}
+
 // outboxReady fails when the store's tables are of a version without the
 // outbox (an older store opened read-only).
 func (s *Store) outboxReady(op string) error {
@@ -383,28 +389,30 @@ func (s *Store) claimStmts(owner string, ttl time.Duration, max int, endpoints [
 	// The values in the statement's order (SQLite's placeholders are
 	// positional).
 	args := []any{owner, ttl.Milliseconds()}
-	for _, e := range endpoints {
-		args = append(args, e)
+	ph := func(v any) string {
+		args = append(args, v)
+		return d.ph(len(args))
 	}
-	args = append(args, max)
-	limit := d.ph(len(args))
 	now := d.now()
-	// The chains' heads (each endpoint's and connector's oldest pending
-	// delivery), found by skipping from one connector to the next in the
-	// chain index: a claim reads a few rows per chain, not every pending
-	// delivery (which, for a backlog of n, made draining it cost n²).
-	var eps []string
-	for i := range endpoints {
-		eps = append(eps, "SELECT CAST("+d.ph(3+i)+" AS TEXT) AS endpoint")
+	// Each endpoint's due deliveries, oldest due first, through the
+	// endpoint's index (schemaV11), keeping those at the head of their
+	// chain (no older pending delivery of the endpoint and connector: the
+	// chain index): a claim reads about max rows an endpoint, whatever the
+	// number of chains or the backlog behind their heads. (Enumerating
+	// every chain's head cost 3.8 s a claim at 10,000 connectors with a
+	// backlog, and claims take turns.) An endpoint that backs off is
+	// skipped whole, and its backlog is never read.
+	var per []string
+	for _, e := range endpoints {
+		// Placeholders in the order of the text, each its own value.
+		q := "SELECT * FROM (SELECT x.id, x.next_at FROM tributary_deliveries x WHERE x.state = 'pending' AND x.endpoint = " + ph(e) +
+			" AND x.next_at <= " + now + " AND (x.lease_expires IS NULL OR x.lease_expires < " + now + ")" +
+			" AND NOT EXISTS (SELECT 1 FROM tributary_deliveries c WHERE c.state = 'pending' AND c.endpoint = x.endpoint AND c.connector = x.connector AND c.id < x.id)"
+		q += " AND NOT EXISTS (SELECT 1 FROM tributary_webhook_endpoints e WHERE e.endpoint = " + ph(e) + " AND e.retry_at > " + now + ")"
+		q += " ORDER BY x.next_at, x.id LIMIT " + ph(max) + ") AS p"
+		per = append(per, q)
 	}
-	heads := "WITH RECURSIVE chains (endpoint, connector) AS (" +
-		"SELECT e.endpoint, (SELECT min(c.connector) FROM tributary_deliveries c WHERE c.state = 'pending' AND c.endpoint = e.endpoint) FROM (" + strings.Join(eps, " UNION ALL ") + ") e" +
-		" UNION ALL SELECT h.endpoint, (SELECT min(c.connector) FROM tributary_deliveries c WHERE c.state = 'pending' AND c.endpoint = h.endpoint AND c.connector > h.connector) FROM chains h WHERE h.connector IS NOT NULL)" +
-		" SELECT (SELECT min(c.id) FROM tributary_deliveries c WHERE c.state = 'pending' AND c.endpoint = h.endpoint AND c.connector = h.connector) FROM chains h WHERE h.connector IS NOT NULL"
-	pick := "SELECT x.id FROM tributary_deliveries x WHERE x.id IN (" + heads + ") AND x.state = 'pending' AND x.next_at <= " + now +
-		" AND (x.lease_expires IS NULL OR x.lease_expires < " + now + ")" +
-		" AND NOT EXISTS (SELECT 1 FROM tributary_webhook_endpoints e WHERE e.endpoint = x.endpoint AND e.retry_at > " + now + ")" +
-		" ORDER BY x.next_at, x.id LIMIT " + limit
+	pick := "SELECT h.id FROM (" + strings.Join(per, " UNION ALL ") + ") AS h ORDER BY h.next_at, h.id LIMIT " + ph(max)
 	claim := "UPDATE tributary_deliveries SET lease_owner = " + d.ph(1) + ", lease_expires = " + now + " + " + d.ph(2) +
 		" WHERE id IN (" + pick + ") RETURNING id, event_id, endpoint, attempts, created_at"
 	// The claimed deliveries' events, read up to 64 at once: the list of

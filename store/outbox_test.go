@@ -3,10 +3,13 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/tributary-dev/tributary/internal/pgtest"
 	"github.com/tributary-dev/tributary/store"
 )
 
@@ -239,4 +242,61 @@ func TestDeliveredAndClaimSeesItsMarks(t *testing.T) {
 			t.Errorf("endpoint: %+v, %v", eps, err)
 		}
 	})
+}
+
+// BenchmarkClaimDeliveriesBacklog claims 64 deliveries (and gives them
+// back) from a PostgreSQL outbox with a backlog: connectors (2,000, or
+// TRIBUTARY_BENCH_CONNECTORS) with two pending events each for each of ten
+// endpoints, one endpoint backing off. A fleet's service claims this way
+// about once a second a process, the claims taking turns.
+func BenchmarkClaimDeliveriesBacklog(b *testing.B) {
+	ctx := context.Background()
+	n := 2000
+	if s := os.Getenv("TRIBUTARY_BENCH_CONNECTORS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("TRIBUTARY_BENCH_CONNECTORS=%q: a positive number", s)
+		}
+	}
+	st, err := store.OpenPostgres(ctx, pgtest.DSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var eps []string
+	for e := range 10 {
+		eps = append(eps, fmt.Sprintf("ep_%d", e))
+	}
+	for c := range n {
+		for i := range 2 {
+			ev := &store.Event{ID: fmt.Sprintf("ev_%d_%d", c, i), Type: "sync.completed", Tenant: "app", Connector: fmt.Sprintf("c%05d", c), Body: []byte(`{}`), Endpoints: eps}
+			if err := st.AddEvent(ctx, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	// ep_0 fails and backs off: its backlog waits.
+	down, err := st.ClaimDeliveries(ctx, "setup", time.Minute, 1, eps[:1])
+	if err != nil || len(down) != 1 {
+		b.Fatalf("claim of ep_0: %v, %v", down, err)
+	}
+	if _, err := st.DeliveryFailed(ctx, down[0], "setup", store.Attempt{Status: 503, Message: "down", Retry: time.Hour, RetryFor: 24 * time.Hour,
+		EndpointBackoff: func(int) time.Duration { return time.Hour }}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		dls, err := st.ClaimDeliveries(ctx, "bench", time.Minute, 64, eps)
+		if err != nil || len(dls) != 64 {
+			b.Fatalf("claimed %d: %v", len(dls), err)
+		}
+		for _, dl := range dls {
+			if dl.Endpoint == "ep_0" {
+				b.Fatalf("claimed %s of the endpoint that backs off", dl.Event.ID)
+			}
+		}
+		if err := st.Unclaim(ctx, "bench", dls...); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -79,8 +79,9 @@ import (
 // mark and last use as columns (Connector.NeedsReconnect, LastUsed);
 // version 9 the change feed's references to a full synchronization's
 // records instead of copies of them; version 10 the index workers find
-// due copies by (ClaimDue).
-const SchemaVersion = 10
+// due copies by (ClaimDue); version 11 the index a claim of deliveries
+// reads each endpoint's due deliveries by.
+const SchemaVersion = 11
 
 // Errors a Store returns, matched with errors.Is; each comes inside an
 // *Error that says what went wrong.
@@ -344,6 +345,9 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if v < 10 {
 		stmts = append(stmts, s.schemaV10()...)
+	}
+	if v < 11 {
+		stmts = append(stmts, s.schemaV11()...)
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
