@@ -73,12 +73,23 @@ func take(ctx context.Context, db *pgxpool.Pool) (*sample, error) {
 // pgTotals are the database's counters at one moment.
 type pgTotals struct {
 	commits, size int64
+	// cpu is the server's CPU time so far (its postmaster's and
+	// backends'), -1 when it is not a process of this machine that the
+	// fleet can read.
+	cpu time.Duration
 }
 
 func totals(ctx context.Context, db *pgxpool.Pool) (pgTotals, error) {
 	var t pgTotals
-	err := db.QueryRow(ctx, "SELECT xact_commit, pg_database_size(current_database()) FROM pg_stat_database WHERE datname = current_database()").
-		Scan(&t.commits, &t.size)
+	var backend int
+	err := db.QueryRow(ctx, "SELECT xact_commit, pg_database_size(current_database()), pg_backend_pid() FROM pg_stat_database WHERE datname = current_database()").
+		Scan(&t.commits, &t.size, &backend)
+	t.cpu = -1
+	if st, serr := readStat(backend); serr == nil && st.ppid > 1 {
+		if cpu, cerr := treeCPU(st.ppid); cerr == nil {
+			t.cpu = cpu
+		}
+	}
 	return t, err
 }
 

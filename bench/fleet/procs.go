@@ -131,27 +131,68 @@ func (p *proc) kill() {
 // cpuTime returns the process's CPU time so far (user and system), from
 // /proc/<pid>/stat.
 func cpuTime(pid int) (time.Duration, error) {
+	st, err := readStat(pid)
+	return st.self, err
+}
+
+// procStat is what the fleet reads of a process's /proc/<pid>/stat.
+type procStat struct {
+	ppid int
+	// self is its CPU time (user and system), children that of its
+	// children it has waited for.
+	self, children time.Duration
+}
+
+func readStat(pid int) (procStat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, err
+		return procStat{}, err
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, errors.New("unreadable /proc stat")
+		return procStat{}, errors.New("unreadable /proc stat")
 	}
 	f := strings.Fields(s[i+1:])
-	// After the command: state is field 3, utime 14 and stime 15.
-	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
+	// After the command: state is field 3, ppid 4, utime 14, stime 15,
+	// cutime 16 and cstime 17.
+	if len(f) < 15 {
+		return procStat{}, errors.New("short /proc stat")
 	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, err
+	var n [5]int64
+	for j, k := range []int{1, 11, 12, 13, 14} {
+		if n[j], err = strconv.ParseInt(f[k], 10, 64); err != nil {
+			return procStat{}, err
+		}
 	}
 	const ticks = 100 // USER_HZ on Linux
-	return time.Duration(u+st) * time.Second / ticks, nil
+	return procStat{ppid: int(n[0]), self: time.Duration(n[1]+n[2]) * time.Second / ticks,
+		children: time.Duration(n[3]+n[4]) * time.Second / ticks}, nil
+}
+
+// treeCPU is the CPU time so far of process pid and of its children,
+// those alive and those it has waited for: PostgreSQL's, for its
+// postmaster, whose backends are its children.
+func treeCPU(pid int) (time.Duration, error) {
+	root, err := readStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	total := root.self + root.children
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range dir {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := readStat(child); err == nil && st.ppid == pid {
+			total += st.self
+		}
+	}
+	return total, nil
 }
 
 // completedSyncs reads from p's /metrics the syncs it completed

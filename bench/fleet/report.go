@@ -41,6 +41,9 @@ type report struct {
 	PGConnectionsMax   int     `json:"pg_connections_max"`
 	PGConnectionsMean  float64 `json:"pg_connections_mean"`
 	PGSizeBytes        int64   `json:"pg_size_bytes"`
+	// PGCPUPercent is PostgreSQL's CPU over the run, in percent of one
+	// core (-1: a server the fleet cannot read, -postgres elsewhere).
+	PGCPUPercent float64 `json:"pg_cpu_percent_of_one_core"`
 
 	Procs []procReport `json:"processes"`
 
@@ -201,6 +204,10 @@ func (r *report) fill(f *fleet, samples []*sample, start, end, drained time.Time
 	el := drained.Sub(start).Seconds()
 	r.Syncs, r.SyncsPerSecond = syncs, float64(syncs)/el
 	r.PGCommitsPerSecond, r.PGSizeBytes = float64(t1.commits-t0.commits)/el, t1.size
+	r.PGCPUPercent = -1
+	if t0.cpu >= 0 && t1.cpu >= 0 {
+		r.PGCPUPercent = 100 * (t1.cpu - t0.cpu).Seconds() / el
+	}
 	for _, fr := range f.fronts {
 		r.Overlaps += fr.overlaps.Load()
 		r.Kinds = append(r.Kinds, kindReport{Kind: fr.spec.kind, Budget: fr.spec.limit, Accounts: len(fr.started()),
@@ -303,6 +310,9 @@ func (r *report) markdown(w io.Writer) {
 	row("PostgreSQL commits", "%.0f a second", r.PGCommitsPerSecond)
 	row("PostgreSQL connections", "max %d, mean %.1f", r.PGConnectionsMax, r.PGConnectionsMean)
 	row("PostgreSQL database size", "%.1f MiB", float64(r.PGSizeBytes)/(1<<20))
+	if r.PGCPUPercent >= 0 {
+		row("PostgreSQL CPU", "%.0f%% of a core", r.PGCPUPercent)
+	}
 	for _, p := range r.Procs {
 		killed := ""
 		if p.Killed {
