@@ -57,11 +57,16 @@ func (f *fleet) checkMutations(ctx context.Context, ms []mutation) (*mutationChe
 			last[k] = m
 		}
 	}
-	changes, err := changeRows(ctx, f.db)
+	// The copies' syncs first, their feeds after: the services still run,
+	// and a sync that commits between the two reads then adds rows to a
+	// feed read against an older sync (harmless) rather than a sync
+	// whose rows were not read (a change judged lost that was not; at
+	// 10,000 connectors reading the feeds takes minutes).
+	s, err := take(ctx, f.db)
 	if err != nil {
 		return nil, err
 	}
-	s, err := take(ctx, f.db)
+	changes, err := changeRows(ctx, f.db)
 	if err != nil {
 		return nil, err
 	}
