@@ -103,7 +103,7 @@ func TestLegacyNeedsReconnectMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range []string{"DROP INDEX tributary_entities_due", "DROP INDEX tributary_connectors_reconnect", "ALTER TABLE tributary_connectors DROP COLUMN needs_reconnect",
+	for _, stmt := range []string{"DROP INDEX tributary_deliveries_next", "DROP INDEX tributary_entities_due", "DROP INDEX tributary_connectors_reconnect", "ALTER TABLE tributary_connectors DROP COLUMN needs_reconnect",
 		"ALTER TABLE tributary_connectors DROP COLUMN last_used", "UPDATE tributary_meta SET value = '7' WHERE name = 'schema_version'"} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
