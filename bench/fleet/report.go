@@ -205,7 +205,9 @@ func (r *report) fill(f *fleet, samples []*sample, start, end, drained time.Time
 	r.Syncs, r.SyncsPerSecond = syncs, float64(syncs)/el
 	r.PGCommitsPerSecond, r.PGSizeBytes = float64(t1.commits-t0.commits)/el, t1.size
 	r.PGCPUPercent = -1
-	if t0.cpu >= 0 && t1.cpu >= 0 {
+	// Only the fleet's own server: a -postgres elsewhere has backends
+	// whose process ids mean nothing on this machine.
+	if f.cfg.postgres == "" && t0.cpu >= 0 && t1.cpu >= 0 {
 		r.PGCPUPercent = 100 * (t1.cpu - t0.cpu).Seconds() / el
 	}
 	for _, fr := range f.fronts {
