@@ -160,3 +160,7 @@ func SyncedNow(ctx context.Context, s *Store, cs []*Claim) error {
 
 // Pool returns the store's pool of connections (its writer's).
 func Pool(s *Store) *sql.DB { return s.w }
+
+// ReadPool is the pool of s's reads (Pool's itself with PostgreSQL's
+// pool_max_conns=1).
+func ReadPool(s *Store) *sql.DB { return s.r }

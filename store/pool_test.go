@@ -2,7 +2,10 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +18,7 @@ import (
 // worker running many syncs), each between two pages while the others
 // write theirs: every load finishes. A load used to keep its COPY
 // connection from its first page to its commit, so that with the pool's
-// 16 held by loads waiting for their vendor, the next statement any of
+// connections held by loads waiting for their vendor, the next statement any of
 // them needed from the pool waited forever.
 func TestLoadsBeyondThePoolFinish(t *testing.T) {
 	t.Parallel()
@@ -26,7 +29,7 @@ func TestLoadsBeyondThePoolFinish(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	const loads = 24 // the pool holds 16
+	const loads = 24 // the writers' pool holds 12
 	var firstPages, wg sync.WaitGroup
 	firstPages.Add(loads)
 	errs := make(chan error, loads)
@@ -92,5 +95,52 @@ func TestPoolKeepsItsConnections(t *testing.T) {
 	}
 	if s := store.Pool(st).Stats(); s.MaxIdleClosed > 0 {
 		t.Fatalf("the pool closed %d connections it had just used (%d open, %d idle)", s.MaxIdleClosed, s.OpenConnections, s.Idle)
+	}
+}
+
+// pool_max_conns in the connection string (pgxpool's parameter) sizes
+// the pools (a quarter for reads), so that processes sharing one server can divide it; it is
+// not sent to the server (which would refuse an unknown parameter), and
+// a value out of range is refused before any connection.
+func TestPoolSizeFromDSN(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	st, err := store.OpenPostgres(ctx, dsn+"&pool_max_conns=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var wg sync.WaitGroup
+	for range 12 {
+		wg.Go(func() {
+			if _, err := st.CopiesFreshness(ctx, time.Minute, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	w, r := store.Pool(st).Stats(), store.ReadPool(st).Stats()
+	if w.MaxOpenConnections != 2 || r.MaxOpenConnections != 1 || w.OpenConnections+r.OpenConnections > 3 {
+		t.Fatalf("pool_max_conns=3: writes allow %d connections, reads %d (want 2 and 1), %d and %d open",
+			w.MaxOpenConnections, r.MaxOpenConnections, w.OpenConnections, r.OpenConnections)
+	}
+	// One connection is one pool, for writes and reads alike.
+	one, err := store.OpenPostgres(ctx, dsn+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	if _, err := one.CopiesFreshness(ctx, time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	if store.Pool(one) != store.ReadPool(one) || store.Pool(one).Stats().MaxOpenConnections != 1 {
+		t.Fatalf("pool_max_conns=1: two pools, or more than one connection")
+	}
+	for _, bad := range []string{"0", "-1", "1001", "lots"} {
+		_, err := store.OpenPostgres(ctx, dsn+"&pool_max_conns="+bad)
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "pool_max_conns") || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("pool_max_conns=%s: %v; want ErrInvalid naming the parameter and its value", bad, err)
+		}
 	}
 }

@@ -19,7 +19,10 @@ import (
 // OpenPostgres opens the store in the PostgreSQL database at dsn
 // (postgres://user:password@host:port/db?sslmode=...), creating its tables
 // in the connection's current schema on first use. Any number of
-// processes may share it. The password never appears in errors or in
+// processes may share it. The store holds up to 16 connections, a quarter
+// of them for reads; pool_max_conns in dsn (the parameter pgxpool reads)
+// sets another number, which processes sharing one server divide between
+// them (docs/scale.md). The password never appears in errors or in
 // String.
 func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 	return openPostgres(ctx, dsn, true)
@@ -40,31 +43,79 @@ func openPostgres(ctx context.Context, dsn string, create bool) (*Store, error) 
 		// pgx's message can quote the DSN, password included.
 		return nil, &Error{Op: "open", Err: ErrInvalid, Message: "the PostgreSQL connection string cannot be parsed"}
 	}
+	conns, err := poolSize(cfg)
+	if err != nil {
+		return nil, err
+	}
 	desc := fmt.Sprintf("postgres://%s@%s/%s", cfg.User, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), cfg.Database)
-	db := stdlib.OpenDB(*cfg)
-	// Up to 16 connections, kept while in use: database/sql keeps 2 idle
-	// by default and closes the others as they come back, so that a
-	// process running many syncs at once opened a PostgreSQL connection
-	// (a server process forked, authenticated) for most of its
-	// statements. One idle a minute is closed.
-	db.SetMaxOpenConns(postgresConns)
-	db.SetMaxIdleConns(postgresConns)
-	db.SetConnMaxIdleTime(time.Minute)
+	// Two pools, writes (the syncs' transactions, the claims, the outbox)
+	// and reads (searches, the console, the API's reads): a read waits
+	// for another read, never for a sync's transaction. With a pool sized
+	// to a busy server (a few connections a process), the console's list
+	// took p95 678 ms in one pool, waiting for the syncs' connections.
+	// A quarter of the connections read, at least one; one connection is
+	// one pool.
+	w := pool(cfg, conns)
+	r := w
+	if conns > 1 {
+		reads := max(1, conns/4)
+		w.SetMaxOpenConns(conns - reads)
+		w.SetMaxIdleConns(conns - reads)
+		r = pool(cfg, reads)
+	}
+	closeAll := func() {
+		w.Close()
+		r.Close()
+	}
 	d := postgresDialect{}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+	if err := w.PingContext(ctx); err != nil {
+		closeAll()
 		return nil, d.wrap("open", err)
 	}
-	s, err := newStore(ctx, d, db, db, desc, create)
+	s, err := newStore(ctx, d, w, r, desc, create)
 	if err != nil {
-		db.Close()
+		closeAll()
 		return nil, err
 	}
 	return s, nil
 }
 
-// postgresConns is the most connections a Store holds to PostgreSQL.
+// pool opens a pool of up to n connections to cfg's server, kept while
+// in use: database/sql keeps 2 idle by default and closes the others as
+// they come back, so that a process running many syncs at once opened a
+// PostgreSQL connection (a server process forked, authenticated) for
+// most of its statements. One idle a minute is closed.
+func pool(cfg *pgx.ConnConfig, n int) *sql.DB {
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxIdleTime(time.Minute)
+	return db
+}
+
+// postgresConns is the most connections a Store holds to PostgreSQL, a
+// quarter of them for reads, unless its connection string says otherwise
+// (pool_max_conns).
 const postgresConns = 16
+
+// poolSize is the most connections the store holds: the connection
+// string's pool_max_conns (the parameter pgxpool reads), taken out of the
+// parameters sent to the server, or postgresConns. Several processes
+// sharing one server divide its CPU between their connections' work, so
+// that a fleet sizes each process's pool to the server, not to the syncs
+// in flight (docs/scale.md).
+func poolSize(cfg *pgx.ConnConfig) (int, error) {
+	v, ok := cfg.RuntimeParams["pool_max_conns"]
+	if !ok {
+		return postgresConns, nil
+	}
+	delete(cfg.RuntimeParams, "pool_max_conns")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		return 0, &Error{Op: "open", Err: ErrInvalid, Message: "pool_max_conns in the PostgreSQL connection string must be a whole number from 1 to 1000, not " + strconv.Quote(v)}
+	}
+	return n, nil
+}
 
 type postgresDialect struct{}
 
