@@ -17,6 +17,9 @@ func TestConsoleReads(t *testing.T) {
 	backends(t, func(t *testing.T, open func() *store.Store) {
 		ctx := context.Background()
 		st := open()
+		if ts, err := st.Tenants(ctx); err != nil || len(ts) != 0 {
+			t.Fatalf("Tenants of an empty store = %q, %v; want none", ts, err)
+		}
 		var ids []string
 		for i := range 7 {
 			c := store.Connector{ID: fmt.Sprintf("c%d", i), Tenant: []string{"t-a", "t-b"}[i%2], ExternalUserID: fmt.Sprintf("u%d", i%3), Kind: "zendesk-support",
