@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -66,7 +67,7 @@ func (f *fleet) checkMutations(ctx context.Context, ms []mutation) (*mutationChe
 	if err != nil {
 		return nil, err
 	}
-	changes, err := changeRows(ctx, f.db)
+	changes, err := changeRows(ctx, f.db, slices.Collect(maps.Keys(last)))
 	if err != nil {
 		return nil, err
 	}

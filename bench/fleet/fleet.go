@@ -31,6 +31,7 @@ type config struct {
 	connectors, procs, tenants  int
 	duration, syncEvery, sample time.Duration
 	syncWorkers                 int
+	pool                        int // pool_max_conns of each process's store (0: poolShare)
 	postgres, bin, root         string
 	records, large, largeN      int
 	latency                     time.Duration
@@ -76,12 +77,29 @@ func (c config) validate() error {
 		return errors.New("-d and -sample must be positive")
 	case c.syncWorkers < 0:
 		return fmt.Errorf("-sync-workers %d: not negative (0: serve's default)", c.syncWorkers)
+	case c.pool < 0 || c.pool > 1000:
+		return fmt.Errorf("-pool %d: from 0 (%d shared by the processes) to 1,000", c.pool, poolShare)
 	case c.records < 1 || c.largeN < 1 || c.large < 0:
 		return errors.New("-records and -large-records must be positive, -large not negative")
 	case c.latency < 0 || c.mutateEvery < 0 || c.drain < 0:
 		return errors.New("-latency, -change-every and -drain must not be negative")
 	}
 	return nil
+}
+
+// poolShare is the PostgreSQL connections the processes share unless
+// -pool says otherwise: on this 2-core machine, 64 (16 a process, the
+// store's default, four processes) left the database's CPU to a queue
+// of backends, the console's list waiting in it (p95 289 ms at 1,000
+// connectors), where 16 in all did more syncs (docs/scale.md).
+const poolShare = 16
+
+// poolSize is each process's pool_max_conns.
+func (c config) poolSize() int {
+	if c.pool > 0 {
+		return c.pool
+	}
+	return max(2, poolShare/c.procs)
 }
 
 // run starts the fleet, runs it for cfg.duration, and measures it. It
@@ -114,7 +132,9 @@ func run(ctx context.Context, cfg config, emit func(*report) error) (_ *report, 
 		}
 		cleanups = append(cleanups, func() { _ = stop() })
 	}
-	pool, err := pgxpool.New(ctx, dsn+poolSuffix(dsn))
+	// The bench's own pool is small: it shares the database's connections
+	// with the processes it measures.
+	pool, err := pgxpool.New(ctx, withParam(dsn, "pool_max_conns", 2))
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +192,7 @@ func run(ctx context.Context, cfg config, emit func(*report) error) (_ *report, 
 		return nil, err
 	}
 	for p := range cfg.procs {
-		args := []string{"--store", dsn, "--sync-every", cfg.syncEvery.String()}
+		args := []string{"--store", withParam(dsn, "pool_max_conns", cfg.poolSize()), "--sync-every", cfg.syncEvery.String()}
 		if cfg.syncWorkers > 0 {
 			args = append(args, "--sync-workers", strconv.Itoa(cfg.syncWorkers))
 		}
@@ -332,13 +352,16 @@ func run(ctx context.Context, cfg config, emit func(*report) error) (_ *report, 
 	return rep, nil
 }
 
-// poolSuffix keeps the bench's own pool small: it shares the database's
-// connections with the processes it measures.
-func poolSuffix(dsn string) string {
-	if strings.Contains(dsn, "?") {
-		return "&pool_max_conns=2"
+// withParam is the URL dsn with the query parameter name=n added, or dsn
+// when n is 0.
+func withParam(dsn, name string, n int) string {
+	switch {
+	case n == 0:
+		return dsn
+	case strings.Contains(dsn, "?"):
+		return dsn + "&" + name + "=" + strconv.Itoa(n)
 	}
-	return "?pool_max_conns=2"
+	return dsn + "?" + name + "=" + strconv.Itoa(n)
 }
 
 // redactDSN drops a DSN's password for the log.

@@ -78,6 +78,7 @@ func flags(fs *flag.FlagSet, args []string) config {
 	fs.DurationVar(&c.duration, "d", 10*time.Minute, "how long the fleet runs once started (connector creation included)")
 	fs.DurationVar(&c.syncEvery, "sync-every", 15*time.Minute, "serve --sync-every")
 	fs.IntVar(&c.syncWorkers, "sync-workers", 0, "serve --sync-workers (0: serve's default)")
+	fs.IntVar(&c.pool, "pool", 0, "PostgreSQL connections a process (the store's pool_max_conns; 0: 16 shared by the processes, at least 2 each)")
 	fs.DurationVar(&c.sample, "sample", 5*time.Second, "how often the copies' staleness is read from the store")
 	fs.StringVar(&c.postgres, "postgres", "", "a PostgreSQL DSN (default: a throwaway server); its database must be empty")
 	fs.StringVar(&c.bin, "bin", "", "a tributary binary (default: cmd/tributary built from -root)")

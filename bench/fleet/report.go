@@ -128,8 +128,8 @@ func (c config) describe() string {
 	if c.syncWorkers > 0 {
 		workers = strconv.Itoa(c.syncWorkers)
 	}
-	return fmt.Sprintf("%d connectors, %d processes, %d tenants, --sync-every %v, --sync-workers %s, %v run, %d records an entity (%d accounts of %d), latency median %v, a change per account every %v, kill %v",
-		c.connectors, c.procs, c.tenants, c.syncEvery, workers, c.duration, c.records, c.large, c.largeN, c.latency, c.mutateEvery, c.kill)
+	return fmt.Sprintf("%d connectors, %d processes, %d tenants, --sync-every %v, --sync-workers %s, pool_max_conns %d, %v run, %d records an entity (%d accounts of %d), latency median %v, a change per account every %v, kill %v",
+		c.connectors, c.procs, c.tenants, c.syncEvery, workers, c.poolSize(), c.duration, c.records, c.large, c.largeN, c.latency, c.mutateEvery, c.kill)
 }
 
 // fill computes the report from what the run gathered.
