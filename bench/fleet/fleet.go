@@ -256,6 +256,8 @@ func run(ctx context.Context, cfg config, emit func(*report) error) (_ *report, 
 			}
 		}
 	})
+	var act activity
+	wg.Go(func() { act.watch(runCtx, f.db, time.Second) })
 	var consoleLat []time.Duration
 	var consoleErr atomic.Value
 	wg.Go(func() {
@@ -344,6 +346,7 @@ func run(ctx context.Context, cfg config, emit func(*report) error) (_ *report, 
 		return nil, err
 	}
 	rep.fill(f, samples, start, end, drained, t0, t1, syncs, consoleLat, kill, check)
+	rep.PGBusyWith = act.top(8)
 	if emit != nil {
 		if err := emit(rep); err != nil {
 			return nil, err

@@ -44,6 +44,9 @@ type report struct {
 	// PGCPUPercent is PostgreSQL's CPU over the run, in percent of one
 	// core (-1: a server the fleet cannot read, -postgres elsewhere).
 	PGCPUPercent float64 `json:"pg_cpu_percent_of_one_core"`
+	// PGBusyWith is what PostgreSQL's active backends were running, the
+	// kinds of statement seen most in samples every second (activity).
+	PGBusyWith []activityShare `json:"pg_busy_with"`
 
 	Procs []procReport `json:"processes"`
 
@@ -314,6 +317,9 @@ func (r *report) markdown(w io.Writer) {
 	row("PostgreSQL database size", "%.1f MiB", float64(r.PGSizeBytes)/(1<<20))
 	if r.PGCPUPercent >= 0 {
 		row("PostgreSQL CPU", "%.0f%% of a core", r.PGCPUPercent)
+	}
+	for _, a := range r.PGBusyWith {
+		row("PostgreSQL busy with "+strings.ReplaceAll(a.Statement, "|", `\|`), "%.0f%% of its active backends' samples", 100*a.Share)
 	}
 	for _, p := range r.Procs {
 		killed := ""
