@@ -20,10 +20,10 @@ import (
 // (postgres://user:password@host:port/db?sslmode=...), creating its tables
 // in the connection's current schema on first use. Any number of
 // processes may share it. The store holds up to 16 connections, a quarter
-// of them (at least two) for reads; pool_max_conns in dsn (the parameter pgxpool reads)
-// sets another number, which processes sharing one server divide between
-// them (docs/scale.md). The password never appears in errors or in
-// String.
+// of them (at least two) for reads; pool_max_conns in dsn (the parameter
+// pgxpool reads) sets another number, which processes sharing one server
+// divide between them (docs/scale.md). The password never appears in
+// errors or in String.
 func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 	return openPostgres(ctx, dsn, true)
 }
@@ -57,13 +57,13 @@ func openPostgres(ctx context.Context, dsn string, create bool) (*Store, error) 
 	// sync's count of a large copy is a read too: with one, the console's
 	// list waited for them, p95 121 ms at 10,000 connectors against 56 ms
 	// with two); one connection is one pool.
-	w := pool(cfg, conns)
-	r := w
-	if conns > 1 {
+	var w, r *sql.DB
+	if conns == 1 {
+		w = pool(cfg, 1)
+		r = w
+	} else {
 		reads := max(min(2, conns-1), conns/4)
-		w.SetMaxOpenConns(conns - reads)
-		w.SetMaxIdleConns(conns - reads)
-		r = pool(cfg, reads)
+		w, r = pool(cfg, conns-reads), pool(cfg, reads)
 	}
 	closeAll := func() {
 		w.Close()
@@ -95,9 +95,8 @@ func pool(cfg *pgx.ConnConfig, n int) *sql.DB {
 	return db
 }
 
-// postgresConns is the most connections a Store holds to PostgreSQL, a
-// quarter of them for reads, unless its connection string says otherwise
-// (pool_max_conns).
+// postgresConns is the most connections a Store holds to PostgreSQL
+// unless its connection string says otherwise (pool_max_conns).
 const postgresConns = 16
 
 // poolSize is the most connections the store holds: the connection
