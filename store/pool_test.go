@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -71,7 +72,7 @@ func TestLoadsBeyondThePoolFinish(t *testing.T) {
 	}
 }
 
-// The PostgreSQL pool keeps the connections a burst opened: it used to
+// The PostgreSQL pools keep the connections a burst opened: one used to
 // keep two and close the others as they came back, so that a process
 // running many syncs at once opened a connection for most statements.
 func TestPoolKeepsItsConnections(t *testing.T) {
@@ -83,26 +84,38 @@ func TestPoolKeepsItsConnections(t *testing.T) {
 	}
 	defer st.Close()
 	for range 3 {
-		var wg sync.WaitGroup
-		for range 12 {
-			wg.Go(func() {
-				if _, err := st.CopiesFreshness(ctx, time.Minute, nil); err != nil {
-					t.Error(err)
-				}
-			})
+		readsAtOnce(t, st, 12)
+	}
+	for name, p := range map[string]*sql.DB{"writes": store.Pool(st), "reads": store.ReadPool(st)} {
+		if s := p.Stats(); s.MaxIdleClosed > 0 {
+			t.Fatalf("the pool of %s closed %d connections it had just used (%d open, %d idle)", name, s.MaxIdleClosed, s.OpenConnections, s.Idle)
 		}
-		wg.Wait()
 	}
-	if s := store.Pool(st).Stats(); s.MaxIdleClosed > 0 {
-		t.Fatalf("the pool closed %d connections it had just used (%d open, %d idle)", s.MaxIdleClosed, s.OpenConnections, s.Idle)
+	if s := store.ReadPool(st).Stats(); s.OpenConnections < 2 {
+		t.Fatalf("12 reads at once opened %d read connections", s.OpenConnections)
 	}
+}
+
+// readsAtOnce runs n reads of st at once.
+func readsAtOnce(t *testing.T, st *store.Store, n int) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if _, err := st.CopiesFreshness(ctx, time.Minute, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // pool_max_conns in the connection string (pgxpool's parameter) sizes
 // the pools (a quarter for reads, at least two), so that processes
-// sharing one server can divide it; it is
-// not sent to the server (which would refuse an unknown parameter), and
-// a value out of range is refused before any connection.
+// sharing one server can divide it; it is not sent to the server (which
+// would refuse an unknown parameter), and a value out of range is refused
+// before any connection.
 func TestPoolSizeFromDSN(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -112,15 +125,7 @@ func TestPoolSizeFromDSN(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var wg sync.WaitGroup
-	for range 12 {
-		wg.Go(func() {
-			if _, err := st.CopiesFreshness(ctx, time.Minute, nil); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	readsAtOnce(t, st, 12)
 	w, r := store.Pool(st).Stats(), store.ReadPool(st).Stats()
 	if w.MaxOpenConnections != 1 || r.MaxOpenConnections != 2 || w.OpenConnections+r.OpenConnections > 3 {
 		t.Fatalf("pool_max_conns=3: writes allow %d connections, reads %d (want 1 and 2), %d and %d open",
